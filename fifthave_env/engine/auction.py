@@ -1,0 +1,256 @@
+"""Auctions: allowed colors, card-by-card bids, Alea, paying and building (R20-R26, R34-R37).
+
+The auction in progress lives in the game's ``auc_*`` fields; the coordinator
+(:mod:`game`) decides what happens before and after one.
+"""
+
+from .actions import BID_ADD, BID_CONFIRM, BID_PASS, BUILD, DECLARE_STOP
+from .board import CENTRAL_PARK, PLOTS_PER_DISTRICT
+from .cards import BLACK, FACE_UP, KIND_COLOR, KIND_VALUE, NUM_COLORS, NUM_KINDS, SEEN_FACE_DOWN, bid_limit
+from .scoring import district_scores, plot_value, skyscrapers_in
+
+ALEA = 4  # owner id of Alea's skyscrapers (R25)
+ALL_COLORS = (1 << NUM_COLORS) - 1
+
+ALEA_NOT_YET, ALEA_IN, ALEA_OUT = 0, 1, 2
+
+
+def allowed_colors(g, p, d):
+    """Bitmask of the colors seat ``p`` may open with in district ``d`` (R22, R37)."""
+    own = g.owned[p][d]
+    if own >= 0:
+        return 1 << g.plot_color[own]
+    base = d * PLOTS_PER_DISTRICT
+    empty = 0
+    shops_only = 0
+    for plot in range(base, base + PLOTS_PER_DISTRICT):
+        c = g.plot_color[plot]
+        if c < 0 or g.plot_height[plot]:
+            continue
+        if g.plot_shops[plot]:
+            shops_only |= 1 << c
+        else:
+            empty |= 1 << c
+    return empty if empty else shops_only
+
+
+def district_is_full(g, d):
+    """No empty colored plot (R37); the colorless shop plot never counts."""
+    base = d * PLOTS_PER_DISTRICT
+    for plot in range(base, base + PLOTS_PER_DISTRICT):
+        if g.plot_color[plot] >= 0 and not g.plot_height[plot] and not g.plot_shops[plot]:
+            return False
+    return True
+
+
+def open_auction(g, loc):
+    n = g.n
+    g.auc_loc = loc
+    g.auc_passed = [False] * n
+    g.auc_cards = [[0] * NUM_KINDS for _ in range(n)]
+    g.auc_color = [-1] * n
+    g.auc_total = [0] * n
+    g.auc_high = 0
+    g.auc_high_bidder = -1
+    g.auc_turns = 0
+    g.auc_alea_cards = []
+    g.auc_alea_state = ALEA_NOT_YET if g.has_alea else ALEA_OUT
+    g.auc_cp_color = -1
+    g.auc_winner = -1
+    if loc == CENTRAL_PARK:
+        g.auc_full = False
+        g.auc_allowed = [ALL_COLORS] * n
+    else:
+        g.auc_full = district_is_full(g, loc)
+        g.auc_allowed = [allowed_colors(g, p, loc) for p in range(n)]
+    g.actor = g.active
+
+
+def legal_bids(g):
+    p = g.actor
+    hand = g.hands[p]
+    color = g.auc_color[p]
+    legal = []
+    if color < 0:
+        allowed = g.auc_allowed[p]
+        if g.auc_cp_color >= 0:
+            allowed = 1 << g.auc_cp_color
+        for k in range(NUM_COLORS * 3):
+            if hand[k] and allowed >> KIND_COLOR[k] & 1:
+                legal.append(BID_ADD + k)
+    else:
+        for k in (color * 3, color * 3 + 1, color * 3 + 2, BLACK * 3, BLACK * 3 + 1, BLACK * 3 + 2):
+            if hand[k]:
+                legal.append(BID_ADD + k)
+    if g.auc_total[p] > g.auc_high:
+        legal.append(BID_CONFIRM)
+    legal.append(BID_PASS)
+    return legal
+
+
+def add_card(g, k):
+    p = g.actor
+    g.hands[p][k] -= 1
+    if g.known[p][k]:
+        g.known[p][k] -= 1
+    g.auc_cards[p][k] += 1
+    g.auc_total[p] += KIND_VALUE[k]
+    if g.auc_color[p] < 0:
+        g.auc_color[p] = KIND_COLOR[k]
+
+
+def confirm(g):
+    p = g.actor
+    g.auc_high = g.auc_total[p]
+    g.auc_high_bidder = p
+    if g.auc_loc == CENTRAL_PARK and g.auc_cp_color < 0:
+        g.auc_cp_color = g.auc_color[p]  # R36: fixed by the first confirmed bid
+    if g.auc_alea_state == ALEA_IN:
+        g.auc_alea_state = ALEA_OUT
+
+
+def pass_turn(g):
+    """Leave the auction; the cards laid go back to the hand, now known to all (R21, R31)."""
+    p = g.actor
+    cards = g.auc_cards[p]
+    hand = g.hands[p]
+    known = g.known[p]
+    for k in range(NUM_KINDS):
+        if cards[k]:
+            hand[k] += cards[k]
+            known[k] += cards[k]
+            cards[k] = 0
+    g.auc_total[p] = 0
+    g.auc_color[p] = -1
+    g.auc_passed[p] = True
+
+
+def alea_bids(g):
+    """Alea draws black cards until a value repeats; the sum is the bid (R25)."""
+    seen = 0
+    total = 0
+    while True:
+        v = g.draw_black()
+        if v is None:
+            break
+        g.auc_alea_cards.append(v)
+        total += KIND_VALUE[BLACK * 3 + v]
+        if seen >> v & 1:
+            break
+        seen |= 1 << v
+    if total > g.auc_high:
+        g.auc_alea_state = ALEA_IN
+        g.auc_high = total
+        g.auc_high_bidder = ALEA
+    else:
+        g.auc_alea_state = ALEA_OUT
+
+
+def after_turn(g):
+    """Advance the auction after a confirm or pass: the winner's id, -1 for no winner, None to go on."""
+    g.auc_turns += 1
+    if g.auc_alea_state == ALEA_NOT_YET:
+        if g.auc_turns < 2:
+            g.actor = next_bidder(g)
+            return None
+        alea_bids(g)
+    still_in = [p for p in range(g.n) if not g.auc_passed[p]]
+    alea_in = g.auc_alea_state == ALEA_IN
+    if not still_in:
+        return ALEA if alea_in else -1
+    if len(still_in) == 1 and not alea_in and g.auc_high_bidder == still_in[0]:
+        return still_in[0]
+    g.actor = next_bidder(g)
+    return None
+
+
+def next_bidder(g):
+    n = g.n
+    p = g.actor
+    for _ in range(n):
+        p = (p + 1) % n
+        if not g.auc_passed[p]:
+            return p
+    raise AssertionError("next_bidder called with every bidder passed")
+
+
+def pay(g, winner):
+    """Winner's cards go face up under their piles, then Alea's face down under the black pile (R16, R25)."""
+    if winner >= 0 and winner != ALEA:
+        cards = g.auc_cards[winner]
+        for k in range(NUM_KINDS):
+            for _ in range(cards[k]):
+                c, v = divmod(k, 3)
+                if c == BLACK:
+                    g.put_under_black(v, FACE_UP)
+                else:
+                    g.piles[c].insert(0, v)
+                    g.pile_known[c] += 1
+            cards[k] = 0
+        g.auc_total[winner] = 0
+    for v in g.auc_alea_cards:
+        g.put_under_black(v, SEEN_FACE_DOWN)
+    g.auc_alea_cards = []
+
+
+def legal_builds(g):
+    p = g.auc_winner
+    most = min(bid_limit(g.auc_last_bid), g.reserve[p])
+    if g.auc_loc != CENTRAL_PARK and g.auc_full:
+        if g.owned[p][g.auc_loc] < 0:
+            return [DECLARE_STOP]
+        return [BUILD + i for i in range(most + 1)] + [DECLARE_STOP]
+    return [BUILD + i for i in range(most + 1)]
+
+
+def build(g, p, count):
+    """Seat ``p`` builds ``count`` skyscrapers where it won (R23)."""
+    if count == 0:
+        return
+    g.reserve[p] -= count
+    if g.auc_loc == CENTRAL_PARK:
+        g.cp_skyscrapers[p] += count
+        return
+    plot = g.color_plot[g.auc_loc][g.auc_bid_color]
+    g.plot_owner[plot] = p
+    g.plot_height[plot] += count
+    g.owned[p][g.auc_loc] = plot
+
+
+def alea_builds(g, d):
+    """One skyscraper on each most valuable empty plot, ring order if short (R26)."""
+    base = d * PLOTS_PER_DISTRICT
+    empty = [plot for plot in range(base, base + PLOTS_PER_DISTRICT)
+             if g.plot_color[plot] >= 0 and not g.plot_height[plot] and not g.plot_shops[plot]]
+    values = [plot_value(g, plot) for plot in empty]
+    best = max(values)
+    for plot, value in zip(empty, values):
+        if value == best and g.alea_supply:
+            g.alea_supply -= 1
+            g.plot_owner[plot] = ALEA
+            g.plot_height[plot] = 1
+
+
+def building_stop(g, d, declarer):
+    """Score and clear district ``d`` (R24); ``declarer`` is a seat or ALEA."""
+    halves = district_scores(g, d)
+    for p in range(g.n):
+        if p != declarer:
+            g.scores[p] += halves[p] // 2
+    if declarer != ALEA:
+        g.scores[declarer] += skyscrapers_in(g, d)
+    base = d * PLOTS_PER_DISTRICT
+    for plot in range(base, base + PLOTS_PER_DISTRICT):
+        owner = g.plot_owner[plot]
+        if owner >= 0:
+            g.removed_skyscrapers[owner] += g.plot_height[plot]
+            g.plot_owner[plot] = -1
+            g.plot_height[plot] = 0
+        g.removed_shops += len(g.plot_shops[plot])
+        g.plot_shops[plot] = []
+    for p in range(g.n):
+        g.owned[p][d] = -1
+    g.closed[d] = True
+    g.closed_mask |= 1 << d
+    g.markers[0][d] = g.markers[1][d] = False
+    g.stops += 1

@@ -1,0 +1,640 @@
+"""The game coordinator: setup, the turn's decisions, and moving between them.
+
+:class:`Game` holds the whole state in plain lists and ints (JSON-native), asks
+one seat at a time for one action id (``legal_actions()`` / ``apply()``), and
+leaves the details to the role modules: :mod:`cards`, :mod:`board`,
+:mod:`auction`, :mod:`scoring`. It imports no RL library; its only randomness
+is the ``numpy.random.Generator`` it is given.
+"""
+
+import copy
+import itertools
+import pickle
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from . import auction, scoring
+from .actions import (
+    BID_ADD,
+    BID_CONFIRM,
+    BID_PASS,
+    BUILD,
+    CHOOSE_ACTION,
+    DECLARE_STOP,
+    DRAW_COLOR,
+    MOVE,
+    NUM_ACTIONS,
+    PLACE_START,
+    SCORE_DISTRICT,
+    SHOP_PLOT,
+    SHOP_TILE,
+    action_name,
+)
+from .auction import ALEA
+from .board import (
+    CENTRAL_PARK,
+    CITY_HALL,
+    NUM_DISTRICTS,
+    NUM_LOCATIONS,
+    NUM_PLOTS,
+    NUM_SHOP_TYPES,
+    PLOTS_PER_DISTRICT,
+    SHOP_PLOT as SHOP_PLOT_COLOR,
+    SHOPS_PER_TYPE,
+    default_layout,
+    destinations,
+    parse_layout,
+    ring_neighbors,
+)
+from .cards import BLACK, FACE_DOWN, FACE_UP, NUM_COLORS, NUM_KINDS, SEEN_FACE_DOWN, new_black_pile, new_colored_piles
+
+# Decisions: who is asked what (see ``actions`` for the ids of each).
+PLACE_START_DECISION = 0
+CHOOSE_ACTION_DECISION = 1
+SHOP_TILE_DECISION = 2
+SHOP_PLOT_DECISION = 3
+DRAW_COLOR_DECISION = 4
+MOVE_DECISION = 5
+SCORE_DISTRICT_DECISION = 6
+BID_DECISION = 7
+BUILD_DECISION = 8
+GAME_OVER = 9
+NUM_DECISIONS = 10
+DECISION_NAMES = ("place start", "choose action", "shop tile", "shop plot", "draw color",
+                  "move commissioner", "score district", "bid", "build", "game over")
+
+ACTION_A, ACTION_B, ACTION_C, ACTION_D = 0, 1, 2, 3
+STATE_FORMAT = 1
+_TOKENS = itertools.count()
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal now; the game is left exactly as it was."""
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Everything that fixes a game besides the seed."""
+
+    num_players: int = 4
+    """2, 3 or 4 seats; with 2, Alea joins every auction (R25)."""
+    board: int = 5
+    """Plots per district: 5, or 6 for the board's back side (R8)."""
+    layout: tuple | None = None
+    """Ring order of plot colors per district (R7); None takes the default for ``board``."""
+    row_groups: tuple = (3, 2, 3, 2, 3, 2, 3, 2)
+    """Sizes of the shop row's groups, left to right (R9)."""
+    skyscrapers_per_color: int = 18
+    """Skyscrapers of one color in the box (R3); Alea's supply too."""
+    random_start: bool = False
+    """Draw the starting seat at random instead of seat 0 (R11)."""
+    max_turns: int = 300
+    """Truncate after this many turns (R29); a turn is one player's A/B/C/D."""
+
+    def __post_init__(self):
+        if self.num_players not in (2, 3, 4):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players!r}")
+        if self.board not in (5, 6):
+            raise ValueError(f"board must be 5 or 6 (plots per district), got {self.board!r}")
+        if sum(self.row_groups) != 20 or any(s < 1 for s in self.row_groups):
+            raise ValueError(f"row_groups must be positive sizes adding up to 20 tiles, got {self.row_groups!r}")
+        if self.skyscrapers_per_color < 6:
+            raise ValueError(f"skyscrapers_per_color must be at least 6, got {self.skyscrapers_per_color!r}")
+        if self.max_turns < 1:
+            raise ValueError(f"max_turns must be at least 1, got {self.max_turns!r}")
+        layout = self.layout if self.layout is not None else default_layout(self.board)
+        parse_layout(layout, self.board)  # raises a clear error for a bad layout
+        object.__setattr__(self, "layout", tuple(tuple(r) for r in layout))
+        object.__setattr__(self, "row_groups", tuple(self.row_groups))
+
+    def to_dict(self):
+        d = asdict(self)
+        d["layout"] = [list(r) for r in self.layout]
+        d["row_groups"] = list(self.row_groups)
+        return d
+
+
+class Game:
+    """One game of Fifth Avenue. Build with ``Game(config, seed)`` or ``Game.from_dict``."""
+
+    def __init__(self, config=None, seed=None, rng=None):
+        self.config = config if config is not None else GameConfig()
+        self._derive()
+        self.rng = rng if rng is not None else np.random.default_rng(seed)
+        self._setup()
+
+    # ---- construction -------------------------------------------------------------------
+
+    def _derive(self):
+        """Tables that follow from the config alone (never part of the saved state)."""
+        cfg = self.config
+        self.n = cfg.num_players
+        self.has_alea = self.n == 2
+        self.plot_color = parse_layout(cfg.layout, cfg.board)
+        self.neighbors = ring_neighbors(cfg.board)
+        self.color_plot = [[-1] * NUM_COLORS for _ in range(NUM_DISTRICTS)]
+        self.shop_plot_of = [-1] * NUM_DISTRICTS
+        for plot, c in enumerate(self.plot_color):
+            d = plot // PLOTS_PER_DISTRICT
+            if c >= 0:
+                self.color_plot[d][c] = plot
+            elif c == SHOP_PLOT_COLOR:
+                self.shop_plot_of[d] = plot
+        self.group_start = []
+        start = 0
+        for size in cfg.row_groups:
+            self.group_start.append(start)
+            start += size
+        self.group_start.append(start)
+        self._legal = None
+        self.touch()
+
+    def touch(self):
+        """Mark the board as changed; call it after editing the state by hand (observers cache the board)."""
+        self.board_token = next(_TOKENS)
+
+    def _setup(self):
+        cfg, rng, n = self.config, self.rng, self.n
+        self.plot_shops = [[] for _ in range(NUM_PLOTS)]
+        self.plot_owner = [-1] * NUM_PLOTS
+        self.plot_height = [0] * NUM_PLOTS
+        self.closed = [False] * NUM_DISTRICTS
+        self.closed_mask = 0
+        self.markers = [[False] * NUM_DISTRICTS, [False] * NUM_DISTRICTS]
+        self.comm_pos = [CITY_HALL, CITY_HALL]
+        tiles = [t for t in range(NUM_SHOP_TYPES) for _ in range(SHOPS_PER_TYPE)]
+        rng.shuffle(tiles)
+        # R10: starting shops (R8: on the shop plot of the 6-plot board).
+        if cfg.board == 6:
+            start_plots = list(self.shop_plot_of)
+        else:
+            while True:
+                positions = rng.integers(0, 5, size=NUM_DISTRICTS).tolist()
+                start_plots = [d * PLOTS_PER_DISTRICT + p for d, p in enumerate(positions)]
+                uses = [0] * NUM_COLORS
+                for plot in start_plots:
+                    uses[self.plot_color[plot]] += 1
+                if min(uses) >= 1 and max(uses) <= 2:
+                    break
+        for d, plot in enumerate(start_plots):
+            self.plot_shops[plot].append(tiles[d])
+        self.row = tiles[7:27]
+        self.unused_tiles = tiles[27:]
+        self.box = []
+        self.removed_shops = 0
+        self.shops_placed = 0
+        self.pending_tile = -1
+        # R1, R12: cards.
+        self.piles = new_colored_piles(rng)
+        self.pile_known = [0] * NUM_COLORS
+        self.black = new_black_pile(rng)
+        self.black_seen = [0, 0, 0]
+        self.black_faceup = 0
+        self.hands = [[0] * NUM_KINDS for _ in range(n)]
+        self.known = [[0] * NUM_KINDS for _ in range(n)]
+        for p in range(n):
+            for c in range(NUM_COLORS):
+                self.hands[p][c * 3 + self.piles[c].pop()] += 1
+            for _ in range(4):
+                self.hands[p][BLACK * 3 + self.draw_black()] += 1
+        # R12: skyscrapers.
+        self.scores = [0] * n
+        self.reserve = [3] * n
+        self.supply = [cfg.skyscrapers_per_color - 6] * n
+        self.alea_supply = cfg.skyscrapers_per_color if self.has_alea else 0
+        self.cp_skyscrapers = [0] * n
+        self.removed_skyscrapers = [0] * (ALEA + 1)
+        self.owned = [[-1] * NUM_DISTRICTS for _ in range(n)]
+        self.stops = 0
+        # R11: seats, starting placements.
+        self.first_player = int(rng.integers(n)) if cfg.random_start else 0
+        first_round = [(self.first_player - i) % n for i in range(n)]
+        self.setup_order = first_round + first_round[::-1]
+        self.turn = 0
+        self.active = self.first_player
+        self.turn_action = -1
+        self.first_draw = -1
+        self.final_move = False
+        self.auc_queue = []
+        self.auc_comm = -1
+        self.auc_loc = -1
+        self._clear_auction()
+        self.central_park_draw = []
+        self.terminated = False
+        self.truncated = False
+        self.winners = []
+        self.decision = PLACE_START_DECISION
+        self.actor = self.setup_order[0]
+
+    def _clear_auction(self):
+        n = self.n
+        self.auc_loc = -1
+        self.auc_full = False
+        self.auc_allowed = [0] * n
+        self.auc_passed = [False] * n
+        self.auc_cards = [[0] * NUM_KINDS for _ in range(n)]
+        self.auc_color = [-1] * n
+        self.auc_total = [0] * n
+        self.auc_high = 0
+        self.auc_high_bidder = -1
+        self.auc_turns = 0
+        self.auc_alea_cards = []
+        self.auc_alea_state = auction.ALEA_OUT
+        self.auc_cp_color = -1
+        self.auc_winner = -1
+        self.auc_last_bid = [0] * NUM_KINDS
+        self.auc_bid_color = -1
+
+    # ---- piles (R14, R16) ---------------------------------------------------------------
+
+    def draw_black(self):
+        """Top card of the black pile as a value index, or None when it is empty (R16)."""
+        pile = self.black
+        if not pile:
+            return None
+        if pile[-1] >= 3 * FACE_UP:
+            values = [e % 3 for e in pile]
+            self.rng.shuffle(values)
+            pile[:] = values
+            self.black_seen = [0, 0, 0]
+            self.black_faceup = 0
+        entry = pile.pop()
+        v = entry % 3
+        if entry >= 3 * SEEN_FACE_DOWN:
+            self.black_seen[v] -= 1
+        return v
+
+    def put_under_black(self, value_index, visibility):
+        self.black.insert(0, value_index + 3 * visibility)
+        self.black_seen[value_index] += 1
+        if visibility == FACE_UP:
+            self.black_faceup += 1
+
+    def _draw_color(self, p, c):
+        pile = self.piles[c]
+        v = pile.pop()
+        if self.pile_known[c] > len(pile):
+            self.pile_known[c] = len(pile)
+        k = c * 3 + v
+        self.hands[p][k] += 1
+        self.known[p][k] += 1  # taken face up (R31)
+
+    # ---- queries ------------------------------------------------------------------------
+
+    @property
+    def is_over(self):
+        return self.decision == GAME_OVER
+
+    def legal_actions(self):
+        """The legal action ids of the seat ``actor`` for the current decision, ascending."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
+
+    def _shop_plots(self):
+        closed, shops, height = self.closed, self.plot_shops, self.plot_height
+        return [plot for plot in range(NUM_PLOTS)
+                if self.plot_color[plot] != -2 and not closed[plot // PLOTS_PER_DISTRICT]
+                and len(shops[plot]) < 2 and not height[plot]]
+
+    def _active_group(self):
+        gs = self.group_start
+        for i in range(len(gs) - 1):
+            for s in range(gs[i], gs[i + 1]):
+                if self.row[s] >= 0:
+                    return i
+        return -1
+
+    def _scorable_districts(self):
+        return sorted({pos for pos in self.comm_pos if pos < NUM_DISTRICTS and not self.closed[pos]})
+
+    def _compute_legal(self):
+        dec = self.decision
+        if dec == BID_DECISION:
+            return auction.legal_bids(self)
+        if dec == MOVE_DECISION:
+            legal = []
+            for c in (0, 1):
+                pos = self.comm_pos[c]
+                base = MOVE + c * NUM_LOCATIONS
+                for dest in destinations(pos, self.closed_mask):
+                    legal.append(base + dest)
+            return legal
+        if dec == DRAW_COLOR_DECISION:
+            return [DRAW_COLOR + c for c in range(NUM_COLORS) if self.piles[c] and c != self.first_draw]
+        if dec == CHOOSE_ACTION_DECISION:
+            legal = [CHOOSE_ACTION + ACTION_A]
+            if self._active_group() >= 0 and self._shop_plots():
+                legal.append(CHOOSE_ACTION + ACTION_B)
+            legal.append(CHOOSE_ACTION + ACTION_C)
+            if self._scorable_districts():
+                legal.append(CHOOSE_ACTION + ACTION_D)
+            return legal
+        if dec == BUILD_DECISION:
+            return auction.legal_builds(self)
+        if dec == SHOP_TILE_DECISION:
+            g = self._active_group()
+            types = {self.row[s] for s in range(self.group_start[g], self.group_start[g + 1])} - {-1}
+            return [SHOP_TILE + t for t in sorted(types)]
+        if dec == SHOP_PLOT_DECISION:
+            return [SHOP_PLOT + plot for plot in self._shop_plots()]
+        if dec == SCORE_DISTRICT_DECISION:
+            return [SCORE_DISTRICT + d for d in self._scorable_districts()]
+        if dec == PLACE_START_DECISION:
+            owned = self.owned[self.actor]
+            return [PLACE_START + plot for plot in range(NUM_PLOTS)
+                    if self.plot_color[plot] >= 0 and owned[plot // PLOTS_PER_DISTRICT] < 0
+                    and not self.plot_height[plot] and not self.plot_shops[plot]]
+        return []
+
+    def action_mask(self, out=None):
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8) if out is None else out
+        if out is not None:
+            mask.fill(0)
+        mask[self.legal_actions()] = 1
+        return mask
+
+    def describe(self, action):
+        return action_name(action, self.plot_color)
+
+    # ---- transitions --------------------------------------------------------------------
+
+    def apply(self, action):
+        """Play ``action`` for ``actor``; raises IllegalActionError (state untouched) if not legal."""
+        legal = self.legal_actions()
+        if action not in legal:
+            self._reject(action, legal)
+        self._legal = None
+        dec = self.decision
+        if dec != BID_DECISION:
+            self.board_token = next(_TOKENS)
+        if dec == BID_DECISION:
+            if action == BID_PASS:
+                auction.pass_turn(self)
+                self._after_bid_turn()
+            elif action == BID_CONFIRM:
+                auction.confirm(self)
+                self._after_bid_turn()
+            else:
+                auction.add_card(self, action - BID_ADD)
+        elif dec == MOVE_DECISION:
+            self._move(*divmod(action - MOVE, NUM_LOCATIONS))
+        elif dec == DRAW_COLOR_DECISION:
+            c = action - DRAW_COLOR
+            self._draw_color(self.active, c)
+            if self.first_draw < 0 and any(self.piles[o] for o in range(NUM_COLORS) if o != c):
+                self.first_draw = c
+            else:
+                self._start_final_move()
+        elif dec == CHOOSE_ACTION_DECISION:
+            self._choose(action - CHOOSE_ACTION)
+        elif dec == BUILD_DECISION:
+            self._build(action)
+        elif dec == SHOP_TILE_DECISION:
+            self._take_tile(action - SHOP_TILE)
+        elif dec == SHOP_PLOT_DECISION:
+            self._place_shop(action - SHOP_PLOT)
+        elif dec == SCORE_DISTRICT_DECISION:
+            self._score_district(action - SCORE_DISTRICT)
+        elif dec == PLACE_START_DECISION:
+            self._place_start(action - PLACE_START)
+
+    def _reject(self, action, legal):
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"an action is an int id in [0, {NUM_ACTIONS}), got {action!r}")
+        if not 0 <= action < NUM_ACTIONS:
+            raise IllegalActionError(f"action id {action} is out of range [0, {NUM_ACTIONS})")
+        if self.decision == GAME_OVER:
+            raise IllegalActionError(f"the game is over; action {action} ({self.describe(action)}) not taken")
+        names = ", ".join(f"{a} ({self.describe(a)})" for a in legal)
+        raise IllegalActionError(
+            f"action {action} ({self.describe(action)}) is not legal for seat {self.actor} "
+            f"in decision '{DECISION_NAMES[self.decision]}'; legal: {names}"
+        )
+
+    def _place_start(self, plot):
+        p = self.actor
+        self.plot_owner[plot] = p
+        self.plot_height[plot] = 1
+        self.owned[p][plot // PLOTS_PER_DISTRICT] = plot
+        self.setup_order.pop(0)
+        if self.setup_order:
+            self.actor = self.setup_order[0]
+        else:
+            self._begin_turn()
+
+    def _begin_turn(self):
+        self.turn_action = -1
+        self.first_draw = -1
+        self.final_move = False
+        self.decision = CHOOSE_ACTION_DECISION
+        self.actor = self.active
+
+    def _choose(self, a):
+        self.turn_action = a
+        p = self.active
+        if a == ACTION_A:
+            take = min(3, self.supply[p])  # R13
+            self.supply[p] -= take
+            self.reserve[p] += take
+            self._start_draw_phase()
+        elif a == ACTION_B:
+            self.decision = SHOP_TILE_DECISION
+        elif a == ACTION_C:
+            v = self.draw_black()
+            if v is not None:
+                self.hands[p][BLACK * 3 + v] += 1
+            self.decision = MOVE_DECISION
+        else:
+            self.decision = SCORE_DISTRICT_DECISION
+
+    def _take_tile(self, t):
+        g = self._active_group()
+        lo, hi = self.group_start[g], self.group_start[g + 1]
+        for s in range(lo, hi):
+            if self.row[s] == t:
+                self.row[s] = -1
+                break
+        left = [s for s in range(lo, hi) if self.row[s] >= 0]
+        if len(left) == 1:  # R9: the group's last tile goes to the Central Park box
+            self.box.append(self.row[left[0]])
+            self.row[left[0]] = -1
+        self.pending_tile = t
+        self.decision = SHOP_PLOT_DECISION
+
+    def _place_shop(self, plot):
+        self.plot_shops[plot].append(self.pending_tile)
+        self.pending_tile = -1
+        self.shops_placed += 1
+        scoring.special_scoring(self)
+        if self.shops_placed == 12:  # R27: the rest of the turn is skipped
+            self._end_game()
+        else:
+            self._start_draw_phase()
+
+    def _score_district(self, d):
+        for p, vp in enumerate(scoring.district_scores(self, d)):
+            self.scores[p] += vp
+        active = self.active
+        for _ in range(2):
+            self._give_black(active)
+        for i in range(self.n):  # R15: in turn order from the active player
+            p = (active + i) % self.n
+            if self.owned[p][d] < 0:
+                self._give_black(p)
+        self._start_final_move()
+
+    def _give_black(self, p):
+        v = self.draw_black()
+        if v is not None:
+            self.hands[p][BLACK * 3 + v] += 1
+
+    def _start_draw_phase(self):
+        self.actor = self.active
+        if any(self.piles):
+            self.first_draw = -1
+            self.decision = DRAW_COLOR_DECISION
+        else:  # R38
+            self._start_final_move()
+
+    def _start_final_move(self):
+        self.final_move = True
+        self.actor = self.active
+        self.decision = MOVE_DECISION
+
+    def _move(self, c, dest):
+        pos = self.comm_pos[c]
+        if pos < NUM_DISTRICTS and not self.closed[pos]:
+            self.markers[c][pos] = True  # R18
+        self.comm_pos[c] = dest
+        if dest == CITY_HALL:
+            self.auc_comm = c
+            self.auc_queue = [d for d in range(NUM_DISTRICTS) if self.markers[c][d] and not self.closed[d]]
+            self.auc_queue.append(CENTRAL_PARK)
+            self._next_auction()
+        else:
+            self._after_move()
+
+    def _after_move(self):
+        if self.final_move:
+            self._end_turn()
+        else:  # the move of action C's phase 1: phases 2 and 3 follow (R20)
+            self._start_draw_phase()
+
+    def _end_turn(self):
+        self.turn += 1
+        if self.turn >= self.config.max_turns:  # R29, R38: no final scoring
+            self.truncated = True
+            self.winners = scoring.leaders(self)
+            self.decision = GAME_OVER
+            self.actor = -1
+            return
+        self.active = (self.active + 1) % self.n
+        self._begin_turn()
+
+    # ---- auctions (R20-R26) -------------------------------------------------------------
+
+    def _next_auction(self):
+        if not self.auc_queue:
+            self._clear_auction()
+            self._after_move()
+            return
+        auction.open_auction(self, self.auc_queue.pop(0))
+        self.decision = BID_DECISION
+
+    def _after_bid_turn(self):
+        result = auction.after_turn(self)
+        if result is None:
+            return
+        self.board_token = next(_TOKENS)
+        self.auc_winner = result
+        if 0 <= result < self.n:
+            self.auc_last_bid = list(self.auc_cards[result])
+            self.auc_bid_color = self.auc_color[result]
+        auction.pay(self, result)
+        if 0 <= result < self.n:
+            self.actor = result
+            self.decision = BUILD_DECISION
+            return
+        if result == ALEA and self.auc_loc != CENTRAL_PARK:
+            if self.auc_full:
+                auction.building_stop(self, self.auc_loc, ALEA)
+            else:
+                auction.alea_builds(self, self.auc_loc)
+        self._end_auction()
+
+    def _build(self, action):
+        p = self.auc_winner
+        if action == DECLARE_STOP:
+            auction.building_stop(self, self.auc_loc, p)
+        else:
+            auction.build(self, p, action - BUILD)
+        self._end_auction()
+
+    def _end_auction(self):
+        loc = self.auc_loc
+        if loc < NUM_DISTRICTS:
+            self.markers[self.auc_comm][loc] = False
+        if self.stops >= 2:  # R24, R27: the second stop ends the game once scored
+            self._end_game()
+            return
+        self._next_auction()
+
+    # ---- the end (R27, R28) -------------------------------------------------------------
+
+    def _end_game(self):
+        self.auc_queue = []
+        self._clear_auction()
+        scoring.final_scoring(self)
+        self.winners = scoring.leaders(self)
+        self.terminated = True
+        self.decision = GAME_OVER
+        self.actor = -1
+
+    # ---- saving, restoring, cloning ---------------------------------------------------
+
+    _DERIVED = ("config", "n", "has_alea", "plot_color", "neighbors", "color_plot", "shop_plot_of",
+                "group_start", "_legal", "rng", "board_token")
+
+    def to_dict(self):
+        """The whole game, hidden parts and the generator included, as JSON-compatible data."""
+        state = {k: copy.deepcopy(v) for k, v in self.__dict__.items() if k not in self._DERIVED}
+        return {
+            "format": STATE_FORMAT,
+            "config": self.config.to_dict(),
+            "rng": {"bit_generator": type(self.rng.bit_generator).__name__,
+                    "state": self.rng.bit_generator.state},
+            "state": state,
+        }
+
+    @classmethod
+    def from_dict(cls, data):
+        if data.get("format") != STATE_FORMAT:
+            raise ValueError(f"unknown saved-game format {data.get('format')!r}; this version reads {STATE_FORMAT}")
+        cfg = dict(data["config"])
+        cfg["layout"] = tuple(tuple(r) for r in cfg["layout"])
+        cfg["row_groups"] = tuple(cfg["row_groups"])
+        game = cls.__new__(cls)
+        game.config = GameConfig(**cfg)
+        game._derive()
+        bit_generator = getattr(np.random, data["rng"]["bit_generator"])()
+        bit_generator.state = data["rng"]["state"]
+        game.rng = np.random.Generator(bit_generator)
+        for k, v in data["state"].items():
+            setattr(game, k, copy.deepcopy(v))
+        return game
+
+    def clone(self):
+        """An independent copy (generator included) sharing only the immutable config tables."""
+        game = Game.__new__(Game)
+        shared = {k: self.__dict__[k] for k in self._DERIVED if k not in ("rng", "_legal")}
+        own = {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
+        game.__dict__.update(shared)
+        game.__dict__.update(pickle.loads(pickle.dumps(own, protocol=pickle.HIGHEST_PROTOCOL)))
+        game.rng = np.random.Generator(type(self.rng.bit_generator)())
+        game.rng.bit_generator.state = self.rng.bit_generator.state
+        game._legal = None
+        game.touch()
+        return game

@@ -1,0 +1,81 @@
+"""Scoring: districts (R19), building stops (R24), special scoring (R17), the end (R27, R28)."""
+
+from .board import (
+    NUM_DISTRICTS,
+    PLOTS_PER_DISTRICT,
+    POPCOUNT4,
+    VP_BY_SHOP_TYPES,
+)
+
+SPECIAL_SCORING = {3: (3, 4), 6: (4, 6), 9: (5, 8)}  # tiles placed -> (districts needed, VP), R17
+
+
+def shop_mask(shops):
+    mask = 0
+    for t in shops:
+        mask |= 1 << t
+    return mask
+
+
+def plot_value(g, plot):
+    """VP one skyscraper on ``plot`` scores: by the different shop types on its two neighbours (R19)."""
+    a, b = g.neighbors[plot]
+    return VP_BY_SHOP_TYPES[POPCOUNT4[shop_mask(g.plot_shops[a]) | shop_mask(g.plot_shops[b])]]
+
+
+def district_scores(g, d):
+    """What scoring district ``d`` gives each real player (Alea never scores, R19)."""
+    scores = [0] * g.n
+    base = d * PLOTS_PER_DISTRICT
+    for plot in range(base, base + PLOTS_PER_DISTRICT):
+        owner = g.plot_owner[plot]
+        if 0 <= owner < g.n:
+            scores[owner] += plot_value(g, plot) * g.plot_height[plot]
+    return scores
+
+
+def skyscrapers_in(g, d):
+    base = d * PLOTS_PER_DISTRICT
+    return sum(g.plot_height[base:base + PLOTS_PER_DISTRICT])
+
+
+def special_scoring(g):
+    """Right after the 3rd, 6th and 9th tile placed from the row (R17)."""
+    rule = SPECIAL_SCORING.get(g.shops_placed)
+    if rule is None:
+        return
+    needed, vp = rule
+    for p in range(g.n):
+        if sum(1 for plot in g.owned[p] if plot >= 0) >= needed:
+            g.scores[p] += vp
+
+
+def central_park_value(drawn_types):
+    """VP of one Central Park skyscraper given the tiles drawn from the box (R27)."""
+    return VP_BY_SHOP_TYPES[len(set(drawn_types))]
+
+
+def final_scoring(g):
+    """Score every open district, then Central Park with a random draw from the box (R27)."""
+    for d in range(NUM_DISTRICTS):
+        if not g.closed[d]:
+            for p, vp in enumerate(district_scores(g, d)):
+                g.scores[p] += vp
+    k = min(3, len(g.box))
+    drawn = [g.box[i] for i in sorted(g.rng.choice(len(g.box), size=k, replace=False).tolist())] if k else []
+    g.central_park_draw = drawn
+    value = central_park_value(drawn)
+    for p in range(g.n):
+        g.scores[p] += value * g.cp_skyscrapers[p]
+
+
+def leaders(g):
+    """Seats with the most VP, the tie broken by most cards in hand; several on a full tie (R28)."""
+    best = max(g.scores)
+    tied = [p for p in range(g.n) if g.scores[p] == best]
+    if len(tied) == 1:
+        return tied
+    sizes = {p: sum(g.hands[p]) for p in tied}
+    most = max(sizes.values())
+    return [p for p in tied if sizes[p] == most]
+

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Creates .venv (once) and installs fifthave with all extras into it.
+# torch is pinned to 2.13.0 before anything else asks for it: on our machines pip
+# takes that CPU build from local disk; elsewhere it is the ordinary PyPI release.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+VPY=.venv/bin/python
+if ! "$VPY" -c "import torch" >/dev/null 2>&1; then
+  "$VPY" -m pip install --quiet "torch==2.13.0"
+fi
+"$VPY" -m pip install --quiet -e ".[train,analysis,notebooks,dev]"
