@@ -1,0 +1,5 @@
+"""Scripted agents for Fifth Avenue (see ``agents.base`` for the protocol)."""
+
+from .base import Agent, RandomAgent
+
+__all__ = ["Agent", "RandomAgent"]

@@ -1,0 +1,40 @@
+"""The agent protocol used everywhere: tournaments, training opponents, the terminal game.
+
+An agent sees only its own seat's view: the observation vector and action mask
+that ``fifth_avenue_v0`` gives that seat (split into named arrays with
+``fifthave_env.observation.views``), plus the public game configuration. It
+returns a legal action id. Its randomness comes from the generator it is given.
+"""
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from fifthave_env.engine.game import GameConfig
+
+
+@runtime_checkable
+class Agent(Protocol):
+    name: str
+
+    def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
+        """Called before each game with the public configuration, the agent's seat and its generator."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """A legal action id (``action_mask[id] == 1``) for this seat's observation."""
+
+
+class RandomAgent:
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def __init__(self):
+        self.rng = np.random.default_rng()
+
+    def reset(self, config, seat, rng):
+        self.rng = rng
+
+    def act(self, observation, action_mask):
+        legal = np.flatnonzero(action_mask)
+        return int(legal[self.rng.integers(len(legal))])
