@@ -1,0 +1,81 @@
+"""Decisions per second of random legal play, through ``env()`` and through the engine alone.
+
+Run: ``.venv/bin/python scripts/benchmark.py [--seconds 3] [--configs 4x5,2x6]``
+
+``env()`` loop: the PettingZoo loop every user writes (``agent_iter`` / ``last()`` with
+observation and mask / ``step``), one random legal action per decision. Engine loop:
+``Game.legal_actions()`` / ``Game.apply()`` only. When PettingZoo's ``connect_four_v3``
+imports (it needs pygame: ``pip install pygame``), the same env loop runs on it for scale.
+Single process, so one core.
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+from fifthave_env import fifth_avenue_v0
+from fifthave_env.engine import Game, GameConfig
+
+
+def env_rate(make_env, seconds, seed=0):
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    episode = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+    return decisions / (time.perf_counter() - start), episode
+
+
+def engine_rate(config, seconds, seed=0):
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        game = Game(config, seed=seed + games)
+        games += 1
+        while not game.is_over:
+            legal = game.legal_actions()
+            game.apply(legal[rng.integers(len(legal))])
+            decisions += 1
+    return decisions / (time.perf_counter() - start), games
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--configs", default="2x5,2x6,3x5,3x6,4x5,4x6", help="PLAYERSxPLOTS, comma separated")
+    args = parser.parse_args(argv)
+    reference = None
+    try:
+        from pettingzoo.classic import connect_four_v3
+
+        reference, _ = env_rate(connect_four_v3.env, args.seconds)
+        print(f"connect_four_v3 env loop: {reference:10,.0f} decisions/s")
+    except ImportError as err:
+        print(f"connect_four_v3 not measured ({err}); install pygame to compare")
+    print(f"{'config':8} {'env() dec/s':>12} {'engine dec/s':>13} {'decisions/game':>15}"
+          + ("  env()/connect_four" if reference else ""))
+    for spec in args.configs.split(","):
+        players, plots = (int(x) for x in spec.split("x"))
+        env_dps, _ = env_rate(lambda: fifth_avenue_v0.env(num_players=players, board=plots), args.seconds)
+        eng_dps, games = engine_rate(GameConfig(num_players=players, board=plots), args.seconds)
+        per_game = eng_dps * args.seconds / max(games, 1)
+        ratio = f"  {env_dps / reference:8.1f}x" if reference else ""
+        print(f"{spec:8} {env_dps:12,.0f} {eng_dps:13,.0f} {per_game:15,.0f}{ratio}")
+
+
+if __name__ == "__main__":
+    main()
