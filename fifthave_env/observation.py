@@ -16,7 +16,6 @@ import array
 
 import numpy as np
 
-from .engine import auction
 from .engine.board import CENTRAL_PARK, NUM_DISTRICTS, NUM_LOCATIONS, NUM_PLOTS, NUM_SHOP_TYPES
 from .engine.cards import BLACK, NUM_COLORS, NUM_KINDS
 from .engine.game import NUM_DECISIONS
@@ -172,7 +171,7 @@ class Observer:
         buf = self.buffer
         buf[:] = self._static
         n = g.n
-        rel = [(q - seat) % n for q in range(n)] + [0, 0, 0, auction.ALEA]
+        rel = [(q - seat) % n for q in range(n)] + [0] * (MAX_SEATS - n) + [OWNERS - 1]  # by owner id; Alea = 4
         cached = self._board_cache.get(seat)
         if cached is not None and cached[0] == g.board_token:
             buf[_BOARD] = cached[1]

@@ -150,3 +150,16 @@ def test_known_cards_follow_face_up_draws_and_passed_bids():
             assert all(0 <= game.known[q][k] <= game.hands[q][k] for k in range(NUM_KINDS))
         legal = game.legal_actions()
         game.apply(legal[rng.integers(len(legal))])
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_alea_has_its_own_owner_slot_in_every_seats_view(num_players):
+    game = Game(GameConfig(num_players=num_players), seed=0)
+    plot = next(p for p in range(42) if game.plot_color[p] >= 0 and not game.plot_shops[p])
+    game.plot_owner[plot], game.plot_height[plot] = ALEA, 1
+    game.auc_loc, game.auc_high_bidder, game.auc_high = 3, ALEA, 12
+    game.touch()
+    for seat in range(num_players):
+        v = views(Observer(game.config).observe(game, seat))
+        assert v["plot_owner"][plot].tolist() == [0, 0, 0, 0, 1]
+        assert v["high_bidder"].tolist() == [0, 0, 0, 0, 1]
