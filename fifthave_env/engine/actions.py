@@ -120,15 +120,25 @@ def action_name(action, plot_colors=None):
     return "declare building stop"
 
 
-_NAME_CACHE = {}
+_NAMES_CACHE = {}
+_IDS_CACHE = {}
+
+
+def action_names(plot_colors=None):
+    """Every action's name, indexed by id (a tuple, cached per board's ``plot_colors``)."""
+    key = tuple(plot_colors) if plot_colors is not None else None
+    names = _NAMES_CACHE.get(key)
+    if names is None:
+        names = _NAMES_CACHE[key] = tuple(action_name(a, plot_colors) for a in range(NUM_ACTIONS))
+    return names
 
 
 def action_from_name(name, plot_colors=None):
     """The inverse of :func:`action_name` (with the same ``plot_colors``)."""
     key = tuple(plot_colors) if plot_colors is not None else None
-    table = _NAME_CACHE.get(key)
+    table = _IDS_CACHE.get(key)
     if table is None:
-        table = _NAME_CACHE[key] = {action_name(a, plot_colors): a for a in range(NUM_ACTIONS)}
+        table = _IDS_CACHE[key] = {n: a for a, n in enumerate(action_names(plot_colors))}
     try:
         return table[name.strip()]
     except KeyError:
@@ -144,6 +154,6 @@ def describe_table():
 __all__ = [
     "NUM_ACTIONS", "CHOOSE_ACTION", "PLACE_START", "SHOP_TILE", "SHOP_PLOT", "DRAW_COLOR",
     "MOVE", "SCORE_DISTRICT", "BID_ADD", "BID_CONFIRM", "BID_PASS", "BUILD", "DECLARE_STOP",
-    "BLOCKS", "decode", "action_name", "action_from_name", "move_action", "describe_table",
+    "BLOCKS", "decode", "action_name", "action_names", "action_from_name", "move_action", "describe_table",
     "CARD_COLOR_NAMES", "VALUES",
 ]

@@ -67,6 +67,9 @@ def open_auction(g, loc):
 
 
 def legal_bids(g):
+    """Cards the bidder may add, confirm, pass (R21, R34-R36): the first card is colored and of an
+    allowed color (R22; in Central Park the confirmed color, R36), later ones that color or black;
+    confirm only strictly above the high bid; pass at any moment."""
     p = g.actor
     hand = g.hands[p]
     color = g.auc_color[p]
@@ -147,7 +150,12 @@ def alea_bids(g):
 
 
 def after_turn(g):
-    """Advance the auction after a confirm or pass: the winner's id, -1 for no winner, None to go on."""
+    """Advance the auction after a confirm or pass: the winner's id, -1 for no winner, None to go on.
+
+    R21, R23: it ends when every bidder but one has passed and that one holds the high
+    bid, or when all have passed. R25: with Alea it never ends before Alea's draw, made
+    once both real players have had a first turn.
+    """
     g.auc_turns += 1
     if g.auc_alea_state == ALEA_NOT_YET:
         if g.auc_turns < 2:
@@ -175,7 +183,11 @@ def next_bidder(g):
 
 
 def pay(g, winner):
-    """Winner's cards go face up under their piles, then Alea's face down under the black pile (R16, R25)."""
+    """Winner's cards go face up under their piles, then Alea's face down under the black pile (R16, R25).
+
+    No rule orders the cards going under: they go one by one in kind order (4s, 5s, 6s of a
+    color, then black 4s, 5s, 6s), each under the previous ones; Alea's go in drawing order.
+    """
     if winner >= 0 and winner != ALEA:
         cards = g.auc_cards[winner]
         for k in range(NUM_KINDS):
@@ -194,6 +206,8 @@ def pay(g, winner):
 
 
 def legal_builds(g):
+    """0..min(card limit, reserve) skyscrapers (R23); in a district full at the start a stop
+    too, and only a stop for a winner without a plot there (R24, R33, R37)."""
     p = g.auc_winner
     most = min(bid_limit(g.auc_last_bid), g.reserve[p])
     if g.auc_loc != CENTRAL_PARK and g.auc_full:

@@ -10,7 +10,7 @@ is the ``numpy.random.Generator`` it is given.
 import copy
 import itertools
 import pickle
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from .actions import (
     SHOP_PLOT,
     SHOP_TILE,
     action_name,
+    action_names,
 )
 from .auction import ALEA
 from .board import (
@@ -47,7 +48,7 @@ from .board import (
     parse_layout,
     ring_neighbors,
 )
-from .cards import BLACK, FACE_DOWN, FACE_UP, NUM_COLORS, NUM_KINDS, SEEN_FACE_DOWN, new_black_pile, new_colored_piles
+from .cards import BLACK, FACE_UP, NUM_COLORS, NUM_KINDS, SEEN_FACE_DOWN, new_black_pile, new_colored_piles
 
 # Decisions: who is asked what (see ``actions`` for the ids of each).
 PLACE_START_DECISION = 0
@@ -132,6 +133,7 @@ class Game:
         self.n = cfg.num_players
         self.has_alea = self.n == 2
         self.plot_color = parse_layout(cfg.layout, cfg.board)
+        self._action_names = action_names(self.plot_color)
         self.neighbors = ring_neighbors(cfg.board)
         self.color_plot = [[-1] * NUM_COLORS for _ in range(NUM_DISTRICTS)]
         self.shop_plot_of = [-1] * NUM_DISTRICTS
@@ -151,8 +153,13 @@ class Game:
         self.touch()
 
     def touch(self):
-        """Mark the board as changed; call it after editing the state by hand (observers cache the board)."""
+        """Mark the state as changed; call it after editing the state by hand.
+
+        Observers cache the board per ``board_token`` and the game caches its legal
+        actions: both are refreshed.
+        """
         self.board_token = next(_TOKENS)
+        self._legal = None
 
     def _setup(self):
         cfg, rng, n = self.config, self.rng, self.n
@@ -294,12 +301,14 @@ class Game:
         return legal
 
     def _shop_plots(self):
+        """Plots that can take a shop: open district, fewer than 2 shops, no skyscraper (R17, R8)."""
         closed, shops, height = self.closed, self.plot_shops, self.plot_height
         return [plot for plot in range(NUM_PLOTS)
                 if self.plot_color[plot] != -2 and not closed[plot // PLOTS_PER_DISTRICT]
                 and len(shops[plot]) < 2 and not height[plot]]
 
     def _active_group(self):
+        """The leftmost row group with a tile left, -1 when the row is empty (R9)."""
         gs = self.group_start
         for i in range(len(gs) - 1):
             for s in range(gs[i], gs[i + 1]):
@@ -308,13 +317,14 @@ class Game:
         return -1
 
     def _scorable_districts(self):
+        """Open districts holding a commissioner; markers do not count (R13)."""
         return sorted({pos for pos in self.comm_pos if pos < NUM_DISTRICTS and not self.closed[pos]})
 
     def _compute_legal(self):
         dec = self.decision
         if dec == BID_DECISION:
             return auction.legal_bids(self)
-        if dec == MOVE_DECISION:
+        if dec == MOVE_DECISION:  # R6: either commissioner, closed districts jumped
             legal = []
             for c in (0, 1):
                 pos = self.comm_pos[c]
@@ -322,9 +332,9 @@ class Game:
                 for dest in destinations(pos, self.closed_mask):
                     legal.append(base + dest)
             return legal
-        if dec == DRAW_COLOR_DECISION:
+        if dec == DRAW_COLOR_DECISION:  # R14: a non-empty pile, not the color just taken
             return [DRAW_COLOR + c for c in range(NUM_COLORS) if self.piles[c] and c != self.first_draw]
-        if dec == CHOOSE_ACTION_DECISION:
+        if dec == CHOOSE_ACTION_DECISION:  # R13: A always; B needs a (tile, plot) pair; D a district
             legal = [CHOOSE_ACTION + ACTION_A]
             if self._active_group() >= 0 and self._shop_plots():
                 legal.append(CHOOSE_ACTION + ACTION_B)
@@ -342,7 +352,7 @@ class Game:
             return [SHOP_PLOT + plot for plot in self._shop_plots()]
         if dec == SCORE_DISTRICT_DECISION:
             return [SCORE_DISTRICT + d for d in self._scorable_districts()]
-        if dec == PLACE_START_DECISION:
+        if dec == PLACE_START_DECISION:  # R11: an empty colored plot in a district new to the seat
             owned = self.owned[self.actor]
             return [PLACE_START + plot for plot in range(NUM_PLOTS)
                     if self.plot_color[plot] >= 0 and owned[plot // PLOTS_PER_DISTRICT] < 0
@@ -357,12 +367,17 @@ class Game:
         return mask
 
     def describe(self, action):
+        """The readable name of an action id on this board (``engine.action_name``)."""
+        if action.__class__ is int and 0 <= action < NUM_ACTIONS:
+            return self._action_names[action]
         return action_name(action, self.plot_color)
 
     # ---- transitions --------------------------------------------------------------------
 
     def apply(self, action):
         """Play ``action`` for ``actor``; raises IllegalActionError (state untouched) if not legal."""
+        if action.__class__ is not int:
+            action = self._action_id(action)
         legal = self.legal_actions()
         if action not in legal:
             self._reject(action, legal)
@@ -401,9 +416,14 @@ class Game:
         elif dec == PLACE_START_DECISION:
             self._place_start(action - PLACE_START)
 
-    def _reject(self, action, legal):
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+    @staticmethod
+    def _action_id(action):
+        """A numpy integer as a plain int; anything else (bool, float, str, ...) is refused."""
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"an action is an int id in [0, {NUM_ACTIONS}), got {action!r}")
+        return int(action)
+
+    def _reject(self, action, legal):
         if not 0 <= action < NUM_ACTIONS:
             raise IllegalActionError(f"action id {action} is out of range [0, {NUM_ACTIONS})")
         if self.decision == GAME_OVER:
@@ -442,7 +462,7 @@ class Game:
             self._start_draw_phase()
         elif a == ACTION_B:
             self.decision = SHOP_TILE_DECISION
-        elif a == ACTION_C:
+        elif a == ACTION_C:  # one black card (R16: none from an empty pile), then the move
             v = self.draw_black()
             if v is not None:
                 self.hands[p][BLACK * 3 + v] += 1
@@ -468,13 +488,17 @@ class Game:
         self.plot_shops[plot].append(self.pending_tile)
         self.pending_tile = -1
         self.shops_placed += 1
-        scoring.special_scoring(self)
-        if self.shops_placed == 12:  # R27: the rest of the turn is skipped
+        scoring.special_scoring(self)  # R17: after the 3rd, 6th and 9th tile
+        # R27: the tile that empties the row (the 12th with the default groups) ends the
+        # game at once; the rest of the turn is skipped. "Row empty" is the rulebook's own
+        # wording and also holds for custom row_groups.
+        if self._active_group() < 0:
             self._end_game()
         else:
             self._start_draw_phase()
 
     def _score_district(self, d):
+        """Action D: score (R19), 2 black cards, then 1 to each seat with no skyscraper there (R15, R32)."""
         for p, vp in enumerate(scoring.district_scores(self, d)):
             self.scores[p] += vp
         active = self.active
@@ -505,12 +529,14 @@ class Game:
         self.decision = MOVE_DECISION
 
     def _move(self, c, dest):
+        """Move commissioner ``c``; Central Park -> City Hall runs that commissioner's auctions (R20)."""
         pos = self.comm_pos[c]
         if pos < NUM_DISTRICTS and not self.closed[pos]:
             self.markers[c][pos] = True  # R18
         self.comm_pos[c] = dest
         if dest == CITY_HALL:
             self.auc_comm = c
+            # R20: a trip leaves at most one marker per column, so id order is column (visit) order
             self.auc_queue = [d for d in range(NUM_DISTRICTS) if self.markers[c][d] and not self.closed[d]]
             self.auc_queue.append(CENTRAL_PARK)
             self._next_auction()
@@ -545,6 +571,7 @@ class Game:
         self.decision = BID_DECISION
 
     def _after_bid_turn(self):
+        """After a confirm or pass: go on, or pay (R16) and build / stop (R23, R24, R26)."""
         result = auction.after_turn(self)
         if result is None:
             return
@@ -575,7 +602,7 @@ class Game:
 
     def _end_auction(self):
         loc = self.auc_loc
-        if loc < NUM_DISTRICTS:
+        if loc < NUM_DISTRICTS:  # R20: the district's marker returns to City Hall
             self.markers[self.auc_comm][loc] = False
         if self.stops >= 2:  # R24, R27: the second stop ends the game once scored
             self._end_game()
@@ -595,8 +622,8 @@ class Game:
 
     # ---- saving, restoring, cloning ---------------------------------------------------
 
-    _DERIVED = ("config", "n", "has_alea", "plot_color", "neighbors", "color_plot", "shop_plot_of",
-                "group_start", "_legal", "rng", "board_token")
+    _DERIVED = ("config", "n", "has_alea", "plot_color", "_action_names", "neighbors", "color_plot",
+                "shop_plot_of", "group_start", "_legal", "rng", "board_token")
 
     def to_dict(self):
         """The whole game, hidden parts and the generator included, as JSON-compatible data."""

@@ -1,0 +1,194 @@
+"""A turn: actions A-D and their phases, drawing cards, the black pile (R13-R16, R32, R38)."""
+
+from fifthave_env.engine.cards import FACE_UP
+from fifthave_env.engine.game import CHOOSE_ACTION_DECISION, DRAW_COLOR_DECISION, MOVE_DECISION
+from rules_helpers import (
+    CENTRAL_PARK,
+    auction_round,
+    hand_of,
+    legal_names,
+    play,
+    plot_of,
+    put_shops,
+    put_skyscrapers,
+    set_hand,
+    stack_black,
+    stack_pile,
+    started_game,
+)
+
+
+def test_r13_action_a_takes_three_skyscrapers():
+    game = started_game(3)
+    play(game, "action A")
+    assert game.supply[0] == 9 and game.reserve[0] == 6
+    assert game.decision == DRAW_COLOR_DECISION
+
+
+def test_r13_action_a_takes_what_is_left_and_is_always_allowed():
+    game = started_game(3)
+    game.supply[0] = 2
+    play(game, "action A")
+    assert game.supply[0] == 0 and game.reserve[0] == 5
+    game = started_game(3)
+    game.supply[0] = 0
+    game.touch()
+    assert "action A" in legal_names(game)
+    play(game, "action A")
+    assert game.supply[0] == 0 and game.reserve[0] == 3
+
+
+def test_r13_action_b_needs_a_plot_that_can_take_a_shop():
+    game = started_game(3)
+    for plot in range(42):
+        if game.plot_color[plot] >= 0:
+            put_shops(game, plot, "boutique", "jeweler")
+    assert legal_names(game) == {"action A", "action C"}
+    put_shops(game, plot_of(game, 4, "green"), "gallery")  # one shop only: room for a second
+    assert "action B" in legal_names(game)
+
+
+def test_r13_action_d_needs_a_commissioner_in_an_open_district_markers_do_not_count():
+    game = started_game(3)
+    game.markers[0][2] = True  # a marker alone is not enough
+    game.touch()
+    assert "action D" not in legal_names(game)  # both commissioners in City Hall
+    game.comm_pos = [CENTRAL_PARK, 3]
+    game.touch()
+    assert "action D" in legal_names(game)
+    play(game, "action D")
+    assert legal_names(game) == {"score Times Square"}  # the other commissioner is in Central Park
+    game = started_game(3)
+    game.comm_pos = [3, 3]
+    game.closed[3] = True
+    game.closed_mask = 1 << 3
+    game.touch()
+    assert "action D" not in legal_names(game)  # a closed district is never scored
+
+
+def test_r14_two_cards_of_different_colors_one_after_the_other():
+    game = started_game(3)
+    stack_pile(game, "gray", 5, 4)
+    stack_pile(game, "green", 6, 4)
+    before = game.hands[0][:]
+    play(game, "action A", "draw gray")
+    assert game.decision == DRAW_COLOR_DECISION and game.actor == 0
+    assert "draw gray" not in legal_names(game)  # the second card has another color
+    assert {"draw brown", "draw violet", "draw orange", "draw green"} <= legal_names(game)
+    play(game, "draw green")
+    assert game.decision == MOVE_DECISION
+    gained = [game.hands[0][k] - before[k] for k in range(18)]
+    assert gained[0 * 3 + 1] == 1 and gained[4 * 3 + 2] == 1 and sum(gained) == 2  # gray 5, green 6
+    assert game.piles[0] == [0] and game.piles[4] == [0]
+
+
+def test_r14_empty_piles_cannot_be_drawn_and_one_pile_gives_one_card():
+    game = started_game(3)
+    for color in ("gray", "brown", "violet", "orange"):
+        stack_pile(game, color)
+    stack_pile(game, "green", 5, 6)
+    play(game, "action A")
+    assert legal_names(game) == {"draw green"}
+    play(game, "draw green")
+    assert game.decision == MOVE_DECISION  # only one card: the other piles are empty
+    assert game.piles[4] == [2]
+
+
+def test_r38_phase_two_skipped_when_every_colored_pile_is_empty():
+    game = started_game(3)
+    for color in ("gray", "brown", "violet", "orange", "green"):
+        stack_pile(game, color)
+    hand = game.hands[0][:]
+    play(game, "action A")
+    assert game.decision == MOVE_DECISION and game.hands[0] == hand
+
+
+def test_r15_action_d_scores_then_black_cards_in_turn_order_from_the_active_player():
+    game = started_game(3)
+    game.comm_pos = [2, 8]
+    put_skyscrapers(game, 2, plot_of(game, 2, "gray"), 1)  # only seat 2 builds in 42nd St West
+    set_hand(game, 0)
+    set_hand(game, 1)
+    set_hand(game, 2)
+    game.active = game.actor = 1
+    game.touch()
+    stack_black(game, 4, 5, 6, 4, 5)
+    play(game, "action D", "score 42nd St West")
+    # active seat 1: 2 cards, then seat 1 (none there) 1, seat 2 has one: skipped, seat 0 1
+    assert hand_of(game, 1) == ["black 4", "black 5", "black 6"]
+    assert hand_of(game, 2) == []
+    assert hand_of(game, 0) == ["black 4"]
+    assert game.scores == [0, 0, 1]  # the skyscraper with no shop beside it scores 1
+    assert game.decision == MOVE_DECISION and game.final_move
+
+
+def test_r15_rulebook_example_blue_takes_three_green_one():
+    # p. 9, fig. 01: Blue scores a district where he has no skyscraper: 2 + 1 cards; Green, also
+    # without one there, 1; Red and Yellow have skyscrapers there and draw nothing.
+    blue, red, yellow = 0, 2, 3  # Green is seat 1
+    game = started_game(4)
+    game.comm_pos = [5, 8]
+    put_skyscrapers(game, red, plot_of(game, 5, "gray"), 1)
+    put_skyscrapers(game, yellow, plot_of(game, 5, "green"), 2)
+    sizes = [sum(h) for h in game.hands]
+    play(game, "action D", "score 52nd St West")
+    assert [sum(h) - s for h, s in zip(game.hands, sizes)] == [3, 1, 0, 0]
+    assert game.actor == blue and game.decision == MOVE_DECISION
+
+
+def test_r32_action_d_where_nobody_built_active_three_others_one():
+    game = started_game(4)
+    game.comm_pos = [8, 6]
+    sizes = [sum(h) for h in game.hands]
+    play(game, "action D", "score 52nd St East")
+    assert [sum(h) - s for h, s in zip(game.hands, sizes)] == [3, 1, 1, 1]
+    assert game.scores == [0, 0, 0, 0]
+
+
+def test_r16_empty_black_pile_gives_nothing():
+    game = started_game(3)
+    stack_black(game)
+    hand = game.hands[0][:]
+    play(game, "action C")
+    assert game.hands[0] == hand and game.decision == MOVE_DECISION
+    game = started_game(3)
+    stack_black(game)
+    game.comm_pos = [6, 8]
+    game.touch()
+    hands = [h[:] for h in game.hands]
+    play(game, "action D", "score 52nd St East")
+    assert game.hands == hands
+
+
+def test_r16_winner_cards_go_face_up_under_their_piles_and_reshuffle_when_reached():
+    game = started_game(3)
+    set_hand(game, 0, "gray 4", "black 6")
+    set_hand(game, 1)
+    set_hand(game, 2)
+    stack_black(game, 5)
+    stack_pile(game, "gray", 6)
+    stack_pile(game, "brown", 5)
+    auction_round(game, 0, [])  # Central Park only
+    play(game, "bid gray 4", "bid black 6", "confirm bid", "pass", "pass", "build 0")
+    # the gray 4 lies face up at the bottom of the gray pile, known to all (R31)
+    assert game.piles[0] == [0, 2] and game.pile_known[0] == 1
+    # the black 6 lies face up under the single face-down 5
+    assert game.black == [2 + 3 * FACE_UP, 1] and game.black_faceup == 1
+    assert game.decision == CHOOSE_ACTION_DECISION and game.actor == 1
+    play(game, "action C")  # draws the face-down 5
+    assert hand_of(game, 1) == ["black 5"] and game.black == [2 + 3 * FACE_UP]
+    play(game, "move white -> 34th St West", "draw gray", "draw brown", "move white -> 42nd St West")
+    assert hand_of(game, 1) == ["black 5", "brown 5", "gray 6"]
+    play(game, "action C")  # the next card is face up: the pile is shuffled face down first
+    assert hand_of(game, 2) == ["black 6"]
+    assert game.black == [] and game.black_faceup == 0 and game.black_seen == [0, 0, 0]
+
+
+def test_r16_colored_piles_are_never_shuffled():
+    game = started_game(3)
+    set_hand(game, 0, "violet 5", "violet 6")
+    stack_pile(game, "violet", 4, 4)
+    auction_round(game, 0, [])
+    play(game, "bid violet 5", "bid violet 6", "confirm bid", "pass", "pass", "build 1")
+    # bottom first: the cards paid went under the two 4s, in a fixed order (value 5 then 6 inserted)
+    assert game.piles[2] == [2, 1, 0, 0] and game.pile_known[2] == 2
