@@ -6,6 +6,7 @@ Run: ``.venv/bin/python scripts/benchmark.py [--seconds 3] [--configs 4x5,2x6]``
 observation and mask / ``step``), one random legal action per decision. Engine loop:
 ``Game.legal_actions()`` / ``Game.apply()`` only. When PettingZoo's ``connect_four_v3``
 imports (it needs pygame: ``pip install pygame``), the same env loop runs on it for scale.
+Agents: mean time of one ``act`` call of each scripted agent, 4 players (``--agents``).
 Single process, so one core.
 """
 
@@ -53,10 +54,33 @@ def engine_rate(config, seconds, seed=0):
     return decisions / (time.perf_counter() - start), games
 
 
+def agent_act_time(agent_class, games, seed=0):
+    """Mean seconds per ``act`` call of ``agent_class`` filling every seat of 4-player games."""
+    seconds, calls = 0.0, 0
+    for game_seed in range(seed, seed + games):
+        env = fifth_avenue_v0.env(num_players=4)
+        env.reset(seed=game_seed)
+        agents = [agent_class() for _ in range(4)]
+        for seat, agent in enumerate(agents):
+            agent.reset(env.unwrapped.config, seat, np.random.default_rng(seat))
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            start = time.perf_counter()
+            action = agents[env.unwrapped.game.actor].act(obs["observation"], obs["action_mask"])
+            seconds += time.perf_counter() - start
+            calls += 1
+            env.step(action)
+    return seconds / calls
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     parser.add_argument("--configs", default="2x5,2x6,3x5,3x6,4x5,4x6", help="PLAYERSxPLOTS, comma separated")
+    parser.add_argument("--agents", action="store_true", help="also time the scripted agents' act()")
     args = parser.parse_args(argv)
     reference = None
     try:
@@ -75,6 +99,11 @@ def main(argv=None):
         per_game = eng_dps * args.seconds / max(games, 1)
         ratio = f"  {env_dps / reference:8.1f}x" if reference else ""
         print(f"{spec:8} {env_dps:12,.0f} {eng_dps:13,.0f} {per_game:15,.0f}{ratio}")
+    if args.agents:
+        from agents import GreedyAgent, HeuristicAgent, RandomAgent
+
+        for agent_class in (RandomAgent, GreedyAgent, HeuristicAgent):
+            print(f"{agent_class.__name__:15} act(): {agent_act_time(agent_class, games=5) * 1e3:.3f} ms per call")
 
 
 if __name__ == "__main__":

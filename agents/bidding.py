@@ -1,0 +1,211 @@
+"""Bidding strategies: the pluggable auction part of :class:`agents.heuristic.HeuristicAgent`.
+
+An auction decision reaches a strategy as an :class:`AuctionSituation`: the
+seat's view, and ``worth(b)``, what winning and building ``b`` skyscrapers is
+worth to the player in card points (the agent's valuation; ``b = 0`` is the
+value of a building stop where one is possible). The strategy answers with the
+cards to add this bidding turn (a list of card kinds) or ``None`` to pass.
+The agent then lays those cards one by one and confirms.
+
+Every strategy spends the cheapest set of cards that beats the high bid under
+its limit (:func:`cheapest_raise`); colored cards go before black ones, since
+black cards serve in every auction. Among the builds it can afford (a bid with a
+"5" builds at most 2, with a "6" only 1, R1) it picks the one whose worth
+exceeds the cards' total the most. A new strategy subclasses
+:class:`BiddingStrategy` and sets ``name`` and ``limit`` (optionally
+``opening_target``, or all of ``plan``); pass an instance as
+``HeuristicAgent(bidding=...)``. The named strategies (``BIDDING_STRATEGIES``):
+
+``value``
+    Bids up to the full worth of the best build, raising by the least possible.
+``conservative``
+    Bids up to 60% of the worth and never more than half the card points in
+    hand; it lets expensive auctions go and keeps a hand for later.
+``aggressive``
+    Bids up to 140% of the worth and opens with a jump to 70% of its limit,
+    so that cheap bids by the others are shut out early.
+``hoarder``
+    Hoards black cards: bids with colored cards only (up to the worth) until it
+    holds at least ``strike_black`` black cards (8), then strikes in the next
+    auction worth at least ``strike_worth`` points (20), with everything up to
+    twice the worth (smaller auctions then get up to 80% of their worth).
+"""
+
+from dataclasses import dataclass
+from typing import Callable
+
+from fifthave_env.engine.cards import BLACK, KIND_LIMIT, KIND_VALUE, NUM_KINDS
+
+from .view import SeatView
+
+
+@dataclass
+class AuctionSituation:
+    view: SeatView
+    worth: Callable[[int], float]
+    """Card points that winning is worth when building ``b`` skyscrapers (0: a stop, if possible)."""
+    build_options: tuple
+    """The build counts worth considering (e.g. (1, 2, 3) with 3 in reserve; (0,) for a forced stop)."""
+    colors: tuple
+    """The colors worth opening with (a subset of the allowed ones; ignored once a color is laid)."""
+
+
+def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
+    """The cheapest cards to add (kinds) so the added value is at least ``need``.
+
+    ``table`` holds the cards already laid in this auction (they fix the color
+    and count toward nothing here: ``need`` is what must still be added).
+    ``colors`` are the colors the first card may have if nothing is laid yet.
+    Only cards whose building limit is at least ``min_limit`` are used. The
+    cheapest is the least total value, then the fewest cards; None if no set works.
+    """
+    laid_color = next((k // 3 for k in range(BLACK * 3) if table[k]), -1)
+    options = [laid_color] if laid_color >= 0 else list(colors)
+    best = None
+    for color in options:
+        colored = [hand[color * 3 + v] if KIND_LIMIT[v] >= min_limit else 0 for v in range(3)]
+        if laid_color < 0 and not any(colored):
+            continue
+        black = [hand[BLACK * 3 + v] if use_black and KIND_LIMIT[v] >= min_limit else 0 for v in range(3)]
+        avail = [colored[v] + black[v] for v in range(3)]
+        for n6 in range(avail[2] + 1):
+            for n5 in range(avail[1] + 1):
+                rest = need - 6 * n6 - 5 * n5
+                n4 = max(0, -(-rest // 4))
+                if n4 > avail[0]:
+                    continue
+                counts = (n4, n5, n6)
+                total = 4 * n4 + 5 * n5 + 6 * n6
+                cards = n4 + n5 + n6
+                if laid_color < 0 and not any(min(counts[v], colored[v]) for v in range(3)):
+                    continue  # the opening card must be colored
+                if need > 0 and cards == 0:
+                    continue
+                key = (total, cards)
+                if best is None or key < best[0]:
+                    best = (key, color, counts, colored)
+                if rest <= 0:
+                    break  # more fives only cost more
+    if best is None:
+        return None
+    _, color, counts, colored = best
+    kinds = []
+    for v in range(3):
+        from_colored = min(counts[v], colored[v])
+        kinds += [color * 3 + v] * from_colored + [BLACK * 3 + v] * (counts[v] - from_colored)
+    return kinds
+
+
+def table_total(cards):
+    return sum(KIND_VALUE[k] * cards[k] for k in range(NUM_KINDS) if cards[k])
+
+
+def table_limit(cards):
+    return min([KIND_LIMIT[k] for k in range(NUM_KINDS) if cards[k]], default=3)
+
+
+class BiddingStrategy:
+    """Base: bid for the build with the best worth whose cheapest raise fits the limit."""
+
+    name = "base"
+    use_black = True
+
+    def limit(self, situation, worth):
+        """The most card points this strategy lets lie on the table for ``worth``."""
+        raise NotImplementedError
+
+    def opening_target(self, situation, limit):
+        """The total to reach on the first bid of an auction (default: just above the high bid)."""
+        return situation.view.high_bid + 1
+
+    def plan(self, situation):
+        """The cards to add this turn, or None to pass."""
+        view = situation.view
+        table = view.my_table_cards
+        laid = table_total(table)
+        hand = view.hand
+        colors = [view.my_bid_color] if view.my_bid_color >= 0 else situation.colors
+        best = None
+        for b in situation.build_options:
+            worth = situation.worth(b)
+            if worth <= 0:
+                continue
+            limit = self.limit(situation, worth)
+            min_limit = max(b, 1)
+            if table_limit(table) < min_limit:
+                continue
+            target = view.high_bid + 1
+            if laid == 0:
+                target = max(target, min(int(self.opening_target(situation, limit)), int(limit)))
+            kinds = cheapest_raise(hand, table, colors, target - laid, min_limit, self.use_black)
+            if kinds is None:
+                continue
+            total = laid + sum(KIND_VALUE[k] for k in kinds)
+            if total > limit:
+                continue
+            key = (worth - total, -total)
+            if best is None or key > best[0]:
+                best = (key, kinds)
+        return None if best is None else best[1]
+
+
+class ValueBidding(BiddingStrategy):
+    name = "value"
+
+    def limit(self, situation, worth):
+        return worth
+
+
+class ConservativeBidding(BiddingStrategy):
+    name = "conservative"
+
+    def limit(self, situation, worth):
+        in_hand = table_total(situation.view.hand) + table_total(situation.view.my_table_cards)
+        return min(0.6 * worth, 0.5 * in_hand)
+
+
+class AggressiveBidding(BiddingStrategy):
+    name = "aggressive"
+
+    def limit(self, situation, worth):
+        return 1.4 * worth
+
+    def opening_target(self, situation, limit):
+        return 0.7 * limit
+
+
+class HoarderBidding(BiddingStrategy):
+    name = "hoarder"
+
+    def __init__(self, strike_black=8, strike_worth=20):
+        self.strike_black = strike_black
+        self.strike_worth = strike_worth
+
+    def striking(self, situation):
+        hand = situation.view.hand
+        return sum(hand[BLACK * 3:]) >= self.strike_black
+
+    def plan(self, situation):
+        self.use_black = self.striking(situation)
+        return super().plan(situation)
+
+    def limit(self, situation, worth):
+        if self.use_black:
+            return 2 * worth if worth >= self.strike_worth else 0.8 * worth
+        return worth
+
+
+BIDDING_STRATEGIES = {
+    cls.name: cls for cls in (ValueBidding, ConservativeBidding, AggressiveBidding, HoarderBidding)
+}
+
+
+def make_bidding(strategy):
+    """A strategy instance from a name in ``BIDDING_STRATEGIES`` or an instance (returned as is)."""
+    if isinstance(strategy, BiddingStrategy):
+        return strategy
+    try:
+        return BIDDING_STRATEGIES[strategy]()
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown bidding strategy {strategy!r}; "
+                         f"choose one of {', '.join(BIDDING_STRATEGIES)} or pass a BiddingStrategy") from None

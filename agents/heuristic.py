@@ -1,0 +1,286 @@
+"""HeuristicAgent: plays the way the rulebook's tips describe, with pluggable bidding.
+
+Per decision (all from the seat's own observation, via :class:`agents.view.SeatView`):
+
+- starting skyscrapers: next to the starting shops (the rulebook's tip), with
+  room for more shops beside them, and the second one in a district next to the
+  first along the commissioners' routes ("near its neighbours"), so that one
+  commissioner trip serves both;
+- actions: D when scoring a district there gains it at least ``score_margin`` VP
+  more than the best other player (the rulebook's tip); B when a shop beside its
+  own skyscrapers gains enough, a threshold that falls as the game goes on
+  (shops late rather than early, when the others can no longer build beside
+  them), or, leading by ``hurry_lead`` VP (projected), to hurry the end of the
+  game (12 tiles), or when placing the 12th tile ends a game it leads; A when its reserve
+  runs low; C otherwise (a black card and an extra commissioner move);
+- colored cards: the colors of its own plots and of the empty plots it wants,
+  weighted by what those plots are worth and by how few such cards it holds;
+- commissioners: toward districts where it is stronger than the others (an
+  auction there favours it) and home to City Hall when the auctions it triggers
+  favour it and its hand is strong;
+- auctions: it values a win as the expected VP of the skyscrapers it could build
+  (their plot's shops now, the shops likely to come, the chance the district is
+  scored again) or of the building stop, converted to card points with
+  ``points_per_vp``; the bidding strategy (see :mod:`agents.bidding`) decides
+  how much of that value to bid and how;
+- building: as many skyscrapers as it may, unless a building stop is worth more
+  (also when the stop ends a game it leads).
+"""
+
+from fifthave_env.engine.actions import (
+    BID_ADD,
+    BID_CONFIRM,
+    BID_PASS,
+    BUILD,
+    CHOOSE_ACTION,
+    DECLARE_STOP,
+    DRAW_COLOR,
+    MOVE,
+    PLACE_START,
+    SCORE_DISTRICT,
+    SHOP_PLOT,
+    SHOP_TILE,
+)
+from fifthave_env.engine.board import CENTRAL_PARK, CITY_HALL, NUM_DISTRICTS, NUM_LOCATIONS, PLOTS_PER_DISTRICT
+from fifthave_env.engine.cards import NUM_COLORS
+from fifthave_env.engine import game as G
+from fifthave_env.engine.scoring import SPECIAL_SCORING
+
+from .bidding import AuctionSituation, make_bidding
+from .valuation import (
+    auction_interest,
+    central_park_value,
+    district_margin,
+    expected_plot_value,
+    expected_scorings,
+    projected_margin,
+    relative,
+    route_neighbours,
+    shop_gain,
+    shop_plots,
+    stop_value,
+)
+from .view import SeatView
+
+ACTION_A, ACTION_B, ACTION_C, ACTION_D = (CHOOSE_ACTION + i for i in range(4))
+TIE_NOISE = 1e-3  # random tie-breaking between equally good choices
+
+
+class HeuristicAgent:
+    """A rule-of-thumb player; ``bidding`` is a name from ``agents.bidding.BIDDING_STRATEGIES`` or a strategy."""
+
+    def __init__(self, bidding="value", points_per_vp=2.0, score_margin=2, hurry_lead=15, name=None):
+        self.bidding = make_bidding(bidding)
+        self.points_per_vp = points_per_vp
+        self.score_margin = score_margin
+        self.hurry_lead = hurry_lead
+        self.name = name or ("heuristic" if self.bidding.name == "value" else f"heuristic-{self.bidding.name}")
+        self.config = None
+        self.rng = None
+        self._pending = None  # cards still to lay in the current bidding turn
+        self._handlers = {
+            G.PLACE_START_DECISION: self._place_start,
+            G.CHOOSE_ACTION_DECISION: self._choose_action,
+            G.SHOP_TILE_DECISION: self._shop_tile,
+            G.SHOP_PLOT_DECISION: self._shop_plot,
+            G.DRAW_COLOR_DECISION: self._draw_color,
+            G.MOVE_DECISION: self._move,
+            G.SCORE_DISTRICT_DECISION: self._score_district,
+            G.BID_DECISION: self._bid,
+            G.BUILD_DECISION: self._build,
+        }
+
+    def reset(self, config, seat, rng):
+        self.config = config
+        self.rng = rng
+        self._pending = None
+
+    def act(self, observation, action_mask):
+        view = SeatView(observation, action_mask, self.config)
+        legal = view.legal
+        if not legal:
+            raise ValueError(f"{self.name} was asked to act with no legal action (all-zero action mask)")
+        if len(legal) == 1 and view.decision != G.BID_DECISION:
+            return legal[0]
+        return self._handlers[view.decision](view)
+
+    def _best(self, scored):
+        """The choice with the highest score; ties broken at random. ``scored``: (score, action) pairs."""
+        noise = self.rng.random(len(scored)) * TIE_NOISE
+        return max(zip(scored, noise), key=lambda item: item[0][0] + item[1])[0][1]
+
+    # ---- setup and turn choices ---------------------------------------------------------
+
+    def _place_start(self, view):
+        mine = {d for d in range(NUM_DISTRICTS) if view.my_plot(d) >= 0}
+        near = set().union(*(route_neighbours(d) for d in mine)) if mine else set()
+        scored = []
+        for a in view.legal:
+            plot = a - PLACE_START
+            d = plot // PLOTS_PER_DISTRICT
+            score = 2 * view.plot_value(plot) + expected_plot_value(view, plot) + (1.0 if d in near else 0.0)
+            scored.append((score, a))
+        return self._best(scored)
+
+    def _choose_action(self, view):
+        legal = view.legal
+        if ACTION_D in legal:
+            margin = max(district_margin(view, d) for d in self._scorable(view))
+            if margin >= self.score_margin:
+                return ACTION_D
+        if ACTION_B in legal:
+            gain = self._best_shop(view, view.active_tiles)
+            lead = projected_margin(view)
+            if round(view.progress_shops * 12) == 11 and lead > 0:
+                return ACTION_B  # the 12th tile ends a game it leads (R27)
+            if gain >= 1.0 + 4.0 * (1.0 - view.progress) or (lead >= self.hurry_lead and gain >= 0):
+                return ACTION_B  # or hurry the end (12 tiles) while ahead
+        if view.reserve[0] <= 1 and view.supply[0] > 0:
+            return ACTION_A
+        return ACTION_C
+
+    def _scorable(self, view):
+        return sorted({loc for loc in view.commissioner_at if loc < NUM_DISTRICTS and not view.closed[loc]})
+
+    def _score_district(self, view):
+        return self._best([(district_margin(view, a - SCORE_DISTRICT), a) for a in view.legal])
+
+    # ---- shops ---------------------------------------------------------------------------
+
+    def _special_gain(self, view):
+        """Relative VP of the special scoring the next tile would trigger (R17)."""
+        rule = SPECIAL_SCORING.get(round(view.progress_shops * 12) + 1)
+        if rule is None:
+            return 0.0
+        needed, vp = rule
+        return relative(view, [vp if owned >= needed else 0 for owned in view.districts_owned])
+
+    def _best_shop(self, view, tiles):
+        """The relative VP gain of the best shop placement of one of ``tiles`` (special scoring included)."""
+        plots = shop_plots(view)
+        best = max((shop_gain(view, plot, t) for t in tiles for plot in plots), default=float("-inf"))
+        return best + self._special_gain(view)
+
+    def _shop_tile(self, view):
+        tiles = [a - SHOP_TILE for a in view.legal]
+        scored = [(self._best_shop(view, [t]), SHOP_TILE + t) for t in tiles]
+        return self._best(scored)
+
+    def _shop_plot(self, view):
+        tile = view.pending_tile
+        return self._best([(shop_gain(view, a - SHOP_PLOT, tile), a) for a in view.legal])
+
+    # ---- cards ---------------------------------------------------------------------------
+
+    def _draw_color(self, view):
+        demand = [0.0] * NUM_COLORS
+        colors = view.tables.plot_color
+        for d in range(NUM_DISTRICTS):
+            if view.closed[d]:
+                continue
+            mine = view.my_plot(d)
+            if mine >= 0:
+                demand[colors[mine]] += expected_plot_value(view, mine) * expected_scorings(view, d)
+            else:
+                for plot in view.tables.district_plots[d]:
+                    if view.is_empty(plot):
+                        demand[colors[plot]] += 0.3 * expected_plot_value(view, plot)
+        held = view.hand_colors[0]
+        scored = []
+        for a in view.legal:
+            c = a - DRAW_COLOR
+            top = view.pile_top[c]
+            scored.append((demand[c] / (1 + held[c]) + 0.1 * top, a))
+        return self._best(scored)
+
+    # ---- commissioners -------------------------------------------------------------------
+
+    def _move(self, view):
+        interest = [auction_interest(view, d) for d in range(NUM_DISTRICTS)]
+        strength = view.hand_points[0] - max(view.hand_points[1:])
+        scored = []
+        for a in view.legal:
+            c, dest = divmod(a - MOVE, NUM_LOCATIONS)
+            pos = view.commissioner_at[c]
+            markers = [d for d in range(NUM_DISTRICTS) if view.markers[c][d] and not view.closed[d]]
+            score = 0.0
+            if pos < NUM_DISTRICTS and not view.closed[pos] and pos not in markers:
+                score += interest[pos]
+                markers.append(pos)
+            if dest == CITY_HALL:
+                score += sum(interest[d] for d in markers) + 0.2 * strength
+            elif dest < NUM_DISTRICTS:
+                score += 0.5 * interest[dest] + 0.3 * district_margin(view, dest)
+            scored.append((score, a))
+        return self._best(scored)
+
+    # ---- auctions ------------------------------------------------------------------------
+
+    def _bid(self, view):
+        pending = self._pending
+        if pending is None:
+            pending = self._pending = self._plan_bid(view)
+        if pending is None:
+            return self._finish_bid(BID_PASS)
+        while pending:
+            action = BID_ADD + pending.pop(0)
+            if view.mask[action]:
+                return action
+        if view.mask[BID_CONFIRM]:
+            return self._finish_bid(BID_CONFIRM)
+        return self._finish_bid(BID_PASS)  # the plan fell short (cannot happen with a correct plan)
+
+    def _finish_bid(self, action):
+        self._pending = None
+        return action
+
+    def _plan_bid(self, view):
+        loc = view.auction_location
+        ppv = self.points_per_vp
+        allowed = tuple(view.allowed_colors)
+        builds = tuple(range(1, min(3, view.reserve[0]) + 1))
+        if loc == CENTRAL_PARK:
+            per = central_park_value(view)
+            return self.bidding.plan(AuctionSituation(view, lambda b: ppv * b * per, builds, allowed))
+        plot = view.my_plot(loc)
+        future = expected_scorings(view, loc)
+        colors = allowed
+        if plot >= 0:
+            per = expected_plot_value(view, plot) * future
+        else:
+            plot_color = view.tables.plot_color
+            values = {p: expected_plot_value(view, p) for p in view.tables.district_plots[loc]
+                      if view.is_empty(p) and plot_color[p] in allowed}
+            best = max(values.values(), default=0.0)
+            colors = tuple(plot_color[p] for p, value in values.items() if value >= 0.8 * best) or allowed
+            per = best * future + self._new_district_bonus(view)
+        if view.auction_full:
+            stop = stop_value(view, loc)
+            options = (0,) + (builds if plot >= 0 else ())
+
+            def worth(b):
+                return ppv * (b * per if b else stop)
+        else:
+            options = builds
+
+            def worth(b):
+                return ppv * b * per
+        return self.bidding.plan(AuctionSituation(view, worth, options, colors))
+
+    def _new_district_bonus(self, view):
+        """A first plot in a new district counts toward the special scorings still to come (R17)."""
+        owned = view.districts_owned[0] + 1
+        placed = round(view.progress_shops * 12)
+        return sum(0.5 * vp for tiles, (needed, vp) in SPECIAL_SCORING.items() if placed < tiles and owned == needed)
+
+    def _build(self, view):
+        builds = [a - BUILD for a in view.legal if a != DECLARE_STOP]
+        if DECLARE_STOP not in view.legal:
+            return BUILD + max(builds)
+        if not builds:
+            return DECLARE_STOP
+        d = view.auction_location
+        if view.stops == 1:  # this stop would end the game (R27)
+            return DECLARE_STOP if projected_margin(view) + stop_value(view, d) > 0 else BUILD + max(builds)
+        build = max(builds) * expected_plot_value(view, view.my_plot(d)) * expected_scorings(view, d)
+        return DECLARE_STOP if stop_value(view, d) > build else BUILD + max(builds)

@@ -1,0 +1,165 @@
+"""Play Fifth Avenue in a terminal against scripted agents.
+
+``fifthave-play --seat 0 --opponents heuristic greedy random --board 5 --seed 1``
+
+You see the board (the ansi picture) and your own hand before each of your
+decisions, and the legal actions as a numbered list of readable names. Answer
+with the number, the full name (``draw gray``) or any part of a name that
+matches one legal action only (``gray``); ``board`` shows the board again,
+``help`` explains, ``quit`` (or end of input) leaves. A wrong answer is
+explained and asked again. The opponents' actions are printed as they happen.
+The game runs through the PettingZoo env, so agents see only their own seat.
+"""
+
+import argparse
+
+import numpy as np
+
+from fifthave_env import fifth_avenue_v0
+from fifthave_env.engine.game import CHOOSE_ACTION_DECISION
+from fifthave_env.render_text import render_text
+
+from .tournament import AGENT_FACTORIES, agent_factory
+
+CHOICE_HELP = {
+    "action A": "take 3 skyscrapers into your reserve, draw 2 colored cards, move a commissioner",
+    "action B": "place a shop, draw 2 colored cards, move a commissioner",
+    "action C": "draw a black card, move a commissioner, draw 2 colored cards, move a commissioner",
+    "action D": "score a district holding a commissioner, draw black cards, move a commissioner",
+}
+HELP = ("Answer with the number of an action, its full name, or a part of its name that matches only one "
+        "legal action. Other words: 'board' (show the board again), 'help', 'quit'.")
+
+
+class QuitGame(Exception):
+    """The player left the game."""
+
+
+def match_action(answer, legal, names):
+    """The action id ``answer`` picks among ``legal`` (with readable ``names``), or a ValueError saying why not."""
+    text = answer.strip().lower()
+    if not text:
+        raise ValueError(f"please type a number from 1 to {len(legal)} or an action name")
+    if text.isdigit():
+        index = int(text)
+        if 1 <= index <= len(legal):
+            return legal[index - 1]
+        raise ValueError(f"{index} is not in the list: type a number from 1 to {len(legal)}")
+    lowered = [name.lower() for name in names]
+    if text in lowered:
+        return legal[lowered.index(text)]
+    hits = [a for a, name in zip(legal, lowered) if text in name]
+    if len(hits) == 1:
+        return hits[0]
+    if hits:
+        options = ", ".join(repr(names[legal.index(a)]) for a in hits[:6])
+        raise ValueError(f"{answer.strip()!r} matches several actions ({options}); be more precise")
+    raise ValueError(f"{answer.strip()!r} is not a legal action now; type a number from 1 to {len(legal)} "
+                     f"or a name such as {names[0]!r}")
+
+
+def ask(legal, names, read, write, show_board):
+    """Ask until the answer names one legal action; returns its id."""
+    for i, name in enumerate(names, 1):
+        extra = CHOICE_HELP.get(name)
+        write(f"  {i:2d}) {name}" + (f"  - {extra}" if extra else ""))
+    while True:
+        try:
+            answer = read("your choice> ")
+        except EOFError:
+            raise QuitGame() from None
+        word = answer.strip().lower()
+        if word in ("quit", "exit"):
+            raise QuitGame()
+        if word == "help":
+            write(HELP)
+            continue
+        if word == "board":
+            show_board()
+            continue
+        try:
+            return match_action(answer, legal, names)
+        except ValueError as error:
+            write(f"  {error}")
+
+
+def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write=print):
+    """Play one game in the terminal; returns the final scores (None if the player quit)."""
+    num_players = len(opponents) + 1
+    if num_players not in (2, 3, 4):
+        raise ValueError(f"choose 1 to 3 opponents (2-4 players), got {len(opponents)}")
+    if not 0 <= seat < num_players:
+        raise ValueError(f"seat must be 0..{num_players - 1} for {num_players} players, got {seat}")
+    env = fifth_avenue_v0.env(num_players=num_players, board=board)
+    env.reset(seed=seed)
+    game = env.unwrapped.game
+    seed_seq = np.random.SeedSequence(seed)
+    others = [s for s in range(num_players) if s != seat]
+    agents = {}
+    for s, name, child in zip(others, opponents, seed_seq.spawn(len(others))):
+        agents[s] = agent_factory(name)()
+        agents[s].reset(env.unwrapped.config, s, np.random.default_rng(child))
+    write(f"You are seat {seat}. Opponents: " + ", ".join(f"seat {s} {agents[s].name}" for s in others))
+    write(HELP)
+
+    def show_board():
+        write(render_text(game, seat=seat))
+
+    last_shown = None
+    others_acted = True
+    try:
+        for name in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            actor = game.actor
+            if actor != seat:
+                action = int(agents[actor].act(observation["observation"], observation["action_mask"]))
+                write(f"  seat {actor} ({agents[actor].name}): {env.action_name(action)}")
+                env.step(action)
+                others_acted = True
+                continue
+            # The board again whenever something new happened; not after each card of one's own bid.
+            moment = (game.turn, game.decision, game.auc_loc)
+            if moment != last_shown or others_acted:
+                write("")
+                show_board()
+                last_shown, others_acted = moment, False
+            if game.decision == CHOOSE_ACTION_DECISION:
+                write(f"Your turn (turn {game.turn}). Choose an action:")
+            legal = np.flatnonzero(observation["action_mask"]).tolist()
+            names = [env.action_name(a) for a in legal]
+            env.step(ask(legal, names, read, write, show_board))
+    except QuitGame:
+        write("You left the game.")
+        return None
+    write("")
+    show_board()
+    scores = list(game.scores)
+    write("Final scores: " + ", ".join(f"seat {s}{' (you)' if s == seat else ''} {v}" for s, v in enumerate(scores)))
+    write("Winner(s): " + ", ".join(f"seat {s}" for s in game.winners))
+    return scores
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Play Fifth Avenue in the terminal against scripted agents.",
+                                     epilog=f"agents: {', '.join(AGENT_FACTORIES)}")
+    parser.add_argument("--seat", type=int, default=0, help="your seat (0 starts)")
+    parser.add_argument("--opponents", nargs="+", default=["heuristic", "heuristic", "heuristic"],
+                        help="1-3 agent names, one per other seat in seat order")
+    parser.add_argument("--board", type=int, default=5, choices=(5, 6))
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args(argv)
+    try:
+        for name in args.opponents:
+            agent_factory(name)
+        play(seat=args.seat, opponents=args.opponents, board=args.board, seed=args.seed)
+    except ValueError as error:
+        parser.error(str(error))
+    except KeyboardInterrupt:
+        print("\nYou left the game.")
+
+
+if __name__ == "__main__":
+    main()

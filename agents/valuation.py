@@ -1,0 +1,146 @@
+"""Estimates the scripted agents share: what plots, shops, stops and auctions are worth.
+
+All functions read a :class:`agents.view.SeatView` only. Values are in VP and,
+where they say *relative*, count the viewer's gain minus the mean gain of the
+other seats (so a move that helps everyone equally is worth nothing).
+"""
+
+from fifthave_env.engine.board import (
+    CENTRAL_PARK,
+    NUM_DISTRICTS,
+    PLOTS_PER_DISTRICT,
+    POPCOUNT4,
+    SUCCESSORS,
+    VP_BY_SHOP_TYPES,
+)
+
+from .view import SeatView
+
+# Tuning constants (chosen by hand and checked in tournaments, results/tournament/README.md).
+EXTRA_SCORINGS_EARLY = 0.8  # district scorings expected besides the final one, at the start of the game
+CROWDED_DISCOUNT = 0.8  # a district with at most one empty plot may soon see a building stop
+SHOP_GROWTH = 0.35  # chance per free neighbouring shop slot that a new shop type arrives
+
+
+def expected_scorings(view: SeatView, d):
+    """How many more times district ``d`` is likely to be scored (the final scoring counts as one)."""
+    if view.closed[d]:
+        return 0.0
+    e = 1.0 + EXTRA_SCORINGS_EARLY * (1.0 - view.progress)
+    if sum(1 for plot in view.tables.district_plots[d] if view.is_empty(plot)) <= 1:
+        e *= CROWDED_DISCOUNT
+    return e
+
+
+def can_take_shop(view: SeatView, plot):
+    return not view.height[plot] and view.shop_count[plot] < 2 and not view.closed[plot // PLOTS_PER_DISTRICT]
+
+
+def expected_plot_value(view: SeatView, plot):
+    """VP one skyscraper on ``plot`` is likely to score: its value now plus the shops that may still come."""
+    a, b = view.tables.neighbors[plot]
+    types = POPCOUNT4[view.shop_mask[a] | view.shop_mask[b]]
+    value = VP_BY_SHOP_TYPES[types]
+    if types < 4:
+        free = sum(2 - view.shop_count[q] for q in (a, b) if can_take_shop(view, q))
+        if free:
+            value += (VP_BY_SHOP_TYPES[types + 1] - value) * min(1.0, SHOP_GROWTH * free) * (1.0 - view.progress)
+    return value
+
+
+def central_park_value(view: SeatView):
+    """Expected VP of one Central Park skyscraper: by the box now, drifting to 5 as the box fills (R27)."""
+    now = VP_BY_SHOP_TYPES[min(view.box_types, 3)] if view.box_size else 1
+    return now * view.progress + 4.5 * (1.0 - view.progress)
+
+
+def relative(view: SeatView, gains):
+    """``gains`` per relative seat -> the viewer's gain minus the mean of the others'."""
+    others = gains[1:]
+    return gains[0] - sum(others) / len(others)
+
+
+def stop_value(view: SeatView, d):
+    """Relative VP of me declaring a building stop in ``d`` now (R24), future scorings lost included."""
+    scores = view.district_scores(d)
+    future = expected_scorings(view, d)
+    gains = [s // 2 - s * future for s in scores]
+    gains[0] = view.skyscrapers_in(d) - scores[0] * future
+    return relative(view, gains)
+
+
+def shop_gain(view: SeatView, plot, shop_type, own_weight=1.0, other_weight=None, horizon=True):
+    """VP a shop of ``shop_type`` on ``plot`` adds to the skyscrapers beside it.
+
+    Weighted per owner: ``own_weight`` for mine, ``other_weight`` (default
+    -1/(n-1), i.e. relative) for each other seat, 0 for Alea; multiplied by the
+    expected scorings of the district when ``horizon`` is true.
+    """
+    if other_weight is None:
+        other_weight = -1.0 / (view.n - 1)
+    total = 0.0
+    for q in view.tables.neighbors[plot]:
+        height = view.height[q]
+        if not height:
+            continue
+        owner = view.owner[q]
+        weight = own_weight if owner == 0 else (other_weight if owner < view.n else 0.0)
+        if weight:
+            total += weight * height * (view.plot_value(q, (plot, shop_type)) - view.plot_value(q))
+    if horizon and total:
+        total *= expected_scorings(view, plot // PLOTS_PER_DISTRICT)
+    return total
+
+
+def shop_plots(view: SeatView):
+    """Plots where a shop may go now (R17)."""
+    return [plot for d in range(NUM_DISTRICTS) if not view.closed[d]
+            for plot in view.tables.district_plots[d] if can_take_shop(view, plot)]
+
+
+def district_margin(view: SeatView, d):
+    """What scoring ``d`` now gives me minus the best other seat."""
+    scores = view.district_scores(d)
+    return scores[0] - max(scores[1:])
+
+
+def projected_margin(view: SeatView):
+    """My VP minus the best other seat's if the game ended now (open districts and Central Park scored)."""
+    totals = list(view.scores)
+    for d in range(NUM_DISTRICTS):
+        if not view.closed[d]:
+            for slot, vp in enumerate(view.district_scores(d)):
+                totals[slot] += vp
+    cp = central_park_value(view)
+    for slot in range(view.n):
+        totals[slot] += cp * view.central_park[slot]
+    return totals[0] - max(totals[1:])
+
+
+def route_neighbours(d):
+    """Districts one commissioner step before or after ``d`` (R6)."""
+    after = {x for x in SUCCESSORS[d] if x < NUM_DISTRICTS}
+    before = {x for x, succ in SUCCESSORS.items() if d in succ and x < NUM_DISTRICTS}
+    return after | before
+
+
+def seat_interest(view: SeatView, slot, d):
+    """What an auction in district ``d`` is roughly worth to relative seat ``slot`` (VP)."""
+    if view.closed[d]:
+        return 0.0
+    plots = view.tables.district_plots[d]
+    reserve = max(view.reserve[slot], 1)
+    for plot in plots:
+        if view.owner[plot] == slot:
+            return expected_plot_value(view, plot) * min(3, reserve)
+    empty = [expected_plot_value(view, plot) for plot in plots if view.is_empty(plot)]
+    return 0.6 * max(empty) * min(2, reserve) if empty else 0.0
+
+
+def auction_interest(view: SeatView, loc):
+    """My interest in an auction at ``loc`` beyond the others': positive where I am the strong one."""
+    if loc == CENTRAL_PARK:
+        return 0.0
+    mine = seat_interest(view, 0, loc)
+    others = max(seat_interest(view, slot, loc) for slot in range(1, view.n))
+    return mine - 0.7 * others

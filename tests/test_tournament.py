@@ -1,0 +1,130 @@
+"""Tournaments: reproducible for a seed whatever the workers, exact seat rotation, statistics, outputs."""
+
+import csv
+import json
+from collections import Counter
+
+import pytest
+
+from agents import GreedyAgent, HeuristicAgent, RandomAgent
+from agents.tournament import (
+    TABLE_COLUMNS,
+    bradley_terry_elo,
+    deal_seed,
+    main,
+    parse_lineup,
+    run_tournament,
+    seat_ranks,
+    summarize,
+    wilson_interval,
+)
+
+LINEUP = [("heuristic", HeuristicAgent), ("greedy", GreedyAgent), ("random", RandomAgent)]
+
+
+def without_timing(records):
+    return [{k: v for k, v in r.items() if k not in ("act_seconds", "act_calls")} for r in records]
+
+
+def test_identical_seeds_give_identical_results_whatever_the_number_of_workers():
+    one = run_tournament(LINEUP, games=6, seed=11, workers=1)
+    two = run_tournament(LINEUP, games=6, seed=11, workers=2)
+    assert one.table == two.table
+    assert without_timing(one.records) == without_timing(two.records)
+    other = run_tournament(LINEUP, games=6, seed=12, workers=1)
+    assert without_timing(other.records) != without_timing(one.records)
+
+
+def test_seat_rotation_is_exact_and_deals_share_a_seed():
+    result = run_tournament(LINEUP, games=9, seed=0)
+    seats = Counter((entry, seat) for r in result.records for seat, entry in enumerate(r["entries"]))
+    assert seats == {(entry, seat): 3 for entry in range(3) for seat in range(3)}
+    for r in result.records:
+        assert r["deal"] == r["game"] // 3 and r["rotation"] == r["game"] % 3
+    # one deal, three rotations: the env seed (hence the deal of cards and shops) is shared
+    assert len({deal_seed(0, r["deal"]) for r in result.records}) == 3
+
+
+def test_auction_statistics_are_consistent():
+    result = run_tournament(LINEUP, games=6, seed=4)
+    for r in result.records:
+        assert sum(r["auctions_won"]) <= r["auctions"]
+        for seat in range(3):
+            assert r["auctions_entered"][seat] >= r["auctions_won"][seat]  # a winner confirmed a bid
+            assert r["bid_points_won"][seat] >= 4 * r["cards_spent"][seat]
+            assert r["cards_spent"][seat] >= r["auctions_won"][seat]
+    assert sum(sum(r["auctions_won"]) for r in result.records) > 0
+    assert {row["agent"] for row in result.table} == {"heuristic", "greedy", "random"}
+    assert all(set(row) == set(TABLE_COLUMNS) for row in result.table)
+
+
+def record(scores, winners, entries, game=0):
+    n = len(scores)
+    zeros = [0] * n
+    return {"game": game, "deal": 0, "rotation": 0, "entries": entries, "scores": scores, "winners": winners,
+            "truncated": False, "turns": 10, "auctions": 2, "auctions_entered": [1] * n,
+            "auctions_won": [1] + zeros[1:], "bid_points_won": [10] + zeros[1:], "cards_spent": [2] + zeros[1:],
+            "stops_declared": zeros, "act_seconds": [0.0] * n, "act_calls": zeros}
+
+
+def test_ranks_share_places_on_ties_and_winners_come_first():
+    assert seat_ranks(record([10, 30, 20], [1], [0, 1, 2])) == [3, 1, 2]
+    assert seat_ranks(record([30, 30, 5], [0, 1], [0, 1, 2])) == [1.5, 1.5, 3]
+    assert seat_ranks(record([30, 30, 5], [1], [0, 1, 2])) == [2, 1, 3]  # the tie went to seat 1 on cards
+
+
+def test_summary_counts_shared_wins_as_shares_and_pools_labels():
+    records = [record([30, 30, 5], [0, 1], [0, 1, 2]), record([40, 10, 20], [0], [0, 1, 2], game=1)]
+    table = {row["agent"]: row for row in summarize(records, ["a", "b", "b"], 3)}
+    assert table["a"]["win_rate"] == pytest.approx(0.75)  # 1/2 + 1 over 2 games
+    assert table["b"]["seat_games"] == 4
+    assert table["b"]["win_rate"] == pytest.approx(0.125)
+    assert table["a"]["mean_vp"] == 35 and table["a"]["mean_winning_bid"] == 10
+    assert table["a"]["vp_per_card"] == pytest.approx(70 / 4)
+    assert table["a"]["elo"] > 1500 > table["b"]["elo"]
+
+
+def test_wilson_interval_matches_known_values():
+    low, high = wilson_interval(50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-4) and high == pytest.approx(0.5962, abs=1e-4)
+    assert wilson_interval(0, 20)[0] == 0.0
+
+
+def test_bradley_terry_is_symmetric_for_equal_records_and_finite_for_a_clean_sweep():
+    even = [record([20, 10], [0], [0, 1]), record([10, 20], [1], [0, 1], game=1)]
+    ratings = bradley_terry_elo(["a", "b"], even, ["a", "b"])
+    assert ratings["a"] == pytest.approx(ratings["b"])
+    sweep = [record([20, 10], [0], [0, 1], game=g) for g in range(20)]
+    ratings = bradley_terry_elo(["a", "b"], sweep, ["a", "b"])
+    assert 1500 < ratings["a"] < 2500 and ratings["a"] - 1500 == pytest.approx(1500 - ratings["b"])
+
+
+def test_bad_arguments_are_explained():
+    with pytest.raises(ValueError, match="games must be a positive multiple of num_players \\(3\\)"):
+        run_tournament(LINEUP, games=10)
+    with pytest.raises(ValueError, match="4 players need 4 entries, got 3"):
+        run_tournament(LINEUP, num_players=4, games=8)
+    with pytest.raises(ValueError, match="board must be 5 or 6"):
+        run_tournament(LINEUP, board=7, games=3)
+    with pytest.raises(ValueError, match="unknown agent 'wizard'"):
+        parse_lineup(["wizard"])
+    assert parse_lineup(["heuristic", "random*3"]) == ["heuristic", "random", "random", "random"]
+
+
+def test_console_command_writes_table_json_and_plot(tmp_path, capsys):
+    stem = tmp_path / "h_vs_r"
+    main(["--agents", "heuristic", "random", "--games", "4", "--workers", "1", "--quiet", "--out", str(stem)])
+    printed = capsys.readouterr().out
+    assert "heuristic" in printed and "win rate" in printed
+    with open(f"{stem}.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["agent"] for r in rows] == ["heuristic", "random"]
+    data = json.loads((tmp_path / "h_vs_r.json").read_text())
+    assert data["settings"]["games"] == 4 and len(data["games"]) == 4
+    assert (tmp_path / "h_vs_r.png").stat().st_size > 1000
+
+
+def test_console_command_rejects_a_bad_lineup(capsys):
+    with pytest.raises(SystemExit):
+        main(["--agents", "heuristic", "random", "--games", "3"])
+    assert "multiple of num_players" in capsys.readouterr().err
