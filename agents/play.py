@@ -144,7 +144,7 @@ def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Play Fifth Avenue in the terminal against scripted agents.",
-                                     epilog=f"agents: {', '.join(AGENT_FACTORIES)}")
+                                     epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 starts)")
     parser.add_argument("--opponents", nargs="+", default=["heuristic", "heuristic", "heuristic"],
                         help="1-3 agent names, one per other seat in seat order")

@@ -84,7 +84,12 @@ TABLE_COLUMNS = (
 
 
 def agent_factory(name):
-    """A picklable factory for an agent named in ``AGENT_FACTORIES`` (e.g. ``"heuristic-aggressive"``)."""
+    """A picklable factory for an agent named in ``AGENT_FACTORIES`` (e.g. ``"heuristic-aggressive"``),
+    or ``"policy:PATH"`` for a trained checkpoint (needs the ``train`` extra)."""
+    if name.startswith("policy:"):
+        from train.policy_agent import PolicyFactory
+
+        return PolicyFactory(name[len("policy:"):])
     try:
         return AGENT_FACTORIES[name]
     except KeyError:
@@ -439,7 +444,7 @@ def parse_lineup(specs):
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Play a seeded tournament between Fifth Avenue agents and report per-agent statistics.",
-        epilog=f"agents: {', '.join(AGENT_FACTORIES)}")
+        epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip")
     parser.add_argument("--agents", nargs="+", required=True,
                         help="one agent per seat, e.g. heuristic random*3 (2-4 seats)")
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))

@@ -5,5 +5,11 @@ from .engine import NUM_ACTIONS, Game, GameConfig, IllegalActionError, action_fr
 
 __version__ = "0.1.0"
 
+# The single-agent Gymnasium env (fifthave_env.gym_env), built lazily by gymnasium.make.
+import gymnasium as _gymnasium
+
+if "FifthAvenue-v0" not in _gymnasium.registry:
+    _gymnasium.register(id="FifthAvenue-v0", entry_point="fifthave_env.gym_env:FifthAvenueEnv")
+
 __all__ = ["Game", "GameConfig", "IllegalActionError", "NUM_ACTIONS", "action_from_name", "action_name",
            "fifth_avenue_v0", "__version__"]

@@ -1,0 +1,228 @@
+"""Fifth Avenue as a single-agent Gymnasium environment (``FifthAvenue-v0``).
+
+One seat is the learner; the other seats are played inside ``step()`` by
+opponent agents (the protocol of ``agents.base``: ``reset(config, seat, rng)``,
+``act(observation, action_mask)``) until the learner is asked again or the game
+ends. Importing ``fifthave_env`` registers the id, so::
+
+    env = gymnasium.make("FifthAvenue-v0", num_players=4, board=5, opponents=[...])
+
+    from sb3_contrib import MaskablePPO        # masks come from env.action_masks()
+    model = MaskablePPO("MlpPolicy", env).learn(10_000)
+
+``train/`` (``fifthave-train``) builds full runs on this env: vectorised envs,
+evaluation, checkpoints, self-play.
+
+## Spaces
+
+- Observation: ``Box(0, 1000, (1176,), float32)``, the learner's own view,
+  exactly the ``"observation"`` of ``fifth_avenue_v0`` (see ``observation.VIEWS``).
+- Action: ``Discrete(147)`` (the table in ``engine.actions``).
+- ``env.action_masks()`` is the learner's legal-action mask (bool, 147), the
+  method sb3-contrib's ``MaskablePPO`` calls, also through ``SubprocVecEnv``
+  (``env_method("action_masks")``); ``info["action_mask"]`` holds the same mask.
+  Through ``gymnasium.make``'s wrappers call ``env.get_wrapper_attr("action_masks")()``
+  (or ``env.unwrapped.action_masks()``); sb3-contrib does so itself.
+
+## Opponents
+
+``opponents`` is ``None`` (every other seat plays uniformly random legal
+moves), a list of ``num_players - 1`` agents for the seats after the learner
+clockwise, or a callable ``(rng, count) -> list of agents`` called at every
+reset (e.g. to draw from a pool of frozen policies). ``set_opponents`` swaps
+them between games. Opponents see only their own observation and mask; their
+generators are drawn from the env's ``np_random``, so a seeded reset replays
+the same game as long as the opponents are deterministic given their generator.
+
+## Rewards
+
+The learner's own reward, ``reward`` as in ``fifth_avenue_v0``:
+``"win_loss"`` (+1 win / shared win, -1 loss, 0 at truncation; at the end),
+``"vp_margin"`` (own VP minus the best other seat's VP; at the end), or
+``"score_delta"`` (own VP gained since the learner's previous decision, the
+opponents' moves and final scoring included). The terminal reward always
+reaches the learner, even when the game ends on an opponent's move.
+
+## Illegal actions
+
+An action the mask forbids ends the episode (``terminated=True``) with reward
+``illegal_action_reward`` (default -1.0, a loss) and ``info["illegal_action"]``
+(the reason) set; the game is left as it was, and ``step`` needs a ``reset`` next. This keeps unmasked algorithms and
+``gymnasium.utils.env_checker.check_env`` running; masked ones never see it.
+
+## Learner seat
+
+``learner_seat``: a seat number, or ``None`` to draw it at random each game.
+``info["learner_seat"]`` tells which; at the end ``info`` also has
+``"scores"``, ``"winners"`` (seat numbers) and ``"truncated"``.
+"""
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .engine.actions import NUM_ACTIONS, action_name
+from .engine.game import Game, GameConfig, IllegalActionError
+from .fifth_avenue_v0 import REWARDS
+from .observation import OBS_HIGH, OBS_SIZE, Observer
+from .render_text import render_text
+
+
+class UniformRandomOpponent:
+    """The default opponent: a uniformly random legal action (``agents.base.RandomAgent`` without the import)."""
+
+    name = "random"
+
+    def __init__(self):
+        self.rng = np.random.default_rng()
+
+    def reset(self, config, seat, rng):
+        self.rng = rng
+
+    def act(self, observation, action_mask):
+        legal = np.flatnonzero(action_mask)
+        return int(legal[self.rng.integers(len(legal))])
+
+
+class FifthAvenueEnv(gym.Env):
+    """One learner seat against opponent agents; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 2}
+
+    def __init__(self, num_players=4, board=5, max_turns=300, reward="win_loss", learner_seat=None,
+                 opponents=None, illegal_action_reward=-1.0, layout=None, skyscrapers_per_color=18,
+                 random_start=False, render_mode=None):
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.config = GameConfig(num_players=num_players, board=board, layout=layout, max_turns=max_turns,
+                                 random_start=random_start, skyscrapers_per_color=skyscrapers_per_color)
+        if learner_seat is not None and learner_seat not in range(num_players):
+            raise ValueError(f"learner_seat must be None (random each game) or a seat 0..{num_players - 1}, "
+                             f"got {learner_seat!r}")
+        self.fixed_learner_seat = learner_seat
+        self.reward_kind = reward
+        self.illegal_action_reward = float(illegal_action_reward)
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.set_opponents(opponents)
+        self._observer = Observer(self.config)
+        self.game = None
+        self.learner_seat = None
+        self._opponents = {}  # seat -> agent for the current game
+        self._score_before = 0
+        self._episode_over = False
+
+    def set_opponents(self, opponents):
+        """Opponents from the next reset on: None (uniform random), a list of agents, or ``(rng, count) -> list``."""
+        count = self.config.num_players - 1
+        if opponents is not None and not callable(opponents):
+            opponents = list(opponents)
+            if len(opponents) != count:
+                raise ValueError(f"opponents must hold {count} agents (one per other seat) for "
+                                 f"{self.config.num_players} players, got {len(opponents)}")
+            for agent in opponents:
+                if not (callable(getattr(agent, "act", None)) and callable(getattr(agent, "reset", None))):
+                    raise TypeError(f"each opponent needs reset(config, seat, rng) and act(observation, "
+                                    f"action_mask) (see agents.base.Agent); got {agent!r}")
+            if len({id(agent) for agent in opponents}) != count:
+                raise ValueError("opponents must be distinct agent objects (each seat keeps its own state and "
+                                 "generator); pass a sampler (rng, count) -> list to build them per game")
+        self.opponent_spec = opponents
+
+    def _draw_opponents(self):
+        count = self.config.num_players - 1
+        spec = self.opponent_spec
+        if spec is None:
+            return [UniformRandomOpponent() for _ in range(count)]
+        agents = list(spec(self.np_random, count)) if callable(spec) else spec
+        if len(agents) != count:
+            raise ValueError(f"the opponent callable must return {count} agents, got {len(agents)}")
+        return agents
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        n = self.config.num_players
+        self.game = Game(self.config, rng=np.random.default_rng(rng.integers(2**63)))
+        self.learner_seat = (int(rng.integers(n)) if self.fixed_learner_seat is None
+                             else self.fixed_learner_seat)
+        others = [(self.learner_seat + k) % n for k in range(1, n)]
+        self._opponents = dict(zip(others, self._draw_opponents()))
+        for seat, agent in self._opponents.items():
+            agent.reset(self.config, seat, np.random.default_rng(rng.integers(2**63)))
+        self._score_before = 0  # the learner's VP at its previous decision (score_delta)
+        self._episode_over = False
+        self._play_opponents()
+        return self._observe(), self._info()
+
+    def _play_opponents(self):
+        """Let the opponents move until the learner is asked or the game ends."""
+        game, observer = self.game, self._observer
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        while not game.is_over and game.actor != self.learner_seat:
+            seat = game.actor
+            action = self._opponents[seat].act(observer.observe(game, seat), game.action_mask(mask))
+            try:
+                game.apply(int(action))
+            except IllegalActionError as err:
+                raise IllegalActionError(f"opponent {getattr(self._opponents[seat], 'name', '?')} at seat "
+                                         f"{seat} chose an illegal action: {err}") from err
+
+    def _observe(self):
+        return self._observer.observe(self.game, self.learner_seat)
+
+    def action_masks(self):
+        """The learner's legal actions as a bool array (all False once the game is over)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        if self.game is not None and self.game.actor == self.learner_seat:
+            mask[self.game.legal_actions()] = True
+        return mask
+
+    def _info(self):
+        info = {"learner_seat": self.learner_seat, "action_mask": self.action_masks()}
+        game = self.game
+        if game.is_over:
+            info.update(scores=list(game.scores), winners=list(game.winners), truncated=game.truncated)
+        return info
+
+    def step(self, action):
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() before step()")
+        if self._episode_over:
+            raise RuntimeError("the episode is over: call reset() to start a new one")
+        try:
+            game.apply(int(action))
+        except IllegalActionError as err:
+            self._episode_over = True
+            info = self._info()
+            info["illegal_action"] = str(err)
+            return self._observe(), self.illegal_action_reward, True, False, info
+        self._play_opponents()
+        seat = self.learner_seat
+        reward = 0.0
+        if self.reward_kind == "score_delta":
+            reward = float(game.scores[seat] - self._score_before)
+            self._score_before = game.scores[seat]
+        elif game.is_over:
+            if self.reward_kind == "vp_margin":
+                reward = float(game.scores[seat] - max(game.scores[q] for q in range(game.n) if q != seat))
+            elif not game.truncated:
+                reward = 1.0 if seat in game.winners else -1.0
+        self._episode_over = game.is_over
+        terminated = game.is_over and not game.truncated
+        return self._observe(), reward, terminated, game.truncated, self._info()
+
+    def action_name(self, action):
+        """A readable name for an action id on this game's board."""
+        return action_name(action, self.game.plot_color if self.game is not None else None)
+
+    def render(self):
+        if self.render_mode is None:
+            raise ValueError("render() needs a render_mode; create the env with render_mode='ansi'")
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        return render_text(self.game)

@@ -1,0 +1,144 @@
+"""Training smoke tests: a few thousand steps, checkpoints, loading as an agent, resume, self-play, configs."""
+
+import csv
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+from sb3_contrib import MaskablePPO
+
+from agents.tournament import agent_factory, run_tournament
+from fifthave_env.gym_env import FifthAvenueEnv
+from train import checkpoint as ckpt
+from train.config import SelfPlayConfig, TrainConfig, load_config
+from train.experiment import scaled, write_report
+from train.policy_agent import PolicyAgent, PolicyFactory
+from train.train import build_model, main, make_vec_env, train
+
+
+def tiny_config(run_dir, **changes):
+    settings = dict(seed=3, num_players=2, opponents=["random"], eval_opponents=["random"], total_timesteps=1024,
+                    n_envs=2, subproc=False, n_steps=256, batch_size=128, n_epochs=1, net_arch=[32],
+                    eval_every=512, eval_games=4, checkpoint_every=512, run_dir=str(run_dir))
+    settings.update(changes)
+    return TrainConfig(**settings)
+
+
+def eval_rows(run_dir):
+    with open(os.path.join(run_dir, "eval.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_train_save_load_evaluate_resume(tmp_path):
+    run_dir = tmp_path / "run"
+    result = train(tiny_config(run_dir), show_progress=False)
+    assert result.steps == 1024 and result.steps_per_second > 0
+    latest = ckpt.latest_checkpoint(run_dir)
+    assert os.path.basename(latest) == "ckpt_0000001024.zip"
+    assert os.path.exists(ckpt.checkpoint_path(run_dir, 512))
+    meta = ckpt.read_meta(latest)
+    assert meta["num_timesteps"] == 1024 and meta["config"]["seed"] == 3
+    assert meta["versions"]["env_version"] == 0 and meta["versions"]["fifthave"]
+    assert [int(r["timesteps"]) for r in eval_rows(run_dir)] == [0, 512, 1024]
+
+    # The checkpoint plays as an agent in the tournament, with the probabilities of the torch policy.
+    agent = PolicyAgent.load(latest)
+    env = FifthAvenueEnv(num_players=2)
+    observation, info = env.reset(seed=0)
+    model = MaskablePPO.load(latest, device="cpu")
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.as_tensor(observation[None]),
+                                             action_masks=info["action_mask"][None])
+    assert np.allclose(agent.action_probabilities(observation, info["action_mask"]),
+                       dist.distribution.probs[0].numpy(), atol=1e-5)
+    tournament = run_tournament([("ppo", PolicyFactory(latest)), ("random", agent_factory("random"))],
+                                games=2, seed=0)
+    assert tournament.row("ppo")["seat_games"] == 2
+    by_name = agent_factory(f"policy:{latest}")()  # how the tournament and play commands name it
+    by_name.reset(load_config(None, {"num_players": 2}), 1, np.random.default_rng(0))
+    assert by_name.act(observation, info["action_mask"]) in np.flatnonzero(info["action_mask"])
+    with pytest.raises(ValueError, match="trained for 2 players"):
+        agent.reset(load_config(None, {"num_players": 4}), 0, np.random.default_rng(0))
+
+    # A new run can start from the checkpoint's policy.
+    warm = build_model(tiny_config(tmp_path / "warm", init_from=latest), make_vec_env(tiny_config(tmp_path)))
+    assert all(torch.equal(a, b) for a, b in zip(warm.policy.state_dict().values(),
+                                                  model.policy.state_dict().values()))
+
+    # A second start on the same directory is refused; --resume continues to a larger budget.
+    with pytest.raises(FileExistsError, match="--resume"):
+        train(tiny_config(run_dir), show_progress=False)
+    assert main(["--resume", "--run-dir", str(run_dir), "--total-timesteps", "1536", "--no-progress"]) == 0
+    assert ckpt.read_meta(ckpt.latest_checkpoint(run_dir))["num_timesteps"] == 1536
+    assert [int(r["timesteps"]) for r in eval_rows(run_dir)] == [0, 512, 1024, 1536]
+
+
+def test_selfplay_snapshots_join_the_pool_and_play(tmp_path):
+    config = tiny_config(tmp_path / "sp", selfplay=SelfPlayConfig(snapshot_every=512, promote_window=10,
+                                                                  scripted_fraction=0.0), eval_every=0)
+    result = train(config, show_progress=False)
+    pool = ckpt.read_meta(ckpt.latest_checkpoint(config.run_dir))["pool"]
+    assert [os.path.basename(p) for p in pool][:1] == ["snapshot_0000000512.zip"]
+    env = result.model.get_env()
+    sampler = env.get_attr("opponent_spec")[0]
+    assert sampler.pool_paths == pool
+    opponents = sampler(np.random.default_rng(0), 1)
+    assert isinstance(opponents[0], PolicyAgent)  # scripted_fraction 0: only past policies
+
+
+def test_checkpoint_write_is_atomic(tmp_path, monkeypatch):
+    path = tmp_path / "ckpt.zip"
+    ckpt.atomic_write_bytes(str(path), b"old")
+
+    def crash(src, dst):
+        raise OSError("disk full")
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError):
+        ckpt.atomic_write_bytes(str(path), b"new")
+    assert path.read_bytes() == b"old" and os.listdir(tmp_path) == ["ckpt.zip"]
+    with pytest.raises(ValueError, match="not a fifthave checkpoint"):
+        ckpt.read_meta(str(path))
+
+
+def test_configs_in_the_repo_load_and_bad_configs_are_refused(tmp_path):
+    configs = os.path.join(os.path.dirname(__file__), "..", "train", "configs")
+    for name in sorted(os.listdir(configs)):
+        assert load_config(os.path.join(configs, name)).total_timesteps > 0
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"learning_rat": 0.1}))
+    with pytest.raises(ValueError, match="unknown config keys.*learning_rat"):
+        load_config(str(bad))
+    with pytest.raises(ValueError, match="agent names"):
+        TrainConfig(opponents=["grandmaster"])
+    with pytest.raises(ValueError, match="batch_size"):
+        TrainConfig(n_envs=2, n_steps=100, batch_size=64)
+
+
+def test_experiment_scale_and_report(tmp_path):
+    config = tiny_config(tmp_path / "run", total_timesteps=2048, eval_every=1024, checkpoint_every=1024,
+                         selfplay=SelfPlayConfig(snapshot_every=512))
+    bigger = scaled(config, 2.5)
+    assert (bigger.total_timesteps, bigger.eval_every, bigger.checkpoint_every) == (5120, 2560, 2560)
+    assert bigger.selfplay.snapshot_every == 1280 and config.selfplay.snapshot_every == 512
+    os.makedirs(config.run_dir)
+    with open(os.path.join(config.run_dir, "eval.csv"), "w") as f:
+        f.write("timesteps,opponent,games,win_rate,ci_low,ci_high,mean_vp,mean_rank,opponent_mean_vp\n"
+                "1024,random,4,0.5,0.15,0.85,30,2,25\n2048,random,4,0.75,0.3,0.95,40,1.5,20\n")
+    run = {"command": "fifthave-experiment --scale 1", "steps": 2048, "wall_seconds": 10.0, "eval_seconds": 2.0,
+           "steps_per_second": 256.0}
+    write_report(config, str(tmp_path / "out"), run)
+    rows = write_report(config, str(tmp_path / "out"))  # a rewrite keeps the command and timing
+    assert [r["win_rate"] for r in rows] == ["0.5", "0.75"]
+    report = (tmp_path / "out" / "README.md").read_text()
+    assert "`fifthave-experiment --scale 1`" in report and "| 2048 | random | 4 | 0.750 |" in report
+    assert "throughput 256 env steps/s" in report
+    assert (tmp_path / "out" / "win_rate.png").stat().st_size > 1000
+
+
+def test_same_config_and_seed_give_the_same_policy(tmp_path):
+    models = [train(tiny_config(tmp_path / name, total_timesteps=512, eval_every=0, checkpoint_every=0),
+                    show_progress=False).model for name in ("a", "b")]
+    first, second = (m.policy.state_dict() for m in models)
+    assert all(torch.equal(first[k], second[k]) for k in first)

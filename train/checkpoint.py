@@ -1,0 +1,81 @@
+"""Checkpoints: a MaskablePPO zip plus ``fifthave.json`` (config, versions, progress), written atomically.
+
+The zip is what ``MaskablePPO.save`` writes (policy, optimizer, hyperparameters),
+with one more member, ``fifthave.json``: the run's ``TrainConfig``, the package,
+environment, torch, stable-baselines3 and sb3-contrib versions, the env steps
+done, and the run state a resumed run needs (the self-play pool). It is built in
+memory, written to a temporary file beside the target and moved into place with
+``os.replace``, so a crash leaves either the old file or the new one, never half
+of one. sb3 ignores the extra member, so ``MaskablePPO.load`` reads it as usual.
+"""
+
+import io
+import json
+import os
+import re
+import zipfile
+
+import sb3_contrib
+import stable_baselines3
+import torch
+
+import fifthave_env
+from fifthave_env import fifth_avenue_v0
+
+META_NAME = "fifthave.json"
+_CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)\.zip$")
+
+
+def versions():
+    return {"fifthave": fifthave_env.__version__, "env_version": fifth_avenue_v0.ENV_VERSION,
+            "gym_env_id": "FifthAvenue-v0", "torch": torch.__version__,
+            "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__}
+
+
+def atomic_write_bytes(path, data):
+    """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def save_checkpoint(model, path, config, extra=None):
+    """Save ``model`` with its config, versions, step count and ``extra`` run state to ``path``."""
+    buffer = io.BytesIO()
+    model.save(buffer)
+    meta = {"config": config.to_dict(), "versions": versions(), "num_timesteps": int(model.num_timesteps),
+            **(extra or {})}
+    with zipfile.ZipFile(buffer, "a") as archive:
+        archive.writestr(META_NAME, json.dumps(meta, indent=2))
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def read_meta(path):
+    """The ``fifthave.json`` of a checkpoint; a clear error for a file that is not one."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return json.loads(archive.read(META_NAME))
+    except (zipfile.BadZipFile, KeyError) as err:
+        raise ValueError(f"{path} is not a fifthave checkpoint (a MaskablePPO zip with {META_NAME}): {err}") from err
+
+
+def checkpoint_path(run_dir, num_timesteps):
+    return os.path.join(run_dir, "checkpoints", f"ckpt_{num_timesteps:010d}.zip")
+
+
+def latest_checkpoint(run_dir):
+    """The checkpoint of ``run_dir`` with the most env steps, or None."""
+    directory = os.path.join(run_dir, "checkpoints")
+    if not os.path.isdir(directory):
+        return None
+    found = [(int(m.group(1)), name) for name in os.listdir(directory) if (m := _CHECKPOINT_RE.match(name))]
+    return os.path.join(directory, max(found)[1]) if found else None

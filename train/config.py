@@ -1,0 +1,149 @@
+"""One dataclass describes a training run; JSON files in ``train/configs`` hold named runs.
+
+Every field has a docstring (as in cleanrl's ``ppo.py``). ``load_config(path,
+overrides)`` reads a JSON file (unknown keys are an error) and applies
+command-line overrides; ``config.to_dict()`` is what checkpoints store.
+"""
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+
+from agents.tournament import AGENT_FACTORIES
+
+
+@dataclass
+class SelfPlayConfig:
+    """The opponent pool of a self-play run: past checkpoints of the learner mixed with scripted agents."""
+
+    snapshot_every: int = 100_000
+    """Env steps between snapshots that join the pool regardless of results (0: never by schedule)."""
+    promote_win_rate: float = 0.6
+    """A snapshot also joins when the learner's win rate in its last ``promote_window`` training games
+    (against the current opponents) reaches this; 1.0 disables promotion by results."""
+    promote_window: int = 200
+    """Training games the promotion win rate is measured over (and the fewest games between promotions)."""
+    pool_size: int = 8
+    """Most past policies kept in the pool; the oldest leaves first."""
+    scripted_fraction: float = 0.3
+    """Probability that an opponent seat is a scripted agent (from ``TrainConfig.opponents``) instead of
+    a past policy drawn uniformly from the pool; with an empty pool every seat is scripted."""
+    deterministic_pool: bool = False
+    """Past policies play their most likely action instead of sampling."""
+
+
+@dataclass
+class TrainConfig:
+    """A MaskablePPO run on ``FifthAvenue-v0``: game, opponents, PPO hyperparameters, evaluation, output."""
+
+    seed: int = 0
+    """Seeds the environments, the opponents, torch and the evaluation games."""
+    num_players: int = 4
+    """Seats in the game: 2, 3 or 4."""
+    board: int = 5
+    """Plots per district: 5, or 6 for the board's back side."""
+    max_turns: int = 300
+    """Turns before a game is truncated (R29)."""
+    reward: str = "win_loss"
+    """The learner's reward: ``win_loss``, ``vp_margin`` or ``score_delta`` (see ``fifthave_env.gym_env``)."""
+    learner_seat: int | None = None
+    """The learner's seat; None draws it at random each game."""
+    opponents: list = field(default_factory=lambda: ["random"])
+    """Scripted opponents for training (names of ``agents.tournament.AGENT_FACTORIES``: ``random``,
+    ``greedy``, ``heuristic``, ...): every opponent seat of every game is drawn uniformly from this list,
+    so repeating a name weights it."""
+    total_timesteps: int = 100_000
+    """Learner decisions (env steps) to train for in total; sb3 rounds it up to whole rollouts
+    (``n_envs * n_steps``), so choose a multiple to end exactly there."""
+    n_envs: int = 2
+    """Environments stepped in parallel."""
+    subproc: bool = True
+    """Run the environments in worker processes (``SubprocVecEnv``); False steps them in this process."""
+    torch_threads: int = 1
+    """Threads torch may use here (the workers use one each)."""
+    n_steps: int = 1024
+    """Steps per environment per PPO rollout."""
+    batch_size: int = 256
+    """Minibatch size of the PPO update."""
+    n_epochs: int = 4
+    """Passes over each rollout."""
+    learning_rate: float = 3e-4
+    """Adam step size."""
+    gamma: float = 0.995
+    """Discount; games last about 120-150 learner decisions and the reward comes at the end."""
+    gae_lambda: float = 0.95
+    """GAE parameter."""
+    clip_range: float = 0.2
+    """PPO clipping of the probability ratio."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    vf_coef: float = 0.5
+    """Value-loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping."""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy and value networks (separate networks of this shape)."""
+    eval_every: int = 50_000
+    """Env steps between evaluations (0: only at the end)."""
+    eval_games: int = 100
+    """Evaluation games against each opponent in ``eval_opponents``."""
+    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
+    """Scripted agents the learner is evaluated against; every other seat plays that agent."""
+    eval_deterministic: bool = False
+    """The learner plays its most likely action in evaluation instead of sampling."""
+    checkpoint_every: int = 50_000
+    """Env steps between checkpoints (one is always written at the end)."""
+    run_dir: str = "runs/default"
+    """Where checkpoints, TensorBoard logs, ``config.json`` and ``eval.csv`` go."""
+    init_from: str | None = None
+    """A checkpoint whose policy (and optimizer state) starts this run instead of a random initialisation
+    (fine-tuning, or self-play from a trained agent); its network shape must match ``net_arch``."""
+    selfplay: SelfPlayConfig | None = None
+    """Self-play settings; None trains against the scripted ``opponents`` only."""
+
+    def __post_init__(self):
+        if isinstance(self.selfplay, dict):
+            self.selfplay = SelfPlayConfig(**self.selfplay)
+        for label, names in (("opponents", self.opponents), ("eval_opponents", self.eval_opponents)):
+            unknown = [n for n in names if n not in AGENT_FACTORIES]
+            if not names or unknown:
+                raise ValueError(f"{label} must be a non-empty list of agent names from {sorted(AGENT_FACTORIES)}, "
+                                 f"got {names!r}")
+        if self.n_envs < 1 or self.n_steps < 1 or self.total_timesteps < 1:
+            raise ValueError("n_envs, n_steps and total_timesteps must be at least 1")
+        if (self.n_envs * self.n_steps) % self.batch_size:
+            raise ValueError(f"batch_size ({self.batch_size}) must divide n_envs*n_steps "
+                             f"({self.n_envs * self.n_steps})")
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    def env_kwargs(self):
+        """Keyword arguments of ``FifthAvenueEnv`` (opponents excluded)."""
+        return dict(num_players=self.num_players, board=self.board, max_turns=self.max_turns,
+                    reward=self.reward, learner_seat=self.learner_seat)
+
+
+def _field_names(cls):
+    return {f.name for f in dataclasses.fields(cls)}
+
+
+def config_from_dict(data):
+    unknown = set(data) - _field_names(TrainConfig)
+    if unknown:
+        raise ValueError(f"unknown config keys {sorted(unknown)}; allowed: {sorted(_field_names(TrainConfig))}")
+    if data.get("selfplay") is not None:
+        bad = set(data["selfplay"]) - _field_names(SelfPlayConfig)
+        if bad:
+            raise ValueError(f"unknown selfplay keys {sorted(bad)}; allowed: {sorted(_field_names(SelfPlayConfig))}")
+    return TrainConfig(**data)
+
+
+def load_config(path=None, overrides=None):
+    """The config in a JSON file (or the defaults), with ``overrides`` (a dict) applied."""
+    data = {}
+    if path is not None:
+        with open(path) as f:
+            data = json.load(f)
+    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    return config_from_dict(data)

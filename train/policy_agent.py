@@ -1,0 +1,113 @@
+"""A trained policy as an agent (``agents.base`` protocol): ``PolicyAgent.load("run/checkpoints/ckpt_....zip")``.
+
+It sees what every agent sees, its observation and mask, and samples from the
+masked policy with the generator ``reset`` gives it (or plays the most likely
+action with ``deterministic=True``), so games with it replay from their seeds.
+Use it in tournaments, as a frozen self-play opponent or in the terminal game:
+``PolicyFactory(path)`` is a picklable zero-argument factory (what
+``agents.tournament.run_tournament`` takes, also with ``workers > 1``) that
+loads the checkpoint once per process and returns a fresh agent per call.
+
+Speed: acting runs the policy network's actor half in numpy (``ActorNet``), a
+copy of the weights taken when the agent is built; one decision costs a few
+matrix-vector products instead of a torch call chain, which makes evaluation
+games and self-play opponents several times cheaper.
+"""
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.torch_layers import FlattenExtractor
+
+from .checkpoint import read_meta
+
+_ACTIVATIONS = {torch.nn.Tanh: np.tanh, torch.nn.ReLU: lambda x: np.maximum(x, 0.0)}
+
+
+class ActorNet:
+    """The actor of a MaskablePPO ``MlpPolicy`` as numpy arrays: observation -> action logits."""
+
+    def __init__(self, policy):
+        if not isinstance(policy.features_extractor, FlattenExtractor):
+            raise TypeError(f"only MlpPolicy (flat observations) is supported, got {policy.features_extractor!r}")
+        self.layers = []  # (weight transposed, bias, activation or None)
+        for module in [*policy.mlp_extractor.policy_net, policy.action_net]:
+            if isinstance(module, torch.nn.Linear):
+                self.layers.append([module.weight.detach().numpy().T.copy(), module.bias.detach().numpy().copy(),
+                                    None])
+            elif type(module) in _ACTIVATIONS and self.layers:
+                self.layers[-1][2] = _ACTIVATIONS[type(module)]
+            else:
+                raise TypeError(f"unsupported layer {module!r} in the policy network; "
+                                f"supported: Linear, {', '.join(a.__name__ for a in _ACTIVATIONS)}")
+
+    def logits(self, observation):
+        x = np.asarray(observation, dtype=np.float32)
+        for weight, bias, activation in self.layers:
+            x = x @ weight + bias
+            if activation is not None:
+                x = activation(x)
+        return x
+
+
+class PolicyAgent:
+    def __init__(self, policy, deterministic=False, name="ppo", meta=None):
+        """``policy``: a MaskablePPO policy or an ``ActorNet`` made from one."""
+        self.net = policy if isinstance(policy, ActorNet) else ActorNet(policy)
+        self.deterministic = deterministic
+        self.name = name
+        self.meta = meta or {}
+        self.rng = np.random.default_rng()
+
+    @classmethod
+    def load(cls, path, deterministic=False, name=None):
+        """The policy of a checkpoint written by ``train`` (its config and versions in ``agent.meta``)."""
+        meta = read_meta(path)
+        model = MaskablePPO.load(path, device="cpu")
+        return cls(model.policy, deterministic=deterministic, name=name or f"ppo@{meta['num_timesteps']}",
+                   meta=meta)
+
+    def reset(self, config, seat, rng):
+        trained = self.meta.get("config", {})
+        if trained and (trained["num_players"], trained["board"]) != (config.num_players, config.board):
+            raise ValueError(f"this policy was trained for {trained['num_players']} players on the "
+                             f"{trained['board']}-plot board, not {config.num_players} players on the "
+                             f"{config.board}-plot board")
+        self.rng = rng
+
+    def action_probabilities(self, observation, action_mask):
+        """The policy's probability of every action id (zero for illegal ones)."""
+        legal = np.flatnonzero(action_mask)
+        logits = self.net.logits(observation)[legal].astype(np.float64)
+        weights = np.exp(logits - logits.max())
+        probs = np.zeros(len(action_mask))
+        probs[legal] = weights / weights.sum()
+        return probs
+
+    def act(self, observation, action_mask):
+        legal = np.flatnonzero(action_mask)
+        logits = self.net.logits(observation)[legal]
+        if self.deterministic:
+            return int(legal[np.argmax(logits)])
+        cumulative = np.cumsum(np.exp(logits.astype(np.float64) - logits.max()))
+        index = np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right")
+        return int(legal[min(index, len(legal) - 1)])
+
+
+_LOADED = {}  # checkpoint path -> PolicyAgent, per process
+
+
+class PolicyFactory:
+    """A fresh ``PolicyAgent`` of the checkpoint at ``path`` per call; the policy is loaded once per process."""
+
+    def __init__(self, path, deterministic=False, name=None):
+        self.path = path
+        self.deterministic = deterministic
+        self.name = name
+
+    def __call__(self):
+        if self.path not in _LOADED:
+            _LOADED[self.path] = PolicyAgent.load(self.path)
+        loaded = _LOADED[self.path]
+        # A new agent each time: two seats may share a policy but not a generator.
+        return PolicyAgent(loaded.net, self.deterministic, self.name or loaded.name, loaded.meta)

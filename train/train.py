@@ -1,0 +1,298 @@
+"""Train a MaskablePPO agent on ``FifthAvenue-v0``; evaluate, checkpoint and resume as it goes.
+
+Command::
+
+    fifthave-train [--config train/configs/default.json] [--run-dir DIR] [--total-timesteps N]
+                   [--seed S] [--num-players N] [--board 5|6] [--opponents random heuristic ...]
+                   [--resume]
+
+One ``TrainConfig`` (``train/config.py``) describes the run; it is saved as
+``RUN_DIR/config.json``. While training, a progress bar shows the steps, the
+last evaluation and the recent training win rate; every ``eval_every`` steps the
+learner plays ``eval_games`` games against each of ``eval_opponents``
+(``train.evaluate``) and the win rates with their 95% intervals go to
+TensorBoard (``RUN_DIR/tb``, next to sb3's training curves) and to
+``RUN_DIR/eval.csv``; every ``checkpoint_every`` steps (and at the end) a
+checkpoint is written atomically to ``RUN_DIR/checkpoints``. ``--resume``
+continues an interrupted run from its newest checkpoint with its saved config
+(``--total-timesteps`` may raise the budget); the resumed run is seeded from the
+checkpoint's step count, so it is reproducible but not bit-identical to an
+uninterrupted run. At the end the evaluation table is printed.
+"""
+
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+from tqdm import tqdm
+
+from fifthave_env.gym_env import FifthAvenueEnv
+
+from .checkpoint import checkpoint_path, latest_checkpoint, read_meta, save_checkpoint
+from .config import config_from_dict, load_config
+from .evaluate import LEARNER_LABEL, evaluate
+from .opponents import ScriptedOpponents
+from .policy_agent import ActorNet, PolicyAgent
+from .selfplay import SelfPlayPool
+
+DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "default.json")
+EVAL_FIELDS = ("timesteps", "opponent", "games", "win_rate", "ci_low", "ci_high", "mean_vp", "mean_rank",
+               "opponent_mean_vp")
+
+
+def _make_env(config):
+    def build():
+        torch.set_num_threads(1)  # a worker process steps games; torch runs only frozen pool policies there
+        return Monitor(FifthAvenueEnv(**config.env_kwargs(), opponents=ScriptedOpponents(config.opponents)))
+    return build
+
+
+def make_vec_env(config):
+    builders = [_make_env(config) for _ in range(config.n_envs)]
+    return SubprocVecEnv(builders) if config.subproc and config.n_envs > 1 else DummyVecEnv(builders)
+
+
+def _next_multiple(value, every):
+    return (value // every + 1) * every if every else None
+
+
+class RunCallback(BaseCallback):
+    """Progress bar, periodic evaluation, checkpoints and the self-play pool."""
+
+    def __init__(self, config, run_dir, pool=None, show_progress=True):
+        super().__init__()
+        self.config = config
+        self.run_dir = run_dir
+        self.pool = pool
+        self.show_progress = show_progress
+        self.eval_log = os.path.join(run_dir, "eval.csv")
+        self.last_eval = []
+        self.games = self.wins = 0
+        self.eval_seconds = 0.0
+
+    def _on_training_start(self):
+        t = self.num_timesteps
+        self.next_eval = _next_multiple(t, self.config.eval_every)
+        self.next_checkpoint = _next_multiple(t, self.config.checkpoint_every)
+        self.bar = tqdm(total=self.config.total_timesteps, initial=t, unit="step", mininterval=5,
+                        disable=not self.show_progress, dynamic_ncols=True, desc="training")
+        if self.pool is not None:
+            self.pool.start(self.model)
+        if t == 0 and self.config.eval_every:
+            self.run_evaluation()  # the untrained policy: the first row of the learning curve
+
+    def _on_step(self):
+        self.bar.update(self.num_timesteps - self.bar.n)
+        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+            if done and "winners" in info:
+                won = info["learner_seat"] in info["winners"] and not info["truncated"]
+                self.games += 1
+                self.wins += won
+                if self.pool is not None:
+                    self.pool.record_game(won)
+        if self.pool is not None:
+            reason = self.pool.maybe_snapshot(self.model)
+            if reason:
+                self.logger.record("selfplay/pool_size", len(self.pool.paths))
+                tqdm.write(f"[{self.num_timesteps}] snapshot joins the pool ({reason}); "
+                           f"pool size {len(self.pool.paths)}")
+        if self.next_eval is not None and self.num_timesteps >= self.next_eval:
+            self.run_evaluation()
+            self.next_eval = _next_multiple(self.num_timesteps, self.config.eval_every)
+        if self.next_checkpoint is not None and self.num_timesteps >= self.next_checkpoint:
+            self.save()
+            self.next_checkpoint = _next_multiple(self.num_timesteps, self.config.checkpoint_every)
+        return True
+
+    def _on_rollout_end(self):
+        if self.games:
+            self.logger.record("train/win_rate_recent_games", self.wins / self.games)
+            self.games = self.wins = 0
+
+    def run_evaluation(self):
+        started = time.perf_counter()
+        cfg = self.config
+        net = ActorNet(self.model.policy)  # a snapshot of the current weights, shared by the games
+
+        def make_agent():
+            return PolicyAgent(net, deterministic=cfg.eval_deterministic, name=LEARNER_LABEL)
+        rows = []
+        for opponent in cfg.eval_opponents:
+            # The same evaluation deals at every point, so successive rows differ only by the policy.
+            result = evaluate(make_agent, opponent, cfg.eval_games, cfg, seed=cfg.seed + 1_000_003)
+            row = {"timesteps": self.num_timesteps, **result.row()}
+            rows.append(row)
+            self.logger.record(f"eval/win_rate_vs_{opponent}", row["win_rate"])
+            self.logger.record(f"eval/win_rate_ci_low_vs_{opponent}", row["ci_low"])
+            self.logger.record(f"eval/win_rate_ci_high_vs_{opponent}", row["ci_high"])
+            self.logger.record(f"eval/mean_vp_vs_{opponent}", row["mean_vp"])
+            self.logger.record(f"eval/mean_rank_vs_{opponent}", row["mean_rank"])
+        self.logger.dump(self.num_timesteps)
+        new_file = not os.path.exists(self.eval_log)
+        with open(self.eval_log, "a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
+            if new_file:
+                writer.writeheader()
+            writer.writerows(rows)
+        self.last_eval = rows
+        self.eval_seconds += time.perf_counter() - started
+        self.bar.set_postfix_str(" ".join(f"{r['opponent']}:{r['win_rate']:.2f}" for r in rows))
+        tqdm.write(f"[{self.num_timesteps}] " + "  ".join(
+            f"vs {r['opponent']}: {r['win_rate']:.2f} [{r['ci_low']:.2f}, {r['ci_high']:.2f}]" for r in rows))
+
+    def save(self):
+        extra = {"pool": self.pool.paths if self.pool is not None else []}
+        save_checkpoint(self.model, checkpoint_path(self.run_dir, self.num_timesteps), self.config, extra)
+
+    def _on_training_end(self):
+        if not self.last_eval or self.last_eval[0]["timesteps"] != self.num_timesteps:
+            self.run_evaluation()
+        self.save()
+        self.bar.close()
+
+
+def _trim_eval_log(path, up_to):
+    """Drop evaluation rows written after the checkpoint a run resumes from."""
+    if not os.path.exists(path):
+        return
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if int(r["timesteps"]) <= up_to]
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def read_eval_log(run_dir):
+    with open(os.path.join(run_dir, "eval.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def format_table(rows):
+    """A markdown table of evaluation rows."""
+    lines = ["| steps | opponent | games | win rate | 95% CI | mean VP | opponents' mean VP | mean rank |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {int(r['timesteps'])} | {r['opponent']} | {r['games']} | {float(r['win_rate']):.3f} | "
+                     f"[{float(r['ci_low']):.3f}, {float(r['ci_high']):.3f}] | {float(r['mean_vp']):.1f} | "
+                     f"{float(r['opponent_mean_vp']):.1f} | {float(r['mean_rank']):.2f} |")
+    return "\n".join(lines)
+
+
+def build_model(config, env):
+    """A new MaskablePPO model for ``config`` on ``env``, starting from ``config.init_from`` if set."""
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=config.n_steps, batch_size=config.batch_size, n_epochs=config.n_epochs,
+        learning_rate=config.learning_rate, gamma=config.gamma, gae_lambda=config.gae_lambda,
+        clip_range=config.clip_range, ent_coef=config.ent_coef, vf_coef=config.vf_coef,
+        max_grad_norm=config.max_grad_norm, seed=config.seed, device="cpu", verbose=0,
+        policy_kwargs={"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}},
+        tensorboard_log=os.path.join(config.run_dir, "tb"))
+    if config.init_from is not None:
+        model.set_parameters(config.init_from, exact_match=True, device="cpu")
+    return model
+
+
+@dataclass
+class TrainResult:
+    model: MaskablePPO
+    steps: int
+    """Env steps taken by this call (fewer than ``total_timesteps`` after a resume)."""
+    wall_seconds: float
+    eval_seconds: float
+    """Part of ``wall_seconds`` spent in evaluation games."""
+
+    @property
+    def steps_per_second(self):
+        """Training throughput: env steps per second of training time (evaluation excluded)."""
+        return self.steps / max(self.wall_seconds - self.eval_seconds, 1e-9)
+
+
+def train(config, resume=False, show_progress=True):
+    """Run (or resume) the training ``config`` describes."""
+    run_dir = config.run_dir
+    torch.set_num_threads(config.torch_threads)
+    checkpoint = latest_checkpoint(run_dir)
+    if checkpoint is not None and not resume:
+        raise FileExistsError(f"{run_dir} already holds checkpoints; pass --resume to continue that run "
+                              f"or choose another --run-dir")
+    os.makedirs(run_dir, exist_ok=True)
+    with open(os.path.join(run_dir, "config.json"), "w") as f:
+        json.dump(config.to_dict(), f, indent=2)
+    env = make_vec_env(config)
+    pool_paths = []
+    if checkpoint is not None:
+        meta = read_meta(checkpoint)
+        model = MaskablePPO.load(checkpoint, env=env, device="cpu",
+                                 tensorboard_log=os.path.join(run_dir, "tb"))
+        model.set_random_seed(config.seed + model.num_timesteps)
+        pool_paths = meta.get("pool", [])
+        _trim_eval_log(os.path.join(run_dir, "eval.csv"), model.num_timesteps)
+        tqdm.write(f"resuming {run_dir} from {checkpoint} ({model.num_timesteps} steps)")
+    else:
+        _trim_eval_log(os.path.join(run_dir, "eval.csv"), -1)
+        model = build_model(config, env)
+    pool = SelfPlayPool(config, run_dir, pool_paths) if config.selfplay is not None else None
+    callback = RunCallback(config, run_dir, pool, show_progress)
+    start_steps, started = model.num_timesteps, time.perf_counter()
+    remaining = config.total_timesteps - start_steps
+    try:
+        if remaining > 0:
+            model.learn(remaining, callback=callback, reset_num_timesteps=checkpoint is None, tb_log_name="ppo")
+    finally:
+        env.close()
+    return TrainResult(model, model.num_timesteps - start_steps, time.perf_counter() - started,
+                       callback.eval_seconds)
+
+
+def build_parser(program, default_config):
+    parser = argparse.ArgumentParser(prog=program, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default=default_config, help=f"JSON TrainConfig (default {default_config})")
+    parser.add_argument("--run-dir", help="output directory (checkpoints, logs, eval.csv)")
+    parser.add_argument("--total-timesteps", type=int, help="env steps in total")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--num-players", type=int, choices=(2, 3, 4))
+    parser.add_argument("--board", type=int, choices=(5, 6))
+    parser.add_argument("--opponents", nargs="+", help="scripted training opponents: random greedy heuristic")
+    parser.add_argument("--eval-games", type=int, help="evaluation games per opponent")
+    parser.add_argument("--n-envs", type=int, help="parallel environments")
+    parser.add_argument("--init-from", help="start from this checkpoint's policy (a new run, not a resume)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue RUN_DIR from its newest checkpoint with its saved config")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
+    args = build_parser(program, default_config).parse_args(argv)
+    overrides = {"run_dir": args.run_dir, "total_timesteps": args.total_timesteps, "seed": args.seed,
+                 "num_players": args.num_players, "board": args.board, "opponents": args.opponents,
+                 "eval_games": args.eval_games, "n_envs": args.n_envs, "init_from": args.init_from}
+    saved = os.path.join(args.run_dir or "", "config.json")
+    if args.resume and args.run_dir and os.path.exists(saved):
+        with open(saved) as f:
+            data = json.load(f)
+        data["total_timesteps"] = args.total_timesteps or data["total_timesteps"]
+        config = config_from_dict(data)
+    else:
+        config = load_config(args.config, overrides)
+    result = train(config, resume=args.resume, show_progress=not args.no_progress)
+    print(f"\n{result.steps} env steps in {result.wall_seconds:.0f} s ({result.eval_seconds:.0f} s of evaluation): "
+          f"{result.steps_per_second:.0f} training steps/s")
+    rows = read_eval_log(config.run_dir)
+    print(f"\nEvaluation of {config.run_dir} ({config.num_players} players, {config.board}-plot board):")
+    print(format_table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
