@@ -68,6 +68,10 @@ DECISION_NAMES = ("place start", "choose action", "shop tile", "shop plot", "dra
 ACTION_A, ACTION_B, ACTION_C, ACTION_D = 0, 1, 2, 3
 STATE_FORMAT = 1
 _TOKENS = itertools.count()
+# Decisions that may change the board, the commissioners, the markers, the row or the box
+# (what observers cache per board_token); an auction's end also renews the token.
+_BOARD_DECISIONS = frozenset((PLACE_START_DECISION, SHOP_TILE_DECISION, SHOP_PLOT_DECISION, MOVE_DECISION,
+                              BUILD_DECISION))
 
 
 class IllegalActionError(ValueError):
@@ -383,7 +387,7 @@ class Game:
             self._reject(action, legal)
         self._legal = None
         dec = self.decision
-        if dec != BID_DECISION:
+        if dec in _BOARD_DECISIONS:
             self.board_token = next(_TOKENS)
         if dec == BID_DECISION:
             if action == BID_PASS:
