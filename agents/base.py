@@ -13,6 +13,9 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from fifthave_env.engine.game import GameConfig
+from fifthave_env.random_agent import RandomAgent
+
+__all__ = ["Agent", "RandomAgent"]
 
 
 @runtime_checkable
@@ -24,19 +27,3 @@ class Agent(Protocol):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """A legal action id (``action_mask[id] == 1``) for this seat's observation."""
-
-
-class RandomAgent:
-    """Uniform over the legal actions."""
-
-    name = "random"
-
-    def __init__(self):
-        self.rng = np.random.default_rng()
-
-    def reset(self, config, seat, rng):
-        self.rng = rng
-
-    def act(self, observation, action_mask):
-        legal = np.flatnonzero(action_mask)
-        return int(legal[self.rng.integers(len(legal))])

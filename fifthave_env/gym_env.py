@@ -65,23 +65,8 @@ from .engine.actions import NUM_ACTIONS, action_name
 from .engine.game import Game, GameConfig, IllegalActionError
 from .fifth_avenue_v0 import REWARDS
 from .observation import OBS_HIGH, OBS_SIZE, Observer
+from .random_agent import RandomAgent
 from .render_text import render_text
-
-
-class UniformRandomOpponent:
-    """The default opponent: a uniformly random legal action (``agents.base.RandomAgent`` without the import)."""
-
-    name = "random"
-
-    def __init__(self):
-        self.rng = np.random.default_rng()
-
-    def reset(self, config, seat, rng):
-        self.rng = rng
-
-    def act(self, observation, action_mask):
-        legal = np.flatnonzero(action_mask)
-        return int(legal[self.rng.integers(len(legal))])
 
 
 class FifthAvenueEnv(gym.Env):
@@ -136,7 +121,7 @@ class FifthAvenueEnv(gym.Env):
         count = self.config.num_players - 1
         spec = self.opponent_spec
         if spec is None:
-            return [UniformRandomOpponent() for _ in range(count)]
+            return [RandomAgent() for _ in range(count)]
         agents = list(spec(self.np_random, count)) if callable(spec) else spec
         if len(agents) != count:
             raise ValueError(f"the opponent callable must return {count} agents, got {len(agents)}")

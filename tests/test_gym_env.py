@@ -7,11 +7,12 @@ from gymnasium.utils.env_checker import check_env
 
 import fifthave_env
 from fifthave_env import fifth_avenue_v0
-from fifthave_env.gym_env import FifthAvenueEnv, UniformRandomOpponent
+from fifthave_env.gym_env import FifthAvenueEnv
+from fifthave_env.random_agent import RandomAgent
 from fifthave_env.observation import Observer
 
 
-class LoggingOpponent(UniformRandomOpponent):
+class LoggingOpponent(RandomAgent):
     """Random, and notes every move it makes in a shared log."""
 
     def __init__(self, log):
@@ -138,17 +139,17 @@ def test_observation_and_mask_are_the_learners_own():
 
 def test_opponents_are_checked_and_a_sampler_is_called_at_every_reset():
     with pytest.raises(ValueError, match="3 agents"):
-        FifthAvenueEnv(num_players=4, opponents=[UniformRandomOpponent()])
+        FifthAvenueEnv(num_players=4, opponents=[RandomAgent()])
     with pytest.raises(TypeError, match="reset"):
         FifthAvenueEnv(num_players=2, opponents=[object()])
-    shared = UniformRandomOpponent()
+    shared = RandomAgent()
     with pytest.raises(ValueError, match="distinct"):
         FifthAvenueEnv(num_players=3, opponents=[shared, shared])
     calls = []
 
     def sampler(rng, count):
         calls.append(count)
-        return [UniformRandomOpponent() for _ in range(count)]
+        return [RandomAgent() for _ in range(count)]
 
     env = FifthAvenueEnv(num_players=3, opponents=sampler)
     env.reset(seed=0)

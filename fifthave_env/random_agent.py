@@ -1,0 +1,23 @@
+"""The uniformly random legal player: the Gymnasium env's default opponent and ``agents.RandomAgent``.
+
+It lives here so that ``fifthave_env`` never imports ``agents/``; it follows the agent
+protocol of ``agents.base``.
+"""
+
+import numpy as np
+
+
+class RandomAgent:
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def __init__(self):
+        self.rng = np.random.default_rng()
+
+    def reset(self, config, seat, rng):
+        self.rng = rng
+
+    def act(self, observation, action_mask):
+        legal = np.flatnonzero(action_mask)
+        return int(legal[self.rng.integers(len(legal))])
