@@ -82,7 +82,9 @@ render_mode=None)``
   names (``None`` for the 6-plot board's shop plot); default: the rulings' placeholder.
 - ``random_start``: draw the starting seat instead of seat 0.
 - ``skyscrapers_per_color``: 18 (R3), or 21 for the French edition.
-- ``render_mode``: ``"ansi"`` (a text picture; the hand shown is the seat asked).
+- ``render_mode``: ``"ansi"`` (a text picture), ``"rgb_array"`` (a ``(720, 1280, 3)`` uint8
+  picture of the board, ``fifthave_env.render_image``) or ``"human"`` (that picture in a
+  matplotlib window; RuntimeError where no window can open). The hand shown is the seat asked.
 
 ``env()`` checks every call itself (illegal ids, wrong agent via ``act``, stepping
 before ``reset`` or after the end) and raises ``IllegalActionError`` naming the
@@ -110,7 +112,7 @@ ENV_VERSION = 0
 class raw_env(AECEnv):
     metadata = {
         "name": "fifth_avenue_v0",
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "rgb_array", "human"],
         "is_parallelizable": False,
         "render_fps": 2,
     }
@@ -228,19 +230,33 @@ class raw_env(AECEnv):
         return action_name(action, self.game.plot_color if self.game is not None else None)
 
     def render(self):
+        """The text (``"ansi"``) or the picture (``"rgb_array"``) of the game; ``"human"`` shows the picture."""
         if self.render_mode is None:
-            raise ValueError("render() needs a render_mode; create the env with render_mode='ansi'")
-        text = render_text(self._require_game())
+            raise ValueError(f"render() needs a render_mode; create the env with render_mode= one of "
+                             f"{self.metadata['render_modes']}")
+        game = self._require_game()
         if self.render_mode == "ansi":
-            return text
-        print(text)
+            return render_text(game)
+        try:
+            from .render_image import ImageWindow, render_image
+        except ImportError as error:  # Pillow is an optional dependency
+            raise ImportError(f"render_mode={self.render_mode!r} draws with Pillow, which is not installed "
+                              f"({error}); pip install pillow, or install fifthave with the 'analysis' extra") from error
+        frame = render_image(game)
+        if self.render_mode == "rgb_array":
+            return frame
+        if getattr(self, "_window", None) is None:
+            self._window = ImageWindow()
+        self._window.show(frame)
 
     def state_dict(self):
         """The whole game (hidden parts included) as JSON-compatible data; see ``Game.to_dict``."""
         return self._require_game().to_dict()
 
     def close(self):
-        pass
+        if getattr(self, "_window", None) is not None:
+            self._window.close()
+            self._window = None
 
 
 def env(**kwargs):

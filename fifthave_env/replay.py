@@ -1,0 +1,216 @@
+"""Recorded games: save, load and replay them, and turn them into pictures or an animated GIF.
+
+A recorded game (:class:`GameRecord`) is the saved state a game started from
+(``Game.to_dict()``, which includes the random generator) and the action ids
+played from there. Replaying is ``Game.from_dict`` then ``apply`` for each id,
+so every random draw (black cards, Alea's bids, the Central Park draw) comes
+out exactly as it did.
+
+Record while playing with the PettingZoo env::
+
+    env.reset(seed=7)
+    record = GameRecord.start(env.unwrapped.game)
+    ...                       # for each step: record.actions.append(action); env.step(action)
+    record.save("game.json")
+
+or let :func:`record_game` play a game between agents. Then::
+
+    python -m fifthave_env.replay game.json game.gif      # one frame per turn
+    python -m fifthave_env.replay game.json frames/ --every action
+
+The input may also be a bare saved state (``Game.to_dict()`` / ``env.state_dict()``
+as JSON): its picture is the only frame.
+"""
+
+import argparse
+import json
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .engine.game import Game, GameConfig, IllegalActionError
+from .observation import Observer
+
+RECORD_FORMAT = 1
+FRAME_EVERY = ("action", "turn")
+
+
+@dataclass
+class GameRecord:
+    """The state a game started from and the action ids played from there."""
+
+    initial_state: dict
+    actions: list = field(default_factory=list)
+
+    @classmethod
+    def start(cls, game):
+        """An empty record starting at ``game``'s current state (append each action id played)."""
+        return cls(game.to_dict(), [])
+
+    def to_dict(self):
+        return {"record_format": RECORD_FORMAT, "initial_state": self.initial_state,
+                "actions": [int(a) for a in self.actions]}
+
+    @classmethod
+    def from_dict(cls, data):
+        """A record from :meth:`to_dict` data, or from a bare saved state (no actions)."""
+        if "initial_state" in data:
+            if data.get("record_format") != RECORD_FORMAT:
+                raise ValueError(f"unknown record format {data.get('record_format')!r}; "
+                                 f"this version reads {RECORD_FORMAT}")
+            return cls(data["initial_state"], [int(a) for a in data["actions"]])
+        if "state" in data and "config" in data:
+            return cls(data, [])
+        raise ValueError("not a recorded game nor a saved game state: expected the keys "
+                         "'initial_state' and 'actions' (GameRecord.to_dict) or 'config' and 'state' (Game.to_dict)")
+
+    def save(self, path):
+        with open(path, "w") as f:
+            json.dump(self.to_dict(), f)
+
+    @classmethod
+    def load(cls, path):
+        with open(path) as f:
+            return cls.from_dict(json.load(f))
+
+    def replay(self):
+        """Yield ``(index, actor, action, game)``: first ``(-1, -1, None, start)``, then after each action.
+
+        ``actor`` is the seat that played ``action``. The same Game object moves on
+        from one item to the next: ``game.clone()`` one you want to keep.
+        """
+        game = Game.from_dict(self.initial_state)
+        yield -1, -1, None, game
+        for index, action in enumerate(self.actions):
+            actor = game.actor
+            try:
+                game.apply(action)
+            except IllegalActionError as error:
+                raise ValueError(f"recorded action #{index} ({action}) is not legal in the replayed game; "
+                                 f"the record does not belong to this starting state: {error}") from None
+            yield index, actor, action, game
+
+    def final_game(self):
+        """The game after the last recorded action."""
+        for *_, game in self.replay():
+            pass
+        return game
+
+
+def record_game(agents, config=None, seed=None):
+    """Play one game between ``agents`` (one per seat, see ``agents.base``) and return its record.
+
+    Each agent sees only its own observation and mask. ``seed`` fixes the game
+    and every agent's generator, so the same seed gives the same game.
+    """
+    config = config if config is not None else GameConfig()
+    if len(agents) != config.num_players:
+        raise ValueError(f"need one agent per seat: {config.num_players} for this config, got {len(agents)}")
+    game_seed, *agent_seeds = np.random.SeedSequence(seed).spawn(1 + len(agents))
+    game = Game(config, rng=np.random.default_rng(game_seed))
+    for seat, (agent, agent_seed) in enumerate(zip(agents, agent_seeds)):
+        agent.reset(config, seat, np.random.default_rng(agent_seed))
+    record = GameRecord.start(game)
+    observer = Observer(config)
+    while not game.is_over:
+        seat = game.actor
+        action = int(agents[seat].act(observer.observe(game, seat), game.action_mask()))
+        game.apply(action)
+        record.actions.append(action)
+    return record
+
+
+def frames(record, every="turn", hands="actor", scale=0.75):
+    """Yield the pictures (``PIL.Image``) of a recorded game.
+
+    ``every="turn"``: the start, the beginning of every turn, and the end;
+    ``every="action"``: the start and the state after every action. Each
+    caption names the last action played; ``hands`` and ``scale`` are
+    :func:`fifthave_env.render_image.board_image`'s.
+    """
+    from .render_image import board_image  # Pillow is an optional dependency
+
+    if every not in FRAME_EVERY:
+        raise ValueError(f"every must be one of {FRAME_EVERY}, got {every!r}")
+    last = len(record.actions) - 1
+    turn = None
+    for index, actor, action, game in record.replay():
+        if every == "turn" and index not in (-1, last) and game.turn == turn:
+            continue
+        turn = game.turn
+        caption = "start" if action is None else f"#{index + 1}  seat {actor}: {game.describe(action)}"
+        yield board_image(game, hands=hands, caption=caption, scale=scale)
+
+
+def _gif_palette(images, size=128):
+    """One palette for every frame: the renderer's key colors, then the most frequent other colors.
+
+    A shared palette of exact colors keeps the seat colors true (a per-frame
+    median cut can map red to brown) and the file small.
+    """
+    from PIL import Image
+
+    from .render_image import KEY_COLORS
+
+    pixels = np.concatenate([np.asarray(im)[::3, ::3].reshape(-1, 3) for im in images]).astype(np.int32)
+    packed, counts = np.unique(pixels[:, 0] << 16 | pixels[:, 1] << 8 | pixels[:, 2], return_counts=True)
+    colors = list(dict.fromkeys(KEY_COLORS))
+    for value in packed[np.argsort(-counts, kind="stable")]:
+        if len(colors) >= size:
+            break
+        color = (int(value >> 16), int(value >> 8 & 255), int(value & 255))
+        if color not in colors:
+            colors.append(color)
+    palette = Image.new("P", (1, 1))
+    palette.putpalette([v for color in colors for v in color] + [0] * 3 * (256 - len(colors)))
+    return palette
+
+
+def save_gif(record, path, every="turn", fps=2.0, hands="actor", scale=0.75):
+    """Write the frames of a recorded game to an animated GIF; the last frame stays 3 times longer.
+
+    Returns the number of frames.
+    """
+    from PIL import Image
+
+    if not fps > 0:
+        raise ValueError(f"fps must be positive, got {fps!r}")
+    images = list(frames(record, every=every, hands=hands, scale=scale))
+    palette = _gif_palette(images)
+    images = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
+    duration = round(1000 / fps)
+    images[0].save(path, save_all=True, append_images=images[1:], loop=0,
+                   duration=[duration] * (len(images) - 1) + [3 * duration])
+    return len(images)
+
+
+def save_pngs(record, directory, every="turn", hands="actor", scale=0.75):
+    """Write the frames as ``directory/frame_0000.png``, ...; returns the number of frames."""
+    os.makedirs(directory, exist_ok=True)
+    count = 0
+    for count, image in enumerate(frames(record, every=every, hands=hands, scale=scale), start=1):
+        image.save(os.path.join(directory, f"frame_{count - 1:04d}.png"))
+    return count
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Turn a recorded game (or a saved state) into a GIF or PNG frames.")
+    parser.add_argument("input", help="JSON file: GameRecord.save() or a saved state (Game.to_dict())")
+    parser.add_argument("output", help="a .gif file, or a directory for PNG frames")
+    parser.add_argument("--every", choices=FRAME_EVERY, default="turn", help="one frame per turn or per action")
+    parser.add_argument("--fps", type=float, default=2.0, help="GIF frames per second")
+    parser.add_argument("--scale", type=float, default=0.75, help="picture size relative to 1280x720")
+    parser.add_argument("--hands", default="actor", help="whose hand to show: actor, none or a seat number")
+    args = parser.parse_args(argv)
+    hands = int(args.hands) if args.hands.isdigit() else args.hands
+    record = GameRecord.load(args.input)
+    if args.output.lower().endswith(".gif"):
+        count = save_gif(record, args.output, every=args.every, fps=args.fps, hands=hands, scale=args.scale)
+    else:
+        count = save_pngs(record, args.output, every=args.every, hands=hands, scale=args.scale)
+    print(f"wrote {count} frames to {args.output}")
+
+
+if __name__ == "__main__":
+    main()
