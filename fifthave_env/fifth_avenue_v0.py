@@ -84,7 +84,8 @@ render_mode=None)``
 - ``skyscrapers_per_color``: 18 (R3), or 21 for the French edition.
 - ``render_mode``: ``"ansi"`` (a text picture), ``"rgb_array"`` (a ``(720, 1280, 3)`` uint8
   picture of the board, ``fifthave_env.render_image``) or ``"human"`` (that picture in a
-  matplotlib window; RuntimeError where no window can open). The hand shown is the seat asked.
+  matplotlib window; where no window can open it warns once and shows nothing). The hand shown is
+  the seat asked.
 
 ``env()`` checks every call itself (illegal ids, wrong agent via ``act``, stepping
 before ``reset`` or after the end) and raises ``IllegalActionError`` naming the
@@ -101,18 +102,16 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .engine.actions import NUM_ACTIONS, action_name
-from .engine.game import Game, GameConfig, IllegalActionError
+from .engine.game import Game, IllegalActionError
+from .env_common import RENDER_MODES, Renderer, game_config
 from .observation import OBS_HIGH, OBS_SIZE, Observer
-from .render_text import render_text
-
-REWARDS = ("win_loss", "vp_margin", "score_delta")
 ENV_VERSION = 0
 
 
 class raw_env(AECEnv):
     metadata = {
         "name": "fifth_avenue_v0",
-        "render_modes": ["ansi", "rgb_array", "human"],
+        "render_modes": RENDER_MODES,
         "is_parallelizable": False,
         "render_fps": 2,
     }
@@ -120,14 +119,12 @@ class raw_env(AECEnv):
     def __init__(self, num_players=4, board=5, max_turns=300, reward="win_loss", layout=None,
                  random_start=False, skyscrapers_per_color=18, render_mode=None):
         super().__init__()
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.config = GameConfig(num_players=num_players, board=board, layout=layout, max_turns=max_turns,
-                                 random_start=random_start, skyscrapers_per_color=skyscrapers_per_color)
+        self.config = game_config(reward, render_mode, num_players=num_players, board=board, layout=layout,
+                                  max_turns=max_turns, random_start=random_start,
+                                  skyscrapers_per_color=skyscrapers_per_color)
         self.reward_kind = reward
         self.render_mode = render_mode
+        self._renderer = Renderer(render_mode)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict({
@@ -231,32 +228,14 @@ class raw_env(AECEnv):
 
     def render(self):
         """The text (``"ansi"``) or the picture (``"rgb_array"``) of the game; ``"human"`` shows the picture."""
-        if self.render_mode is None:
-            raise ValueError(f"render() needs a render_mode; create the env with render_mode= one of "
-                             f"{self.metadata['render_modes']}")
-        game = self._require_game()
-        if self.render_mode == "ansi":
-            return render_text(game)
-        try:
-            from .render_image import ImageWindow, render_image
-        except ImportError as error:  # Pillow is an optional dependency
-            raise ImportError(f"render_mode={self.render_mode!r} draws with Pillow, which is not installed "
-                              f"({error}); pip install pillow, or install fifthave with the 'analysis' extra") from error
-        frame = render_image(game)
-        if self.render_mode == "rgb_array":
-            return frame
-        if getattr(self, "_window", None) is None:
-            self._window = ImageWindow()
-        self._window.show(frame)
+        return self._renderer.render(self.game)
 
     def state_dict(self):
         """The whole game (hidden parts included) as JSON-compatible data; see ``Game.to_dict``."""
         return self._require_game().to_dict()
 
     def close(self):
-        if getattr(self, "_window", None) is not None:
-            self._window.close()
-            self._window = None
+        self._renderer.close()
 
 
 def env(**kwargs):

@@ -55,6 +55,11 @@ An action the mask forbids ends the episode (``terminated=True``) with reward
 ``learner_seat``: a seat number, or ``None`` to draw it at random each game.
 ``info["learner_seat"]`` tells which; at the end ``info`` also has
 ``"scores"``, ``"winners"`` (seat numbers) and ``"truncated"``.
+
+## Rendering
+
+``render_mode``: ``"ansi"`` (text), ``"rgb_array"`` (the board picture), ``"human"``
+(that picture in a window), as in ``fifth_avenue_v0``.
 """
 
 import gymnasium as gym
@@ -62,27 +67,23 @@ import numpy as np
 from gymnasium import spaces
 
 from .engine.actions import NUM_ACTIONS, action_name
-from .engine.game import Game, GameConfig, IllegalActionError
-from .fifth_avenue_v0 import REWARDS
+from .engine.game import Game, IllegalActionError
+from .env_common import RENDER_MODES, Renderer, game_config
 from .observation import OBS_HIGH, OBS_SIZE, Observer
 from .random_agent import RandomAgent
-from .render_text import render_text
 
 
 class FifthAvenueEnv(gym.Env):
     """One learner seat against opponent agents; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 2}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 2}
 
     def __init__(self, num_players=4, board=5, max_turns=300, reward="win_loss", learner_seat=None,
                  opponents=None, illegal_action_reward=-1.0, layout=None, skyscrapers_per_color=18,
                  random_start=False, render_mode=None):
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.config = GameConfig(num_players=num_players, board=board, layout=layout, max_turns=max_turns,
-                                 random_start=random_start, skyscrapers_per_color=skyscrapers_per_color)
+        self.config = game_config(reward, render_mode, num_players=num_players, board=board, layout=layout,
+                                  max_turns=max_turns, random_start=random_start,
+                                  skyscrapers_per_color=skyscrapers_per_color)
         if learner_seat is not None and learner_seat not in range(num_players):
             raise ValueError(f"learner_seat must be None (random each game) or a seat 0..{num_players - 1}, "
                              f"got {learner_seat!r}")
@@ -90,6 +91,7 @@ class FifthAvenueEnv(gym.Env):
         self.reward_kind = reward
         self.illegal_action_reward = float(illegal_action_reward)
         self.render_mode = render_mode
+        self._renderer = Renderer(render_mode)
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.set_opponents(opponents)
@@ -206,8 +208,8 @@ class FifthAvenueEnv(gym.Env):
         return action_name(action, self.game.plot_color if self.game is not None else None)
 
     def render(self):
-        if self.render_mode is None:
-            raise ValueError("render() needs a render_mode; create the env with render_mode='ansi'")
-        if self.game is None:
-            raise RuntimeError("call reset() before render()")
-        return render_text(self.game)
+        """The text (``"ansi"``) or the picture (``"rgb_array"``) of the game; ``"human"`` shows the picture."""
+        return self._renderer.render(self.game)
+
+    def close(self):
+        self._renderer.close()

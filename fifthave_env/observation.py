@@ -16,7 +16,7 @@ import array
 
 import numpy as np
 
-from .engine.board import CENTRAL_PARK, NUM_DISTRICTS, NUM_LOCATIONS, NUM_PLOTS, NUM_SHOP_TYPES
+from .engine.board import NUM_DISTRICTS, NUM_LOCATIONS, NUM_PLOTS, NUM_SHOP_TYPES
 from .engine.cards import BLACK, NUM_COLORS, NUM_KINDS
 from .engine.game import NUM_DECISIONS
 

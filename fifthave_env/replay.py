@@ -129,7 +129,7 @@ def frames(record, every="turn", hands="actor", scale=0.75):
     caption names the last action played; ``hands`` and ``scale`` are
     :func:`fifthave_env.render_image.board_image`'s.
     """
-    from .render_image import board_image  # Pillow is an optional dependency
+    from .render_image import board_image
 
     if every not in FRAME_EVERY:
         raise ValueError(f"every must be one of {FRAME_EVERY}, got {every!r}")

@@ -189,3 +189,12 @@ def test_render_ansi_shows_the_board():
     env.reset(seed=0)
     assert isinstance(env.render(), str) and env.render()
     assert fifthave_env.__version__
+
+
+def test_both_environments_take_the_same_render_modes():
+    from fifthave_env import fifth_avenue_v0
+
+    assert fifth_avenue_v0.raw_env.metadata["render_modes"] == FifthAvenueEnv.metadata["render_modes"]
+    frame = FifthAvenueEnv(num_players=3, render_mode="rgb_array")
+    frame.reset(seed=0)
+    assert frame.render().shape == (720, 1280, 3)

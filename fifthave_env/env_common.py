@@ -1,0 +1,61 @@
+"""What the PettingZoo and the Gymnasium environment share: option checks and rendering."""
+
+import warnings
+
+from .engine.game import GameConfig
+from .render_text import render_text
+
+REWARDS = ("win_loss", "vp_margin", "score_delta")
+RENDER_MODES = ["ansi", "rgb_array", "human"]
+
+
+def game_config(reward, render_mode, **game_options):
+    """Check the options both environments take; the ``GameConfig`` of the rest."""
+    if reward not in REWARDS:
+        raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+    return GameConfig(**game_options)
+
+
+class Renderer:
+    """``"ansi"``: text; ``"rgb_array"``: the board picture; ``"human"``: that picture in a window.
+
+    ``"human"`` with no window to open (no display, matplotlib's Agg backend) warns once and
+    shows nothing, so API checkers that try every mode (PettingZoo's ``render_test``,
+    Gymnasium's ``check_env``) run headless.
+    """
+
+    def __init__(self, render_mode):
+        self.render_mode = render_mode
+        self._window = None
+        self._no_window = False
+
+    def render(self, game):
+        if self.render_mode is None:
+            raise ValueError(f"render() needs a render_mode; create the env with render_mode= one of {RENDER_MODES}")
+        if game is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return render_text(game)
+        from .render_image import ImageWindow, render_image  # imported only when pictures are asked for
+
+        frame = render_image(game)
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._no_window:
+            return None
+        if self._window is None:
+            try:
+                self._window = ImageWindow()
+            except RuntimeError as error:
+                self._no_window = True
+                warnings.warn(str(error), stacklevel=3)
+                return None
+        self._window.show(frame)
+        return None
+
+    def close(self):
+        if self._window is not None:
+            self._window.close()
+            self._window = None
