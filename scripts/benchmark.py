@@ -5,7 +5,7 @@ Run: ``.venv/bin/python scripts/benchmark.py [--seconds 3] [--configs 4x5,2x6]``
 ``env()`` loop: the PettingZoo loop every user writes (``agent_iter`` / ``last()`` with
 observation and mask / ``step``), one random legal action per decision. Engine loop:
 ``Game.legal_actions()`` / ``Game.apply()`` only. When PettingZoo's ``connect_four_v3``
-imports (it needs pygame: ``pip install pygame``), the same env loop runs on it for scale.
+imports (it needs pygame: ``pip install -e ".[bench]"``), the same env loop runs on it for scale.
 Agents: mean time of one ``act`` call of each scripted agent, 4 players (``--agents``).
 Single process, so one core.
 """
