@@ -18,6 +18,19 @@ def game_config(reward, render_mode, **game_options):
     return GameConfig(**game_options)
 
 
+def end_reward(reward_kind, game, seat):
+    """What ``seat`` receives when the game is over, on top of the last step's ``score_delta`` (none).
+
+    ``win_loss``: +1 for each winner (a shared win too), -1 for the others, 0 for all at
+    truncation; ``vp_margin``: own VP minus the best other seat's VP.
+    """
+    if reward_kind == "win_loss":
+        return 0 if game.truncated else (1 if seat in game.winners else -1)
+    if reward_kind == "vp_margin":
+        return game.scores[seat] - max(game.scores[q] for q in range(game.n) if q != seat)
+    return 0
+
+
 class Renderer:
     """``"ansi"``: text; ``"rgb_array"``: the board picture; ``"human"``: that picture in a window.
 

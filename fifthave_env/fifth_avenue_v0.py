@@ -103,7 +103,7 @@ from pettingzoo import AECEnv
 
 from .engine.actions import NUM_ACTIONS, action_name
 from .engine.game import Game, IllegalActionError
-from .env_common import RENDER_MODES, Renderer, game_config
+from .env_common import RENDER_MODES, Renderer, end_reward, game_config
 from .observation import OBS_HIGH, OBS_SIZE, Observer
 ENV_VERSION = 0
 
@@ -209,13 +209,8 @@ class raw_env(AECEnv):
         info = {"scores": list(scores), "winners": [self.possible_agents[p] for p in game.winners],
                 "truncated": game.truncated}
         for a, s in self._agent_seat.items():
-            if self.reward_kind == "win_loss":
-                if game.truncated:
-                    self.rewards[a] = 0
-                else:
-                    self.rewards[a] = 1 if s in game.winners else -1
-            elif self.reward_kind == "vp_margin":
-                self.rewards[a] = scores[s] - max(scores[q] for q in range(game.n) if q != s)
+            if self.reward_kind != "score_delta":
+                self.rewards[a] = end_reward(self.reward_kind, game, s)
             if game.truncated:
                 self.truncations[a] = True
             else:

@@ -68,7 +68,7 @@ from gymnasium import spaces
 
 from .engine.actions import NUM_ACTIONS, action_name
 from .engine.game import Game, IllegalActionError
-from .env_common import RENDER_MODES, Renderer, game_config
+from .env_common import RENDER_MODES, Renderer, end_reward, game_config
 from .observation import OBS_HIGH, OBS_SIZE, Observer
 from .random_agent import RandomAgent
 
@@ -195,10 +195,7 @@ class FifthAvenueEnv(gym.Env):
             reward = float(game.scores[seat] - self._score_before)
             self._score_before = game.scores[seat]
         elif game.is_over:
-            if self.reward_kind == "vp_margin":
-                reward = float(game.scores[seat] - max(game.scores[q] for q in range(game.n) if q != seat))
-            elif not game.truncated:
-                reward = 1.0 if seat in game.winners else -1.0
+            reward = float(end_reward(self.reward_kind, game, seat))
         self._episode_over = game.is_over
         terminated = game.is_over and not game.truncated
         return self._observe(), reward, terminated, game.truncated, self._info()
