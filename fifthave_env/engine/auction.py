@@ -43,9 +43,12 @@ def district_is_full(g, d):
     return True
 
 
-def open_auction(g, loc):
+def clear_auction(g):
+    """No auction on the table: the ``auc_*`` fields at rest."""
     n = g.n
-    g.auc_loc = loc
+    g.auc_loc = -1
+    g.auc_full = False
+    g.auc_allowed = [0] * n
     g.auc_passed = [False] * n
     g.auc_cards = [[0] * NUM_KINDS for _ in range(n)]
     g.auc_color = [-1] * n
@@ -54,15 +57,24 @@ def open_auction(g, loc):
     g.auc_high_bidder = -1
     g.auc_turns = 0
     g.auc_alea_cards = []
-    g.auc_alea_state = ALEA_NOT_YET if g.has_alea else ALEA_OUT
+    g.auc_alea_state = ALEA_OUT
     g.auc_cp_color = -1
     g.auc_winner = -1
+    g.auc_last_bid = [0] * NUM_KINDS
+    g.auc_bid_color = -1
+
+
+def open_auction(g, loc):
+    """The auction at ``loc`` begins; the mover bids first (R21); allowed colors are fixed now (R22)."""
+    clear_auction(g)
+    g.auc_loc = loc
+    if g.has_alea:
+        g.auc_alea_state = ALEA_NOT_YET
     if loc == CENTRAL_PARK:
-        g.auc_full = False
-        g.auc_allowed = [ALL_COLORS] * n
+        g.auc_allowed = [ALL_COLORS] * g.n
     else:
         g.auc_full = district_is_full(g, loc)
-        g.auc_allowed = [allowed_colors(g, p, loc) for p in range(n)]
+        g.auc_allowed = [allowed_colors(g, p, loc) for p in range(g.n)]
     g.actor = g.active
 
 

@@ -230,32 +230,13 @@ class Game:
         self.auc_queue = []
         self.auc_comm = -1
         self.auc_loc = -1
-        self._clear_auction()
+        auction.clear_auction(self)
         self.central_park_draw = []
         self.terminated = False
         self.truncated = False
         self.winners = []
         self.decision = PLACE_START_DECISION
         self.actor = self.setup_order[0]
-
-    def _clear_auction(self):
-        n = self.n
-        self.auc_loc = -1
-        self.auc_full = False
-        self.auc_allowed = [0] * n
-        self.auc_passed = [False] * n
-        self.auc_cards = [[0] * NUM_KINDS for _ in range(n)]
-        self.auc_color = [-1] * n
-        self.auc_total = [0] * n
-        self.auc_high = 0
-        self.auc_high_bidder = -1
-        self.auc_turns = 0
-        self.auc_alea_cards = []
-        self.auc_alea_state = auction.ALEA_OUT
-        self.auc_cp_color = -1
-        self.auc_winner = -1
-        self.auc_last_bid = [0] * NUM_KINDS
-        self.auc_bid_color = -1
 
     # ---- piles (R14, R16) ---------------------------------------------------------------
 
@@ -568,7 +549,7 @@ class Game:
 
     def _next_auction(self):
         if not self.auc_queue:
-            self._clear_auction()
+            auction.clear_auction(self)
             self._after_move()
             return
         auction.open_auction(self, self.auc_queue.pop(0))
@@ -617,7 +598,7 @@ class Game:
 
     def _end_game(self):
         self.auc_queue = []
-        self._clear_auction()
+        auction.clear_auction(self)
         scoring.final_scoring(self)
         self.winners = scoring.leaders(self)
         self.terminated = True
