@@ -120,12 +120,13 @@ def test_illegal_action_raises_names_it_and_leaves_game_untouched(num_players, b
     message = str(err.value)
     assert str(illegal) in message and action_name(illegal, game.plot_color) in message
     assert all(str(a) in message for a in legal)
-    for bad in (-1, NUM_ACTIONS, 10**9, "3", 2.5, None, True):
+    for bad in (-1, NUM_ACTIONS, 10**9, "3", 2.5, None, True, np.array([legal[0]]), np.array(2.0)):
         with pytest.raises(IllegalActionError):
             env.step(bad)
     assert json.dumps(game.to_dict(), sort_keys=True) == before
     assert env.agent_selection == agent
-    env.step(legal[0])  # still playable
+    env.step(np.array(legal[0]))  # still playable; a 0-d integer array (a policy's predict()) is an id
+    assert json.dumps(game.to_dict(), sort_keys=True) != before
 
 
 def test_act_rejects_the_wrong_agent_and_accepts_the_right_one():

@@ -403,7 +403,10 @@ class Game:
 
     @staticmethod
     def _action_id(action):
-        """A numpy integer as a plain int; anything else (bool, float, str, ...) is refused."""
+        """A numpy integer (or a 0-d integer array, as a policy's ``predict`` returns) as a plain int;
+        anything else (bool, float, str, ...) is refused."""
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action.item()
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"an action is an int id in [0, {NUM_ACTIONS}), got {action!r}")
         return int(action)
