@@ -105,7 +105,8 @@ class Observer:
 
     Speed: values are written one by one into an ``array.array`` (far cheaper
     per element than numpy item assignment) that a numpy array views; the board
-    part is cached per seat until the game's ``board_token`` changes.
+    part is cached until the game's ``board_token`` changes (the plot owners, relative to
+    the seat, are written afresh each time).
     """
 
     def __init__(self, config):
@@ -113,7 +114,7 @@ class Observer:
         self._array = array.array("f", bytes(4 * OBS_SIZE))
         self.buffer = np.frombuffer(self._array, dtype=np.float32)
         self._static = None
-        self._board_cache = {}  # seat -> (board_token, board segment)
+        self._board = None  # (board_token, board segment without owners, owned plots)
 
     def _static_part(self, game):
         """The parts fixed by the configuration."""
@@ -129,15 +130,19 @@ class Observer:
         v["alea"][0] = game.has_alea
         return static
 
-    def _write_board(self, a, g, rel):
-        """Plots, districts, commissioners, markers, row and box: they change rarely."""
+    def _write_board(self, a, g):
+        """Plots, districts, commissioners, markers, row and box: they change rarely.
+
+        Everything but the plot owners, which depend on the seat; returns ``(offset, owner id)``
+        for each owned plot."""
         sh, ow, ht = _O["plot_shops"], _O["plot_owner"], _O["plot_height"]
         height, owner = g.plot_height, g.plot_owner
+        owners = []
         for plot, shops in enumerate(g.plot_shops):
             for t in shops:
                 a[sh + plot * 4 + t] += 1
             if height[plot]:
-                a[ow + plot * OWNERS + rel[owner[plot]]] = 1
+                owners.append((ow + plot * OWNERS, owner[plot]))
                 a[ht + plot] = height[plot]
         closed, mk = _O["district_closed"], _O["markers"]
         for d in range(NUM_DISTRICTS):
@@ -161,6 +166,7 @@ class Observer:
         box = _O["box"]
         for t in g.box:
             a[box + t] += 1
+        return owners
 
     def observe(self, game, seat, out=None):
         """The observation of ``seat`` as a new array (or written into ``out``)."""
@@ -172,12 +178,15 @@ class Observer:
         buf[:] = self._static
         n = g.n
         rel = [(q - seat) % n for q in range(n)] + [0] * (MAX_SEATS - n) + [OWNERS - 1]  # by owner id; Alea = 4
-        cached = self._board_cache.get(seat)
+        cached = self._board
         if cached is not None and cached[0] == g.board_token:
             buf[_BOARD] = cached[1]
+            owners = cached[2]
         else:
-            self._write_board(a, g, rel)
-            self._board_cache[seat] = (g.board_token, buf[_BOARD].copy())
+            owners = self._write_board(a, g)
+            self._board = (g.board_token, buf[_BOARD].copy(), owners)
+        for offset, owner in owners:
+            a[offset + rel[owner]] = 1
         O = _O
 
         if g.decision < NUM_DECISIONS:

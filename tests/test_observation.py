@@ -119,15 +119,15 @@ def test_padding_for_fewer_seats_is_zero():
 
 
 def test_observation_matches_the_game_after_board_changes():
-    """The board part is cached per seat; it must follow every change."""
+    """The board part is cached; it must follow every change, for every seat."""
     game = Game(GameConfig(num_players=3), seed=5)
     observer = Observer(game.config)
     rng = np.random.default_rng(5)
     while not game.is_over:
-        seat = game.actor
-        cached = observer.observe(game, seat)
-        fresh = Observer(game.config).observe(game, seat)
-        assert np.array_equal(cached, fresh)
+        for seat in (game.actor, (game.actor + 1) % 3):  # the cache is shared by all seats
+            cached = observer.observe(game, seat)
+            fresh = Observer(game.config).observe(game, seat)
+            assert np.array_equal(cached, fresh)
         legal = game.legal_actions()
         game.apply(legal[rng.integers(len(legal))])
 
