@@ -148,7 +148,6 @@ class raw_env(AECEnv):
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         self.game = Game(self.config, rng=np.random.default_rng(self._rng.integers(2**63)))
-        self._observer = Observer(self.config)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
