@@ -116,6 +116,15 @@ class Observer:
         self._static = None
         self._board = None  # (board_token, board segment without owners, owned plots)
 
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        del state["buffer"]  # a view of _array: rebuilt on unpickling, or it would be a detached copy
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.buffer = np.frombuffer(self._array, dtype=np.float32)
+
     def _static_part(self, game):
         """The parts fixed by the configuration."""
         static = np.zeros(OBS_SIZE, dtype=np.float32)
