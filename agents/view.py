@@ -30,6 +30,11 @@ from fifthave_env.observation import views
 NO_OWNER = -1
 
 
+
+def _one_hot_index(onehot):
+    """The index set in a one-hot view, -1 when none is."""
+    return int(onehot.argmax()) if onehot.any() else -1
+
 class BoardTables:
     """What a configuration fixes about the board (public knowledge)."""
 
@@ -95,8 +100,7 @@ class SeatView:
 
     @cached_property
     def pending_tile(self):
-        onehot = self.v["pending_tile"]
-        return int(onehot.argmax()) if onehot.any() else -1
+        return _one_hot_index(self.v["pending_tile"])
 
     # ---- the board -----------------------------------------------------------------------
 
@@ -241,14 +245,13 @@ class SeatView:
     def pile_top(self):
         """Per color: the value index of the top card, or -1 for an empty pile."""
         tops = self.v["pile_top"]
-        return [int(tops[c].argmax()) if tops[c].any() else -1 for c in range(NUM_COLORS)]
+        return [_one_hot_index(tops[c]) for c in range(NUM_COLORS)]
 
     # ---- the auction ---------------------------------------------------------------------
 
     @cached_property
     def auction_location(self):
-        onehot = self.v["auction_location"]
-        return int(onehot.argmax()) if onehot.any() else -1
+        return _one_hot_index(self.v["auction_location"])
 
     @cached_property
     def auction_full(self):
@@ -260,8 +263,7 @@ class SeatView:
 
     @cached_property
     def high_bidder(self):
-        onehot = self.v["high_bidder"]
-        return int(onehot.argmax()) if onehot.any() else -1
+        return _one_hot_index(self.v["high_bidder"])
 
     @cached_property
     def my_table_cards(self):
@@ -270,8 +272,7 @@ class SeatView:
 
     @cached_property
     def my_bid_color(self):
-        onehot = self.v["auction_color"][0]
-        return int(onehot.argmax()) if onehot.any() else -1
+        return _one_hot_index(self.v["auction_color"][0])
 
     @cached_property
     def allowed_colors(self):
