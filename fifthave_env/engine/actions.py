@@ -27,6 +27,8 @@ Plot ``i`` is district ``i // 6``, ring position ``i % 6``. Locations: districts
 gray, brown, violet, orange, green, black (0-5); values 4, 5, 6 (index 0-2).
 """
 
+import numpy as np
+
 from .board import (
     COMMISSIONER_NAMES,
     DISTRICT_NAMES,
@@ -69,6 +71,23 @@ BLOCKS = (
     (BUILD, 4, "build"),
     (DECLARE_STOP, 1, "stop"),
 )
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal now; the game is left exactly as it was."""
+
+
+def as_action_id(action):
+    """The one check of what callers pass as an action: a Python or numpy integer (or a 0-d
+    integer array, as a policy's ``predict`` returns) becomes a plain int; anything else
+    (bool, float, str, None, a list, a shape-(1,) array, ...) raises ``IllegalActionError``
+    saying what is allowed. Whether the id is legal now is the game's business."""
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action.item()
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"an action is an int id in [0, {NUM_ACTIONS}) (a Python or numpy integer, "
+                                 f"or a 0-d integer array), got {action!r} of type {type(action).__name__}")
+    return int(action)
 
 
 def move_action(commissioner, destination):

@@ -29,8 +29,10 @@ from .actions import (
     SCORE_DISTRICT,
     SHOP_PLOT,
     SHOP_TILE,
+    IllegalActionError,
     action_name,
     action_names,
+    as_action_id,
 )
 from .auction import ALEA
 from .board import (
@@ -72,10 +74,6 @@ _TOKENS = itertools.count()
 # (what observers cache per board_token); an auction's end also renews the token.
 _BOARD_DECISIONS = frozenset((PLACE_START_DECISION, SHOP_TILE_DECISION, SHOP_PLOT_DECISION, MOVE_DECISION,
                               BUILD_DECISION))
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal now; the game is left exactly as it was."""
 
 
 @dataclass(frozen=True)
@@ -362,7 +360,7 @@ class Game:
     def apply(self, action):
         """Play ``action`` for ``actor``; raises IllegalActionError (state untouched) if not legal."""
         if action.__class__ is not int:
-            action = self._action_id(action)
+            action = as_action_id(action)
         legal = self.legal_actions()
         if action not in legal:
             self._reject(action, legal)
@@ -400,16 +398,6 @@ class Game:
             self._score_district(action - SCORE_DISTRICT)
         elif dec == PLACE_START_DECISION:
             self._place_start(action - PLACE_START)
-
-    @staticmethod
-    def _action_id(action):
-        """A numpy integer (or a 0-d integer array, as a policy's ``predict`` returns) as a plain int;
-        anything else (bool, float, str, ...) is refused."""
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = action.item()
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"an action is an int id in [0, {NUM_ACTIONS}), got {action!r}")
-        return int(action)
 
     def _reject(self, action, legal):
         if not 0 <= action < NUM_ACTIONS:
