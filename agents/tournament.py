@@ -22,18 +22,24 @@ Every game runs through the PettingZoo env (``fifthave_env.fifth_avenue_v0``),
 so each agent receives only its own observation and action mask. The runner
 itself reads ``env.unwrapped.game`` for the auction statistics.
 
-Seating and seeds: ``games`` must be a multiple of ``num_players``. Games come
-in *deals* of ``num_players`` games that share one env seed; in game ``r`` of a
-deal, entry ``e`` sits in seat ``(e - r) mod num_players``, so every entry plays
-every seat exactly ``games / num_players`` times, on the same deals. The env
-seed of deal ``k`` and the generator of each agent derive from ``(seed, k)``
-and ``(seed, k, r, e)`` only, so results do not depend on the number of workers.
+Seating and seeds: games come in *deals* that share one env seed, one game per
+seat order of the deal (``seat_orders``): ``"cyclic"`` (default) has
+``num_players`` games per deal, in game ``r`` entry ``e`` sits in seat
+``(e - r) mod num_players``, so every entry plays every seat equally often on
+the same deals; ``"all"`` plays every permutation of the entries (24 games per
+deal with 4 players); ``"sample"`` plays ``orders_per_deal`` distinct
+permutations drawn per deal from ``(seed, deal)``. ``games`` must be a multiple
+of the games per deal. The env seed of deal ``k`` and the generator of each
+agent derive from ``(seed, k)`` and ``(seed, k, r, e)`` only, so results do not
+depend on the number of workers.
 
 Statistics per label (``TABLE_COLUMNS``): ``win_rate`` (a shared win counts
-1/k for each of the k winners) with a 95% Wilson interval over the label's
-seat-games, ``fair_share`` (its share if all were equal), mean VP, mean rank
-(1 = best; a tie on VP and cards shares the rank), an Elo-scale rating, and
-auction statistics per game: auctions entered (at least one confirmed bid) and
+1/k for each of the k winners) with a 95% interval clustered by deal (games of
+one deal, and the seats of one label in one game, are not independent:
+``agents.stats.clustered_rate_interval``), ``fair_share`` (its share if all were
+equal), mean VP, mean rank (1 = best; a tie on VP and cards shares the rank), an
+Elo-scale rating with a 95% bootstrap-over-deals interval, and auction
+statistics per game: auctions entered (at least one confirmed bid) and
 won, the mean winning bid in card points, VP per card spent (final VP over all
 cards paid for won auctions) and building stops declared.
 
@@ -42,17 +48,18 @@ in every game (the better-ranked wins, a tie is half a win each), with one
 virtual draw per label against a fixed 1500-rated reference so that a label that
 always wins keeps a finite rating; reported on the Elo scale (400 log10),
 1500 = the reference. Unlike sequential Elo it does not depend on game order.
+The statistics live in ``agents.stats``.
 
 Console: ``fifthave-tournament --agents heuristic random*3 --board 5 --games 500
---seed 0 --workers 2 --out results/tournament/heuristic_vs_random_4p``
+--seed 0 --workers 2 --seat-orders all --out results/tournament/heuristic_vs_random_4p``
 (``fifthave-tournament --help`` lists the agent names).
 """
 
 import argparse
 import csv
 import functools
+import itertools
 import json
-import math
 import multiprocessing
 import os
 import time
@@ -69,6 +76,7 @@ from .base import RandomAgent
 from .bidding import BIDDING_STRATEGIES
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
+from .stats import bootstrap_elo, bradley_terry_elo, clustered_rate_interval, seat_ranks
 
 AGENT_FACTORIES = {
     "random": RandomAgent,
@@ -79,7 +87,8 @@ AGENT_FACTORIES = {
 
 TABLE_COLUMNS = (
     "agent", "seat_games", "win_rate", "win_ci_low", "win_ci_high", "fair_share", "mean_vp", "mean_rank",
-    "elo", "auctions_entered", "auctions_won", "mean_winning_bid", "vp_per_card", "stops_declared",
+    "elo", "elo_ci_low", "elo_ci_high", "auctions_entered", "auctions_won", "mean_winning_bid", "vp_per_card",
+    "stops_declared",
 )
 
 
@@ -105,6 +114,8 @@ class _Setup:
     board: int
     max_turns: int
     seed: int
+    seat_orders: str = "cyclic"
+    orders_per_deal: int = 0  # only for "sample"
 
 
 _WORKER_SETUP = None
@@ -124,11 +135,36 @@ def seating(num_players, rotation):
     return [(seat + rotation) % num_players for seat in range(num_players)]
 
 
+SEAT_ORDERS = ("cyclic", "all", "sample")
+
+
+def deal_seatings(num_players, seat_orders="cyclic", seed=0, deal=0, orders_per_deal=0):
+    """The seatings (entry index per seat) of the games of one deal.
+
+    ``cyclic``: the ``num_players`` rotations; ``all``: every permutation
+    (24 with 4 players); ``sample``: ``orders_per_deal`` distinct permutations
+    drawn for this deal from ``(seed, deal)``.
+    """
+    if seat_orders == "cyclic":
+        return [seating(num_players, r) for r in range(num_players)]
+    orders = [list(p) for p in itertools.permutations(range(num_players))]
+    if seat_orders == "all":
+        return orders
+    if seat_orders == "sample":
+        if not 1 <= orders_per_deal <= len(orders):
+            raise ValueError(f"orders_per_deal must be 1..{len(orders)} for {num_players} players, "
+                             f"got {orders_per_deal!r}")
+        picks = np.random.default_rng([seed, deal, 1]).choice(len(orders), size=orders_per_deal, replace=False)
+        return [orders[i] for i in sorted(picks.tolist())]
+    raise ValueError(f"seat_orders must be one of {', '.join(SEAT_ORDERS)}, got {seat_orders!r}")
+
+
 def play_game(setup, game_index):
     """Play one game of the tournament; a JSON-ready record of what happened."""
     n = setup.num_players
-    deal, rotation = divmod(game_index, n)
-    seats = seating(n, rotation)
+    per_deal = games_per_deal(n, setup.seat_orders, setup.orders_per_deal)
+    deal, rotation = divmod(game_index, per_deal)
+    seats = deal_seatings(n, setup.seat_orders, setup.seed, deal, setup.orders_per_deal)[rotation]
     env = fifth_avenue_v0.env(num_players=n, board=setup.board, max_turns=setup.max_turns)
     env.reset(seed=deal_seed(setup.seed, deal))
     game = env.unwrapped.game
@@ -187,78 +223,32 @@ def _play_in_worker(game_index):
 
 # ---- statistics ------------------------------------------------------------------------------
 
-def seat_ranks(record):
-    """Rank per seat, 1 = best, by (winner, VP); equal keys share the mean of their places."""
-    n = len(record["scores"])
-    keys = [(p in record["winners"], record["scores"][p]) for p in range(n)]
-    ranks = []
-    for p in range(n):
-        better = sum(1 for q in range(n) if keys[q] > keys[p])
-        equal = sum(1 for q in range(n) if keys[q] == keys[p])
-        ranks.append(better + (equal + 1) / 2)
-    return ranks
-
-
-def wilson_interval(successes, trials, z=1.96):
-    if trials == 0:
-        return 0.0, 1.0
-    p = successes / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def bradley_terry_elo(labels, records, label_of_entry, tolerance=1e-9, max_iterations=100_000):
-    """Elo-scale ratings from a Bradley-Terry fit (see the module docstring)."""
-    index = {label: i for i, label in enumerate(labels)}
-    m = len(labels) + 1  # the last is the 1500 reference
-    wins = np.zeros((m, m))
-    for record in records:
-        ranks = seat_ranks(record)
-        seats = range(len(ranks))
-        for p in seats:
-            for q in seats:
-                a = index[label_of_entry[record["entries"][p]]]
-                b = index[label_of_entry[record["entries"][q]]]
-                if a == b:
-                    continue
-                if ranks[p] < ranks[q]:
-                    wins[a, b] += 1
-                elif ranks[p] == ranks[q] and p < q:
-                    wins[a, b] += 0.5
-                    wins[b, a] += 0.5
-    wins[:-1, -1] += 0.5  # one virtual draw against the reference
-    wins[-1, :-1] += 0.5
-    games = wins + wins.T
-    total_wins = wins.sum(axis=1)
-    gamma = np.ones(m)
-    for _ in range(max_iterations):  # the minorization-maximization updates (Hunter 2004)
-        new = total_wins / (games / (gamma[:, None] + gamma[None, :])).sum(axis=1)
-        new /= new[-1]  # the reference stays at 1
-        done = np.abs(np.log(new) - np.log(gamma)).max() < tolerance
-        gamma = new
-        if done:
-            break
-    return {label: 1500 + 400 * math.log10(gamma[index[label]]) for label in labels}
-
-
-def summarize(records, labels, num_players):
+def summarize(records, labels, num_players, elo_resamples=200):
     """The per-label table (dicts with TABLE_COLUMNS) from game records."""
     rows = {}
-    ratings = bradley_terry_elo(sorted(set(labels)), records, labels)
+    distinct = sorted(set(labels))
+    ratings = bradley_terry_elo(distinct, records, labels)
+    deals = sorted({r["deal"] for r in records})
+    if len(deals) > 1:
+        elo_ci = bootstrap_elo(distinct, records, labels, resamples=elo_resamples)
+    else:
+        elo_ci = dict.fromkeys(distinct, (None, None))  # one deal: nothing to resample
+    column = {deal: i for i, deal in enumerate(deals)}
     for label in dict.fromkeys(labels):
         entries = {e for e, lab in enumerate(labels) if lab == label}
         seat_games = wins = vp = rank = 0.0
         entered = won = points = cards = stops = 0
+        deal_wins, deal_seats = np.zeros(len(deals)), np.zeros(len(deals))  # clustered by deal
         for record in records:
             ranks = seat_ranks(record)
             for seat, entry in enumerate(record["entries"]):
                 if entry not in entries:
                     continue
                 seat_games += 1
+                deal_seats[column[record["deal"]]] += 1
                 if seat in record["winners"]:
                     wins += 1 / len(record["winners"])
+                    deal_wins[column[record["deal"]]] += 1 / len(record["winners"])
                 vp += record["scores"][seat]
                 rank += ranks[seat]
                 entered += record["auctions_entered"][seat]
@@ -266,11 +256,12 @@ def summarize(records, labels, num_players):
                 points += record["bid_points_won"][seat]
                 cards += record["cards_spent"][seat]
                 stops += record["stops_declared"][seat]
-        low, high = wilson_interval(wins, seat_games)
+        _, low, high = clustered_rate_interval(deal_wins, deal_seats)
         rows[label] = {
             "agent": label, "seat_games": int(seat_games), "win_rate": wins / seat_games,
             "win_ci_low": low, "win_ci_high": high, "fair_share": 1 / num_players,
             "mean_vp": vp / seat_games, "mean_rank": rank / seat_games, "elo": ratings[label],
+            "elo_ci_low": elo_ci[label][0], "elo_ci_high": elo_ci[label][1],
             "auctions_entered": entered / seat_games, "auctions_won": won / seat_games,
             "mean_winning_bid": points / won if won else 0.0,
             "vp_per_card": vp / cards if cards else 0.0,
@@ -345,8 +336,13 @@ class TournamentResult:
         axes[0].legend(loc="upper right", fontsize=8)
         axes[1].bar(x, [r["mean_vp"] for r in self.table], color="tab:green")
         axes[1].set_ylabel("mean VP")
-        axes[2].bar(x, [r["elo"] - 1500 for r in self.table], bottom=1500, color="tab:orange")
-        axes[2].set_ylabel("Elo (Bradley-Terry)")
+        elo_errors = None
+        if all(r["elo_ci_low"] is not None for r in self.table):
+            elo_errors = [[max(0.0, r["elo"] - r["elo_ci_low"]) for r in self.table],
+                          [max(0.0, r["elo_ci_high"] - r["elo"]) for r in self.table]]
+        axes[2].bar(x, [r["elo"] - 1500 for r in self.table], bottom=1500, yerr=elo_errors, capsize=4,
+                    color="tab:orange")
+        axes[2].set_ylabel("Elo (Bradley-Terry, 95% CI)")
         for ax in axes:
             ax.set_xticks(x, labels, rotation=20, ha="right", fontsize=8)
         s = self.settings
@@ -381,12 +377,18 @@ def _labelled(agent_factories):
     return labels, factories
 
 
+def games_per_deal(num_players, seat_orders="cyclic", orders_per_deal=0):
+    return len(deal_seatings(num_players, seat_orders, orders_per_deal=orders_per_deal))
+
+
 def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0, workers=1,
-                   max_turns=300, progress=False):
-    """Play ``games`` games (a multiple of ``num_players``) and summarize them; see the module docstring.
+                   max_turns=300, progress=False, seat_orders="cyclic", orders_per_deal=None):
+    """Play ``games`` games (a multiple of the games per deal) and summarize them; see the module docstring.
 
     ``num_players`` defaults to the number of entries, and must equal it.
-    ``workers`` processes share the games (1: in this process).
+    ``workers`` processes share the games (1: in this process). ``seat_orders``:
+    ``"cyclic"``, ``"all"`` or ``"sample"`` (``orders_per_deal`` of them, default
+    ``num_players``).
     """
     labels, factories = _labelled(agent_factories)
     num_players = len(factories) if num_players is None else num_players
@@ -397,12 +399,15 @@ def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0
                          f"entries, got {len(factories)}")
     if board not in (5, 6):
         raise ValueError(f"board must be 5 or 6 (plots per district), got {board!r}")
-    if games < num_players or games % num_players:
-        raise ValueError(f"games must be a positive multiple of num_players ({num_players}) so that every "
-                         f"agent plays every seat equally often, got {games}")
+    orders_per_deal = num_players if orders_per_deal is None else orders_per_deal
+    per_deal = games_per_deal(num_players, seat_orders, orders_per_deal)
+    if games < per_deal or games % per_deal:
+        what = "num_players" if seat_orders == "cyclic" else f"the games per deal with seat_orders={seat_orders!r}"
+        raise ValueError(f"games must be a positive multiple of {what} ({per_deal}) so that every deal is "
+                         f"played in all its seat orders, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers!r}")
-    setup = _Setup(factories, num_players, board, max_turns, seed)
+    setup = _Setup(factories, num_players, board, max_turns, seed, seat_orders, orders_per_deal)
     start = time.perf_counter()
     indices = range(games)
     if workers == 1:
@@ -414,7 +419,9 @@ def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0
             results = pool.imap(_play_in_worker, indices, chunksize=max(1, min(8, games // (4 * workers))))
             records = list(_progress(results, games, progress))
     settings = {"labels": labels, "num_players": num_players, "board": board, "games": games, "seed": seed,
-                "max_turns": max_turns}
+                "max_turns": max_turns, "seat_orders": seat_orders}
+    if seat_orders == "sample":
+        settings["orders_per_deal"] = orders_per_deal
     return TournamentResult(settings, summarize(records, labels, num_players), records,
                             time.perf_counter() - start)
 
@@ -448,7 +455,12 @@ def main(argv=None):
     parser.add_argument("--agents", nargs="+", required=True,
                         help="one agent per seat, e.g. heuristic random*3 (2-4 seats)")
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))
-    parser.add_argument("--games", type=int, default=100, help="a multiple of the number of players")
+    parser.add_argument("--games", type=int, default=100, help="a multiple of the games per deal")
+    parser.add_argument("--seat-orders", choices=SEAT_ORDERS, default="cyclic",
+                        help="seat orders per deal: cyclic rotations (n games), all permutations (n! games) "
+                             "or a seeded sample of --orders-per-deal permutations")
+    parser.add_argument("--orders-per-deal", type=int, default=None,
+                        help="with --seat-orders sample: permutations per deal (default: the number of players)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--max-turns", type=int, default=300)
@@ -459,7 +471,8 @@ def main(argv=None):
         lineup = parse_lineup(args.agents)
         result = run_tournament([(name, agent_factory(name)) for name in lineup], board=args.board,
                                 games=args.games, seed=args.seed, workers=args.workers,
-                                max_turns=args.max_turns, progress=not args.quiet)
+                                max_turns=args.max_turns, progress=not args.quiet, seat_orders=args.seat_orders,
+                                orders_per_deal=args.orders_per_deal)
     except ValueError as error:
         parser.error(str(error))
     s = result.settings

@@ -7,16 +7,15 @@ from collections import Counter
 import pytest
 
 from agents import GreedyAgent, HeuristicAgent, RandomAgent
+from agents.stats import bradley_terry_elo, seat_ranks, wilson_interval
 from agents.tournament import (
     TABLE_COLUMNS,
-    bradley_terry_elo,
+    deal_seatings,
     deal_seed,
     main,
     parse_lineup,
     run_tournament,
-    seat_ranks,
     summarize,
-    wilson_interval,
 )
 
 LINEUP = [("heuristic", HeuristicAgent), ("greedy", GreedyAgent), ("random", RandomAgent)]
