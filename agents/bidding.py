@@ -29,12 +29,27 @@ exceeds the cards' total the most. A new strategy subclasses
     holds at least ``strike_black`` black cards (8), then strikes in the next
     auction worth at least ``strike_worth`` points (20), with everything up to
     twice the worth (smaller auctions then get up to 80% of their worth).
+``reach``
+    Reads the opponents' hands (their cards per color are public and some
+    cards are known exactly, R31; an unknown card counts as a 5): an
+    opponent's *reach* is what it has laid plus the most it could add in one
+    color with black. When the worth exceeds the highest reach of the seats
+    still in, it opens straight at that reach + 1 and never bids more (no
+    one can follow); otherwise it bids like ``value``.
+``majority``
+    Values a district build by the majority it buys: to the worth it adds
+    ``majority_weight`` (0.5) times the card points of the district lead it
+    gains, ``max(0, margin after) - max(0, margin before)``, where the margin
+    is its district score minus the best other seat's (what a scoring of the
+    district, which it can trigger with action D, would give it over the
+    strongest rival). Central Park and stops get the plain worth.
 """
 
 from dataclasses import dataclass
 from typing import Callable
 
-from fifthave_env.engine.cards import BLACK, KIND_LIMIT, KIND_VALUE, NUM_KINDS
+from fifthave_env.engine.board import CENTRAL_PARK
+from fifthave_env.engine.cards import BLACK, KIND_LIMIT, KIND_VALUE, NUM_COLORS, NUM_KINDS
 
 from .view import SeatView
 
@@ -195,8 +210,84 @@ class HoarderBidding(BiddingStrategy):
         return worth
 
 
+UNKNOWN_CARD_POINTS = 5  # an opponent's card of unknown value (as SeatView.hand_points counts it)
+
+
+def opponent_reach(view, slot):
+    """The most relative seat ``slot`` could have on the table in this auction (0 if it passed)."""
+    v = view.v
+    if view.auction_passed[slot]:
+        return 0
+    counts = [int(round(x)) for x in v["hand_colors"][slot].tolist()]
+    known = [int(round(x)) for x in v["known_cards"][slot].tolist()]
+    laid = [int(round(x)) for x in v["auction_cards"][slot].tolist()]
+    color_onehot = v["auction_color"][slot]
+    colors = [int(color_onehot.argmax())] if color_onehot.any() else range(NUM_COLORS)
+
+    def points(color):
+        kinds = range(color * 3, color * 3 + 3)
+        exact = sum(KIND_VALUE[k] * known[k] for k in kinds)
+        return exact + UNKNOWN_CARD_POINTS * max(0, counts[color] - sum(known[k] for k in kinds))
+
+    colored = max((points(c) for c in colors if counts[c] or color_onehot.any()), default=0)
+    return table_total(laid) + colored + points(BLACK)
+
+
+class ReachBidding(BiddingStrategy):
+    name = "reach"
+
+    def _cap(self, situation):
+        view = situation.view
+        return max(opponent_reach(view, slot) for slot in range(1, view.n)) + 1
+
+    def limit(self, situation, worth):
+        cap = self._cap(situation)
+        return cap if cap <= worth else worth
+
+    def opening_target(self, situation, limit):
+        cap = self._cap(situation)
+        return cap if cap <= limit else situation.view.high_bid + 1
+
+
+class MajorityBidding(BiddingStrategy):
+    name = "majority"
+
+    def __init__(self, majority_weight=0.5, points_per_vp=2.0):
+        self.majority_weight = majority_weight
+        self.points_per_vp = points_per_vp
+
+    def limit(self, situation, worth):
+        return worth
+
+    def plan(self, situation):
+        view = situation.view
+        d = view.auction_location
+        if d == CENTRAL_PARK or d < 0:
+            return super().plan(situation)
+        scores = view.district_scores(d)
+        rival = max(scores[1:])
+        mine = view.my_plot(d)
+        if mine >= 0:
+            per = view.plot_value(mine)
+        else:
+            allowed = set(view.allowed_colors)
+            per = max((view.plot_value(p) for p in view.tables.district_plots[d]
+                       if view.is_empty(p) and view.tables.plot_color[p] in allowed), default=0)
+        before = max(0, scores[0] - rival)
+        base = situation.worth
+        bonus = self.majority_weight * self.points_per_vp
+
+        def worth(b):
+            if b == 0:
+                return base(0)
+            return base(b) + bonus * (max(0, scores[0] + b * per - rival) - before)
+
+        return super().plan(AuctionSituation(view, worth, situation.build_options, situation.colors))
+
+
 BIDDING_STRATEGIES = {
-    cls.name: cls for cls in (ValueBidding, ConservativeBidding, AggressiveBidding, HoarderBidding)
+    cls.name: cls for cls in (ValueBidding, ConservativeBidding, AggressiveBidding, HoarderBidding, ReachBidding,
+                              MajorityBidding)
 }
 
 

@@ -26,7 +26,8 @@ seat-game.
 - :func:`bradley_terry_elo` and :func:`bootstrap_elo`: Bradley-Terry ratings on
   the Elo scale and their percentile intervals from a bootstrap over deals.
 - :func:`alpha_rank`: OpenSpiel's alpha-Rank over a population, from match
-  results (needs the ``research`` extra: ``pip install -e .[research]``).
+  results split into pairwise matches (needs the ``research`` extra:
+  ``pip install -e .[research]``).
 """
 
 import contextlib
@@ -137,6 +138,8 @@ def paired_difference(baseline, candidate, resamples=10_000, seed=0, confidence=
     u_low, u_high = percentile_interval(b[rows].mean(axis=1) - a[other_rows].mean(axis=1), confidence)
     var_d = float(d.var(ddof=1))
     unpaired = float(a.var(ddof=1) + b.var(ddof=1))
+    if var_d <= 1e-9 * unpaired:
+        var_d = 0.0  # rounding only: the arms agree on every deal
     return {
         "deals": n, "baseline": float(a.mean()), "candidate": float(b.mean()), "difference": float(d.mean()),
         "ci_low": low, "ci_high": high, "unpaired_ci_low": u_low, "unpaired_ci_high": u_high,
@@ -247,12 +250,14 @@ def bootstrap_elo(labels, records, label_of_entry, resamples=200, seed=0, confid
 def alpha_rank(match_results, strategies, alpha=100.0, population=50):
     """alpha-Rank (Omidshafiei et al. 2019) of ``strategies`` with OpenSpiel's ``egt.alpharank``.
 
-    ``match_results``: one ``(names, scores)`` pair per game (a name and a score
-    per seat, e.g. each seat's win share). OpenSpiel's
-    ``heuristic_payoff_table.from_match_results`` turns them into a payoff table
-    (per lineup, the probability that each strategy has the best mean score);
-    the single-population model with local selection only reads lineups of at
-    most two strategies, so those are the ones to play. Returns
+    ``match_results``: one ``(names, scores)`` pair per game, a strategy name
+    and a score per seat (higher is better, e.g. minus the seat's rank).
+    OpenSpiel's single-population alpha-Rank reads a symmetric *2-player*
+    payoff table, so every game is split into its pairwise matches between
+    seats of different strategies (the higher score wins, a tie is half each:
+    the comparisons Bradley-Terry fits), and
+    ``heuristic_payoff_table.from_match_results`` turns those into the table
+    (win probability of each strategy against each other). Returns
     ``{strategy: stationary mass}``, highest first.
     """
     try:
@@ -261,8 +266,16 @@ def alpha_rank(match_results, strategies, alpha=100.0, population=50):
     except ImportError as error:
         raise ImportError("alpha_rank needs OpenSpiel and pandas: pip install -e '.[research]'") from error
     strategies = list(strategies)
-    frame = pd.DataFrame({"agents": [tuple(names) for names, _ in match_results],
-                          "scores": [tuple(float(s) for s in scores) for _, scores in match_results]})
+    pairs, scores = [], []
+    for names, game_scores in match_results:
+        for p in range(len(names)):
+            for q in range(p + 1, len(names)):
+                if names[p] != names[q]:
+                    pairs.append((names[p], names[q]))
+                    scores.append((float(game_scores[p]), float(game_scores[q])))
+    if not pairs:
+        raise ValueError("alpha_rank needs games with seats of at least two different strategies")
+    frame = pd.DataFrame({"agents": pairs, "scores": scores})
     with contextlib.redirect_stdout(io.StringIO()):  # from_match_results prints a progress line per row
         table = heuristic_payoff_table.from_match_results(frame, strategies)
         _, _, pi, _, _ = alpharank.compute([table], m=population, alpha=alpha)

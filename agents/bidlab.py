@@ -1,0 +1,524 @@
+"""The bidding lab: is bidding strategy X better than Y, all else equal, and by how much?
+
+Paired comparison (``compare``, ``fifthave-bidlab compare``)
+    Every deal (env seed) is played twice in each of its seat orders: once
+    with the *baseline* in the focus entry, once with the *candidate*; the
+    opponents, seats, env seeds and every agent's generator are the same in
+    both arms (common random numbers: the generator of entry ``e`` in game
+    ``r`` of deal ``k`` is ``(seed, k, r, e)``, as in the tournament). A
+    candidate is an agent name (``heuristic-reach``), a zero-argument agent
+    factory, or a :class:`agents.bidding.BiddingStrategy` (instance or class),
+    which is played by a ``HeuristicAgent`` that only bids differently. Per
+    deal the focus entry's mean win share and mean VP over the deal's games
+    are taken; the difference candidate - baseline has a 95% percentile
+    bootstrap interval over deals (10,000 resamples, seeded), shown next to
+    the unpaired interval (the arms resampled independently, as if played on
+    different deals) and the variance reduction factor pairing gave
+    (``agents.stats.paired_difference``).
+
+Luck correction (AIVAT-style control variate)
+    Besides the deal, the only chance events after setup are black card
+    draws (the black pile is face down; a reshuffle mixes it again): the
+    value of a drawn card is uniform over the unseen cards left, whatever the
+    agents decided. Every game records, per seat, the *luck* of its draws:
+    card points drawn minus their expectation at the moment of each draw (its
+    starting hand's points minus their expectation too). The focus entry's
+    luck minus the mean of the others' has mean zero by construction, so
+    subtracting ``beta`` times it (``beta`` by least squares,
+    ``agents.stats.control_variate``) keeps the estimate unbiased and removes
+    the variance the draws explain. Both the paired and the unpaired factors
+    are reported.
+
+Auction-level analysis (``auction_effects``)
+    Auction start positions are saved from real games (``Game.to_dict``)
+    with a focus seat. Each position is replayed once per bidder: the focus
+    seat bids with that strategy in this auction only; every other decision,
+    and the whole rest of the game, is played by fixed agents
+    (``HeuristicAgent``, value bidding) with the same generators in every
+    replay. The per-auction effect of a strategy is its focus VP minus that
+    of ``value`` in the same position; the *bid regret* of a bidder is the
+    best focus VP over a set of alternative bids (pass, and value bidding
+    scaled by 0.5 ... 2 of the worth) minus its own (one replay per bid: the
+    maximum of noisy values is biased upward, so read regrets as upper
+    estimates). Intervals resample source games (positions of one game are
+    correlated).
+
+Console::
+
+    fifthave-bidlab compare --baseline heuristic --candidate heuristic-reach --players 4 --deals 100 \\
+        --seat-orders cyclic --json out.json
+    fifthave-bidlab study --out results/bidding      # the committed study (results/bidding/README.md)
+"""
+
+import argparse
+import functools
+import json
+import multiprocessing
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from fifthave_env import fifth_avenue_v0
+from fifthave_env.engine.cards import BLACK, COLORED_PER_COLOR, BLACK_COUNTS, FACE_UP, SEEN_FACE_DOWN, VALUES
+from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, Game
+from fifthave_env.observation import Observer
+
+from . import stats
+from .bidding import BIDDING_STRATEGIES, BiddingStrategy
+from .heuristic import HeuristicAgent
+from .tournament import SEAT_ORDERS, agent_factory, deal_seatings, deal_seed
+
+COLORED_MEAN = sum(v * n for v, n in zip(VALUES, COLORED_PER_COLOR)) / sum(COLORED_PER_COLOR)
+BLACK_MEAN = sum(v * n for v, n in zip(VALUES, BLACK_COUNTS)) / sum(BLACK_COUNTS)
+METRICS = ("win", "vp")
+
+
+def make_factory(spec):
+    """A picklable zero-argument agent factory from an agent name, a factory or a bidding strategy."""
+    if isinstance(spec, str):
+        return agent_factory(spec)
+    if isinstance(spec, BiddingStrategy) or (isinstance(spec, type) and issubclass(spec, BiddingStrategy)):
+        strategy = spec() if isinstance(spec, type) else spec
+        return functools.partial(HeuristicAgent, bidding=strategy, name=f"heuristic-{strategy.name}")
+    if callable(spec):
+        return spec
+    raise TypeError(f"give an agent name, a zero-argument agent factory or a BiddingStrategy, got {spec!r}")
+
+
+def spec_name(spec):
+    if isinstance(spec, str):
+        return spec
+    return make_factory(spec)().name
+
+
+# ---- playing from any state, with luck bookkeeping ---------------------------------------
+
+def _expected_draw(pile):
+    """Expected value of the next black card drawn from ``pile`` (None when empty)."""
+    if not pile:
+        return None
+    top = pile[-1]
+    if top >= 3 * FACE_UP:  # the pile is reshuffled before the draw (R16)
+        return sum(VALUES[e % 3] for e in pile) / len(pile)
+    if top >= 3 * SEEN_FACE_DOWN:  # a card everyone saw go under: no luck
+        return VALUES[top % 3]
+    unseen = [VALUES[e] for e in pile if e < 3]
+    return sum(unseen) / len(unseen)
+
+
+class LuckMeter:
+    """Card points of each seat's black draws minus their expectation at each draw (and of the starting hand).
+
+    Wraps the game's ``draw_black`` on this instance only; a draw whose
+    receiver is not a seat (Alea's bid, 2 players) is not counted.
+    """
+
+    def __init__(self, game):
+        self.game = game
+        self.luck = [sum(VALUES[k % 3] * c for k, c in enumerate(hand)) - 5 * COLORED_MEAN - 4 * BLACK_MEAN
+                     for hand in game.hands]
+        self._draws = []
+        original = game.draw_black
+
+        def draw_black():
+            expected = _expected_draw(game.black)
+            value = original()
+            if value is not None:
+                self._draws.append(VALUES[value] - expected)
+            return value
+
+        game.draw_black = draw_black
+
+    def before(self):
+        self._draws.clear()
+        self._blacks = [sum(h[BLACK * 3:]) for h in self.game.hands]
+
+    def after(self):
+        if not self._draws:
+            return
+        game = self.game
+        gained = [sum(h[BLACK * 3:]) - b for h, b in zip(game.hands, self._blacks)]
+        receivers = [(game.active + i) % game.n for i in range(game.n)]
+        order = [p for p in receivers for _ in range(max(0, gained[p]))]
+        if len(order) == len(self._draws):  # action C: the active seat; action D: active first, then in turn
+            for p, luck in zip(order, self._draws):
+                self.luck[p] += luck
+
+    def relative(self, seat):
+        others = [x for p, x in enumerate(self.luck) if p != seat]
+        return self.luck[seat] - sum(others) / len(others)
+
+    def saved_state(self):
+        """``game.to_dict()`` without the wrapper (it is not part of the game)."""
+        wrapper = self.game.__dict__.pop("draw_black")
+        try:
+            return self.game.to_dict()
+        finally:
+            self.game.draw_black = wrapper
+
+
+def play_out(game, agents, observer, meter=None, bidder=None):
+    """Play ``game`` to its end with one agent per seat; each sees only its own observation.
+
+    ``bidder``: ``(seat, agent)`` taking that seat's decisions while the
+    auction running now lasts (the auction at ``game.auc_loc``).
+    """
+    auction_loc = game.auc_loc if bidder is not None and game.decision == BID_DECISION else None
+    while not game.is_over:
+        seat = game.actor
+        agent = agents[seat]
+        if auction_loc is not None:
+            if game.decision in (BID_DECISION, BUILD_DECISION) and game.auc_loc == auction_loc:
+                if seat == bidder[0]:
+                    agent = bidder[1]
+            else:
+                auction_loc = None
+        action = int(agent.act(observer.observe(game, seat), game.action_mask()))
+        if meter is not None:
+            meter.before()
+            game.apply(action)
+            meter.after()
+        else:
+            game.apply(action)
+    return game
+
+
+def win_shares(game):
+    return [1 / len(game.winners) if p in game.winners else 0.0 for p in range(game.n)]
+
+
+def new_game(num_players, board, max_turns, seed, deal):
+    """The game of deal ``deal``: the same cards and tiles as the tournament's deal."""
+    env = fifth_avenue_v0.env(num_players=num_players, board=board, max_turns=max_turns)
+    env.reset(seed=deal_seed(seed, deal))
+    return env.unwrapped.game
+
+
+# ---- paired comparisons ------------------------------------------------------------------
+
+@dataclass
+class _Lab:
+    arms: list  # factory of the focus entry per arm (arm 0 = baseline)
+    opponents: list
+    num_players: int
+    board: int
+    max_turns: int
+    seed: int
+    seat_orders: str
+    orders_per_deal: int
+    position_every: int  # save every k-th auction start of the baseline arm (0: none)
+
+
+_LAB = None
+
+
+def _init_lab(lab):
+    global _LAB
+    _LAB = lab
+
+
+def play_deal(lab, deal):
+    """Per arm: the focus entry's mean win share, VP and relative luck over the deal's games; saved positions."""
+    n = lab.num_players
+    seatings = deal_seatings(n, lab.seat_orders, lab.seed, deal, lab.orders_per_deal)
+    out = {"deal": deal, "win": [], "vp": [], "luck": [], "positions": []}
+    for arm, focus in enumerate(lab.arms):
+        factories = [focus] + list(lab.opponents)
+        win = vp = luck = 0.0
+        for rotation, seats in enumerate(seatings):
+            game = new_game(n, lab.board, lab.max_turns, lab.seed, deal)
+            agents = []
+            for seat, entry in enumerate(seats):
+                agent = factories[entry]()
+                agent.reset(game.config, seat, np.random.default_rng([lab.seed, deal, rotation, entry]))
+                agents.append(agent)
+            meter = LuckMeter(game)
+            if arm == 0 and lab.position_every:
+                _play_saving_positions(game, agents, meter, lab, deal, rotation, out["positions"])
+            else:
+                play_out(game, agents, Observer(game.config), meter)
+            focus_seat = seats.index(0)
+            win += win_shares(game)[focus_seat]
+            vp += game.scores[focus_seat]
+            luck += meter.relative(focus_seat)
+        k = len(seatings)
+        out["win"].append(win / k)
+        out["vp"].append(vp / k)
+        out["luck"].append(luck / k)
+    return out
+
+
+def _play_saving_positions(game, agents, meter, lab, deal, rotation, positions):
+    """``play_out`` that saves every ``position_every``-th auction start (state and a focus seat)."""
+    observer = Observer(game.config)
+    auctions = 0
+    last = None
+    rng = np.random.default_rng([lab.seed, deal, rotation, 99])
+    while not game.is_over:
+        if game.decision == BID_DECISION and (game.turn, game.auc_loc) != last:
+            last = (game.turn, game.auc_loc)
+            if auctions % lab.position_every == 0:
+                state = meter.saved_state()
+                positions.append({"deal": deal, "rotation": rotation, "auction": auctions, "game": state,
+                                  "focus": int(rng.integers(game.n))})
+            auctions += 1
+        seat = game.actor
+        action = int(agents[seat].act(observer.observe(game, seat), game.action_mask()))
+        meter.before()
+        game.apply(action)
+        meter.after()
+
+
+def _play_deal_in_worker(deal):
+    return play_deal(_LAB, deal)
+
+
+def _run_deals(lab, deals, workers, progress=None):
+    if workers == 1:
+        return [play_deal(lab, d) for d in range(deals)]
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    with context.Pool(workers, initializer=_init_lab, initargs=(lab,)) as pool:
+        return list(pool.imap(_play_deal_in_worker, range(deals), chunksize=1))
+
+
+def compare_many(baseline, candidates, opponents=None, num_players=4, deals=100, seed=0, board=5, max_turns=300,
+                 seat_orders="cyclic", orders_per_deal=None, workers=1, resamples=10_000, position_every=0):
+    """Paired comparisons of several candidates against one baseline on the same deals (see the module docstring).
+
+    Returns ``(results, positions)``: one result dict per candidate (as
+    :func:`compare`) and the auction positions saved from the baseline arm.
+    """
+    if num_players not in (2, 3, 4):
+        raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+    if deals < 2:
+        raise ValueError(f"deals must be at least 2 (intervals resample deals), got {deals!r}")
+    if seat_orders not in SEAT_ORDERS:
+        raise ValueError(f"seat_orders must be one of {', '.join(SEAT_ORDERS)}, got {seat_orders!r}")
+    opponents = ["heuristic"] * (num_players - 1) if opponents is None else list(opponents)
+    if len(opponents) != num_players - 1:
+        raise ValueError(f"{num_players} players need {num_players - 1} opponents, got {len(opponents)}")
+    orders_per_deal = num_players if orders_per_deal is None else orders_per_deal
+    deal_seatings(num_players, seat_orders, seed, 0, orders_per_deal)  # checks orders_per_deal
+    candidates = list(candidates)
+    lab = _Lab([make_factory(s) for s in [baseline] + candidates], [make_factory(s) for s in opponents],
+               num_players, board, max_turns, seed, seat_orders, orders_per_deal, position_every)
+    per_deal = _run_deals(lab, deals, workers)
+    settings = {"baseline": spec_name(baseline), "opponents": [spec_name(s) for s in opponents],
+                "num_players": num_players, "board": board, "max_turns": max_turns, "seed": seed,
+                "seat_orders": seat_orders, "games_per_deal": len(deal_seatings(num_players, seat_orders, seed, 0,
+                                                                                   orders_per_deal))}
+    results = []
+    for arm, candidate in enumerate(candidates, start=1):
+        result = {"settings": dict(settings, candidate=spec_name(candidate))}
+        for metric in METRICS:
+            a = np.array([d[metric][0] for d in per_deal])
+            b = np.array([d[metric][arm] for d in per_deal])
+            la = np.array([d["luck"][0] for d in per_deal])
+            lb = np.array([d["luck"][arm] for d in per_deal])
+            result[metric] = _analyse(a, b, la, lb, resamples, seed)
+        head = result["win"]  # the required top-level fields: the win-rate difference
+        result.update({k: head[k] for k in ("deals", "difference", "ci_low", "ci_high", "unpaired_ci_low",
+                                            "unpaired_ci_high", "variance_reduction")})
+        results.append(result)
+    positions = [p for d in per_deal for p in d["positions"]]
+    return results, positions
+
+
+def _analyse(a, b, luck_a, luck_b, resamples, seed):
+    """Paired and unpaired intervals, and the luck-corrected (AIVAT-style) versions of both."""
+    out = stats.paired_difference(a, b, resamples, seed)
+    corrected_d, beta = stats.control_variate(b - a, luck_b - luck_a)
+    cv = stats.paired_difference(np.zeros_like(corrected_d), corrected_d, resamples, seed)
+    out["luck_corrected"] = {"difference": cv["difference"], "ci_low": cv["ci_low"], "ci_high": cv["ci_high"],
+                             "beta": float(beta[0])}
+    var_unpaired = a.var(ddof=1) + b.var(ddof=1)
+    ca, _ = stats.control_variate(a, luck_a)
+    cb, _ = stats.control_variate(b, luck_b)
+    var_d = (b - a).var(ddof=1)
+    var_cv = corrected_d.var(ddof=1)
+    out["variance_reduction_by_method"] = {
+        "paired": _ratio(var_unpaired, var_d),
+        "unpaired_luck_corrected": _ratio(var_unpaired, ca.var(ddof=1) + cb.var(ddof=1)),
+        "paired_luck_corrected": _ratio(var_unpaired, var_cv),
+    }
+    out["per_deal"] = {"baseline": a.round(6).tolist(), "candidate": b.round(6).tolist()}
+    return out
+
+
+def _ratio(num, den):
+    """num / den, None when den vanishes (beyond rounding: no variance left to compare)."""
+    return float(num / den) if den > 1e-9 * max(num, 1e-300) else None
+
+
+def compare(baseline, candidate, **kwargs):
+    """One paired comparison; a dict with ``deals``, ``difference``, ``ci_low``, ``ci_high``,
+    ``unpaired_ci_low``, ``unpaired_ci_high``, ``variance_reduction`` (win share of the focus entry),
+    the same and more under ``"win"`` and ``"vp"``, and ``"settings"``. Keywords as :func:`compare_many`."""
+    results, _ = compare_many(baseline, [candidate], **kwargs)
+    return results[0]
+
+
+# ---- auction-level analysis ----------------------------------------------------------------
+
+class ScaledBidding(BiddingStrategy):
+    """Value bidding with the limit scaled: ``scale`` times the worth (0: always pass)."""
+
+    def __init__(self, scale):
+        self.scale = scale
+        self.name = "pass" if scale == 0 else f"value x{scale:g}"
+
+    def limit(self, situation, worth):
+        return self.scale * worth
+
+
+ALTERNATIVE_BIDS = (0.0, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+
+
+def replay_position(position, bidding, seed, index, rest="heuristic"):
+    """Focus VP and win share when the focus seat bids with ``bidding`` in this auction (rest: fixed agents)."""
+    game = Game.from_dict(position["game"])
+    focus = position["focus"]
+    factory = make_factory(rest)
+    agents = []
+    for seat in range(game.n):
+        agent = factory()
+        agent.reset(game.config, seat, np.random.default_rng([seed, index, seat]))
+        agents.append(agent)
+    bidder = HeuristicAgent(bidding=bidding)
+    bidder.reset(game.config, focus, np.random.default_rng([seed, index, focus]))
+    play_out(game, agents, Observer(game.config), bidder=(focus, bidder))
+    return game.scores[focus], win_shares(game)[focus]
+
+
+def _replay_all(args):
+    position, index, strategies, alternatives, seed = args
+    vp = {}
+    win = {}
+    for name in strategies:
+        vp[name], win[name] = replay_position(position, BIDDING_STRATEGIES[name](), seed, index)
+    for scale in alternatives:
+        if scale == 1.0 and "value" in vp:
+            continue  # the same bids as value bidding
+        s = ScaledBidding(scale)
+        vp[s.name], win[s.name] = replay_position(position, s, seed, index)
+    return {"deal": position["deal"], "rotation": position["rotation"], "vp": vp, "win": win}
+
+
+def auction_effects(positions, strategies=tuple(BIDDING_STRATEGIES), alternatives=ALTERNATIVE_BIDS, seed=0,
+                    workers=1, resamples=10_000):
+    """Per-auction effects and bid regrets of ``strategies`` on saved ``positions`` (see the module docstring)."""
+    jobs = [(p, i, tuple(strategies), tuple(alternatives), seed) for i, p in enumerate(positions)]
+    if workers == 1:
+        replays = [_replay_all(job) for job in jobs]
+    else:
+        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+        with context.Pool(workers) as pool:
+            replays = pool.map(_replay_all, jobs, chunksize=1)
+    clusters = np.array([hash((r["deal"], r["rotation"])) for r in replays])
+    _, cluster_ids = np.unique(clusters, return_inverse=True)
+    bids = [name for name in replays[0]["vp"] if name not in strategies or name == "value"]
+    table = {}
+    for name in strategies:
+        vp = np.array([r["vp"][name] for r in replays], float)
+        base = np.array([r["vp"]["value"] for r in replays], float)
+        best = np.array([max(r["vp"][b] for b in bids + [name]) for r in replays], float)
+        effect = _cluster_bootstrap(vp - base, cluster_ids, resamples, seed)
+        regret = _cluster_bootstrap(best - vp, cluster_ids, resamples, seed)
+        var_d = (vp - base).var(ddof=1)
+        table[name] = {
+            "effect_vp": effect[0], "effect_ci_low": effect[1], "effect_ci_high": effect[2],
+            "regret_vp": regret[0], "regret_ci_low": regret[1], "regret_ci_high": regret[2],
+            "changed": float(np.mean(vp != base)),
+            "variance_reduction": _ratio(vp.var(ddof=1) + base.var(ddof=1), var_d),
+        }
+    return {"positions": len(replays), "source_games": int(cluster_ids.max() + 1), "bids": bids,
+            "strategies": table}
+
+
+def _cluster_bootstrap(values, cluster_ids, resamples, seed):
+    """Mean and percentile interval resampling whole clusters (source games)."""
+    sums = np.bincount(cluster_ids, weights=values)
+    counts = np.bincount(cluster_ids).astype(float)
+    rows = stats.bootstrap_indices(len(sums), resamples, seed)
+    means = sums[rows].sum(axis=1) / counts[rows].sum(axis=1)
+    low, high = stats.percentile_interval(means)
+    return float(values.mean()), low, high
+
+
+# ---- console -----------------------------------------------------------------------------
+
+def format_comparison(result):
+    lines = []
+    s = result["settings"]
+    lines.append(f"{s['candidate']} vs {s['baseline']} (focus entry; opponents {', '.join(s['opponents'])}), "
+                 f"{s['num_players']} players, {result['deals']} deals x {s['games_per_deal']} seat orders "
+                 f"({s['seat_orders']}), seed {s['seed']}")
+    for metric, label in (("win", "win share"), ("vp", "VP")):
+        r = result[metric]
+        vr = r["variance_reduction_by_method"]
+        lines.append(f"  {label:9s} {r['candidate']:.3f} vs {r['baseline']:.3f}: difference {r['difference']:+.3f} "
+                     f"paired 95% CI [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}], unpaired "
+                     f"[{r['unpaired_ci_low']:+.3f}, {r['unpaired_ci_high']:+.3f}]; luck-corrected "
+                     f"{r['luck_corrected']['difference']:+.3f} [{r['luck_corrected']['ci_low']:+.3f}, "
+                     f"{r['luck_corrected']['ci_high']:+.3f}]")
+        lines.append(f"  {'':9s} variance reduction vs unpaired: paired {_fmt(vr['paired'])}, paired + luck "
+                     f"{_fmt(vr['paired_luck_corrected'])}, unpaired + luck {_fmt(vr['unpaired_luck_corrected'])}")
+    return "\n".join(lines)
+
+
+def _fmt(x):
+    return "n/a" if x is None else f"{x:.2f}x"
+
+
+def write_json(path, data):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Paired, variance-reduced comparisons of bidding strategies.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("compare", help="baseline vs candidate on the same deals, seats and generators")
+    c.add_argument("--baseline", default="heuristic", help="agent name or strategy name (default heuristic)")
+    c.add_argument("--candidate", required=True,
+                   help=f"agent name (e.g. heuristic-reach) or a bidding strategy: {', '.join(BIDDING_STRATEGIES)}")
+    c.add_argument("--opponents", nargs="+", default=None, help="one agent per other seat (default heuristic)")
+    c.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    c.add_argument("--deals", type=int, default=100)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--board", type=int, default=5, choices=(5, 6))
+    c.add_argument("--seat-orders", choices=SEAT_ORDERS, default="cyclic")
+    c.add_argument("--orders-per-deal", type=int, default=None)
+    c.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    c.add_argument("--json", help="write the result to this path")
+    s = sub.add_parser("study", help="the committed study of all strategies (results/bidding)")
+    s.add_argument("--out", default="results/bidding")
+    s.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    s.add_argument("--quick", action="store_true", help="a tiny run (a smoke test)")
+    args = parser.parse_args(argv)
+    if args.command == "study":
+        from .bidlab_study import run_study
+
+        run_study(args.out, workers=args.workers, quick=args.quick)
+        return
+    try:
+        spec = lambda name: f"heuristic-{name}" if name in BIDDING_STRATEGIES else name  # noqa: E731
+        start = time.perf_counter()
+        result = compare(spec(args.baseline), spec(args.candidate), opponents=args.opponents,
+                         num_players=args.players, deals=args.deals, seed=args.seed, board=args.board,
+                         seat_orders=args.seat_orders, orders_per_deal=args.orders_per_deal, workers=args.workers)
+    except ValueError as error:
+        parser.error(str(error))
+    print(format_comparison(result))
+    print(f"({time.perf_counter() - start:.0f} s)")
+    if args.json:
+        write_json(args.json, result)
+        print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
