@@ -29,6 +29,16 @@ Luck correction (AIVAT-style control variate)
     the variance the draws explain. Both the paired and the unpaired factors
     are reported.
 
+Field control (when the baseline plays against copies of itself)
+    If the opponents are the baseline agent, the baseline arm is a field of
+    equals: the focus entry's expected win share is exactly ``1 / n`` and its
+    expected VP equals the mean VP over all seats of the same games. The
+    focus entry's deviation from that field mean has mean zero, so it is a
+    second control variate (``field_corrected``; with the luck term,
+    ``field_and_luck_corrected``). It removes most of the baseline arm's
+    noise, which pairing alone cannot: the two arms drift apart after the
+    first decision that differs.
+
 Auction-level analysis (``auction_effects``)
     Auction start positions are saved from real games (``Game.to_dict``)
     with a focus seat. Each position is replayed once per bidder: the focus
@@ -223,10 +233,10 @@ def play_deal(lab, deal):
     """Per arm: the focus entry's mean win share, VP and relative luck over the deal's games; saved positions."""
     n = lab.num_players
     seatings = deal_seatings(n, lab.seat_orders, lab.seed, deal, lab.orders_per_deal)
-    out = {"deal": deal, "win": [], "vp": [], "luck": [], "positions": []}
+    out = {"deal": deal, "win": [], "vp": [], "luck": [], "field_vp": [], "positions": []}
     for arm, focus in enumerate(lab.arms):
         factories = [focus] + list(lab.opponents)
-        win = vp = luck = 0.0
+        win = vp = luck = field_vp = 0.0
         for rotation, seats in enumerate(seatings):
             game = new_game(n, lab.board, lab.max_turns, lab.seed, deal)
             agents = []
@@ -242,11 +252,13 @@ def play_deal(lab, deal):
             focus_seat = seats.index(0)
             win += win_shares(game)[focus_seat]
             vp += game.scores[focus_seat]
+            field_vp += sum(game.scores) / n
             luck += meter.relative(focus_seat)
         k = len(seatings)
         out["win"].append(win / k)
         out["vp"].append(vp / k)
         out["luck"].append(luck / k)
+        out["field_vp"].append(field_vp / k)
     return out
 
 
@@ -305,6 +317,7 @@ def compare_many(baseline, candidates, opponents=None, num_players=4, deals=100,
     lab = _Lab([make_factory(s) for s in [baseline] + candidates], [make_factory(s) for s in opponents],
                num_players, board, max_turns, seed, seat_orders, orders_per_deal, position_every)
     per_deal = _run_deals(lab, deals, workers)
+    symmetric = all(spec_name(o) == spec_name(baseline) for o in opponents)
     settings = {"baseline": spec_name(baseline), "opponents": [spec_name(s) for s in opponents],
                 "num_players": num_players, "board": board, "max_turns": max_turns, "seed": seed,
                 "seat_orders": seat_orders, "games_per_deal": len(deal_seatings(num_players, seat_orders, seed, 0,
@@ -317,7 +330,10 @@ def compare_many(baseline, candidates, opponents=None, num_players=4, deals=100,
             b = np.array([d[metric][arm] for d in per_deal])
             la = np.array([d["luck"][0] for d in per_deal])
             lb = np.array([d["luck"][arm] for d in per_deal])
-            result[metric] = _analyse(a, b, la, lb, resamples, seed)
+            field = None
+            if symmetric:  # the baseline arm is a field of equals: its seat mean estimates the focus mean
+                field = np.array([d["field_vp"][0] for d in per_deal]) if metric == "vp" else np.full(deals, 1 / num_players)
+            result[metric] = _analyse(a, b, la, lb, field, resamples, seed)
         head = result["win"]  # the required top-level fields: the win-rate difference
         result.update({k: head[k] for k in ("deals", "difference", "ci_low", "ci_high", "unpaired_ci_low",
                                             "unpaired_ci_high", "variance_reduction")})
@@ -326,23 +342,26 @@ def compare_many(baseline, candidates, opponents=None, num_players=4, deals=100,
     return results, positions
 
 
-def _analyse(a, b, luck_a, luck_b, resamples, seed):
-    """Paired and unpaired intervals, and the luck-corrected (AIVAT-style) versions of both."""
+def _analyse(a, b, luck_a, luck_b, field, resamples, seed):
+    """Paired and unpaired intervals, and the control-variate corrected versions (see the module docstring)."""
     out = stats.paired_difference(a, b, resamples, seed)
-    corrected_d, beta = stats.control_variate(b - a, luck_b - luck_a)
-    cv = stats.paired_difference(np.zeros_like(corrected_d), corrected_d, resamples, seed)
-    out["luck_corrected"] = {"difference": cv["difference"], "ci_low": cv["ci_low"], "ci_high": cv["ci_high"],
-                             "beta": float(beta[0])}
+    d = b - a
     var_unpaired = a.var(ddof=1) + b.var(ddof=1)
     ca, _ = stats.control_variate(a, luck_a)
     cb, _ = stats.control_variate(b, luck_b)
-    var_d = (b - a).var(ddof=1)
-    var_cv = corrected_d.var(ddof=1)
-    out["variance_reduction_by_method"] = {
-        "paired": _ratio(var_unpaired, var_d),
-        "unpaired_luck_corrected": _ratio(var_unpaired, ca.var(ddof=1) + cb.var(ddof=1)),
-        "paired_luck_corrected": _ratio(var_unpaired, var_cv),
-    }
+    methods = {"paired": _ratio(var_unpaired, d.var(ddof=1)),
+               "unpaired_luck_corrected": _ratio(var_unpaired, ca.var(ddof=1) + cb.var(ddof=1))}
+    controls = {"luck_corrected": [luck_b - luck_a]}
+    if field is not None:
+        controls["field_corrected"] = [a - field]
+        controls["field_and_luck_corrected"] = [a - field, luck_b - luck_a]
+    for name, columns in controls.items():
+        corrected, beta = stats.control_variate(d, np.column_stack(columns))
+        cv = stats.paired_difference(np.zeros_like(corrected), corrected, resamples, seed)
+        out[name] = {"difference": cv["difference"], "ci_low": cv["ci_low"], "ci_high": cv["ci_high"],
+                     "beta": beta.round(6).tolist()}
+        methods[f"paired_{name}"] = _ratio(var_unpaired, corrected.var(ddof=1))
+    out["variance_reduction_by_method"] = methods
     out["per_deal"] = {"baseline": a.round(6).tolist(), "candidate": b.round(6).tolist()}
     return out
 
@@ -457,14 +476,16 @@ def format_comparison(result):
                  f"({s['seat_orders']}), seed {s['seed']}")
     for metric, label in (("win", "win share"), ("vp", "VP")):
         r = result[metric]
-        vr = r["variance_reduction_by_method"]
-        lines.append(f"  {label:9s} {r['candidate']:.3f} vs {r['baseline']:.3f}: difference {r['difference']:+.3f} "
-                     f"paired 95% CI [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}], unpaired "
-                     f"[{r['unpaired_ci_low']:+.3f}, {r['unpaired_ci_high']:+.3f}]; luck-corrected "
-                     f"{r['luck_corrected']['difference']:+.3f} [{r['luck_corrected']['ci_low']:+.3f}, "
-                     f"{r['luck_corrected']['ci_high']:+.3f}]")
-        lines.append(f"  {'':9s} variance reduction vs unpaired: paired {_fmt(vr['paired'])}, paired + luck "
-                     f"{_fmt(vr['paired_luck_corrected'])}, unpaired + luck {_fmt(vr['unpaired_luck_corrected'])}")
+        lines.append(f"  {label}: candidate {r['candidate']:.3f}, baseline {r['baseline']:.3f}")
+        lines.append(f"    difference {r['difference']:+.3f}  paired 95% CI [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]"
+                     f"  unpaired [{r['unpaired_ci_low']:+.3f}, {r['unpaired_ci_high']:+.3f}]")
+        for name in ("luck_corrected", "field_corrected", "field_and_luck_corrected"):
+            if name in r:
+                c = r[name]
+                lines.append(f"    {name.replace('_', ' ')}: {c['difference']:+.3f} "
+                             f"[{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]")
+        factors = ", ".join(f"{k.replace('_', ' ')} {_fmt(v)}" for k, v in r["variance_reduction_by_method"].items())
+        lines.append(f"    variance reduction vs unpaired: {factors}")
     return "\n".join(lines)
 
 

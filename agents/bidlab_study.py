@@ -24,6 +24,8 @@ SIZES = {  # per player count: paired deals, auction positions, deals per alpha-
     "quick": {3: (2, 2, 1), 4: (2, 2, 1)},
 }
 STUDY_SEED = 2026
+METHODS = ("paired", "paired_luck_corrected", "paired_field_corrected", "paired_field_and_luck_corrected",
+           "unpaired_luck_corrected")
 
 
 def _pair_lineups(num_players, names):
@@ -110,27 +112,27 @@ def tables(study):
                   f"Paired comparisons: candidate in one seat against 3 x `heuristic` (value) opponents, "
                   f"baseline `heuristic`; {any_result['deals']} deals x {any_result['settings']['games_per_deal']} "
                   f"cyclic seat orders per arm. 95% percentile bootstrap over deals.", "",
-                  "| candidate | win share (base) | win diff | paired CI | unpaired CI | luck-corrected CI | "
-                  "VP diff | paired CI | unpaired CI |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "| candidate | win share (base) | win diff | paired CI | unpaired CI | field+luck corrected | "
+                  "VP diff | paired CI | unpaired CI | field+luck corrected |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         if n == "3":
             lines[-4] = lines[-4].replace("3 x", "2 x")
         for name, r in paired.items():
             w, v = r["win"], r["vp"]
-            lc = w["luck_corrected"]
+            wc, vc = w["field_and_luck_corrected"], v["field_and_luck_corrected"]
             lines.append(f"| {name} | {w['candidate']:.3f} ({w['baseline']:.3f}) | {w['difference']:+.3f} | "
                          f"{_ci(w['ci_low'], w['ci_high'])} | {_ci(w['unpaired_ci_low'], w['unpaired_ci_high'])} | "
-                         f"{_ci(lc['ci_low'], lc['ci_high'])} | {v['difference']:+.2f} | "
-                         f"{_ci(v['ci_low'], v['ci_high'], 2)} | {_ci(v['unpaired_ci_low'], v['unpaired_ci_high'], 2)} |")
+                         f"{wc['difference']:+.3f} {_ci(wc['ci_low'], wc['ci_high'])} | {v['difference']:+.2f} | "
+                         f"{_ci(v['ci_low'], v['ci_high'], 2)} | {_ci(v['unpaired_ci_low'], v['unpaired_ci_high'], 2)} | "
+                         f"{vc['difference']:+.2f} {_ci(vc['ci_low'], vc['ci_high'], 2)} |")
         lines += ["", "Variance reduction (unpaired variance of the difference / variance with the method; "
                   "= how many times fewer deals for the same interval width):", "",
-                  "| candidate | metric | paired (CRN) | paired + luck correction | unpaired + luck correction |",
-                  "|---|---|---|---|---|"]
+                  "| candidate | metric | " + " | ".join(m.replace("_", " ") for m in METHODS) + " |",
+                  "|---|---|" + "---|" * len(METHODS)]
         for name, r in paired.items():
             for metric in ("win", "vp"):
                 vr = r[metric]["variance_reduction_by_method"]
-                lines.append(f"| {name} | {metric} | {_x(vr['paired'])} | {_x(vr['paired_luck_corrected'])} | "
-                             f"{_x(vr['unpaired_luck_corrected'])} |")
+                lines.append(f"| {name} | {metric} | " + " | ".join(_x(vr[m]) for m in METHODS) + " |")
         a = part["auctions"]
         lines += ["", f"Auction level: {a['positions']} auction start positions from {a['source_games']} baseline "
                   f"games; focus seat bids with the strategy in that auction only, everything else `heuristic` "
@@ -187,14 +189,15 @@ def plot(study, out):
     fig.savefig(os.path.join(out, "paired.png"), dpi=100)
     plt.close(fig)
 
-    fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
     for i, (n, part) in enumerate(parts.items()):
-        methods = ("paired", "paired_luck_corrected", "unpaired_luck_corrected")
         names = list(part["paired"])
         x = np.arange(len(names))
-        for j, method in enumerate(methods):
+        for j, method in enumerate(METHODS):
             values = [part["paired"][name]["win"]["variance_reduction_by_method"][method] or 0 for name in names]
-            axes[0].bar(x + 0.12 * (j + 3 * i) - 0.3, values, width=0.12, label=f"{n}p {method}")
+            width = 0.8 / (2 * len(METHODS))
+            axes[0].bar(x + width * (j + len(METHODS) * i) - 0.4, values, width=width,
+                        label=f"{n}p {method.replace('_', ' ')}", color=f"C{j}", alpha=1.0 if i else 0.55)
         axes[0].set_xticks(x, [name.replace("heuristic-", "") for name in names], fontsize=8)
         a = part["auctions"]["strategies"]
         strat = [s for s in a if s != "value"]
@@ -208,7 +211,7 @@ def plot(study, out):
             axes[2].bar(np.arange(len(names6)) + 0.4 * i, [rank[s] for s in names6], width=0.4, label=f"{n}p")
             axes[2].set_xticks(np.arange(len(names6)) + 0.2, names6, fontsize=8)
     axes[0].axhline(2, color="red", lw=0.8, ls="--")
-    axes[0].set_title("win share: variance reduction factor", fontsize=10)
+    axes[0].set_title("win share: variance reduction factor (3p light, 4p dark)", fontsize=10)
     axes[0].legend(fontsize=6)
     axes[1].axhline(0, color="black", lw=0.8)
     axes[1].set_title("per-auction VP effect vs value (95% CI)", fontsize=10)
