@@ -20,7 +20,7 @@ from .bidlab import auction_effects, compare_many, write_json
 from .tournament import agent_factory, run_tournament
 
 SIZES = {  # per player count: paired deals, auction positions, deals per alpha-Rank lineup
-    "full": {3: (80, 120, 4), 4: (60, 100, 3)},
+    "full": {3: (50, 80, 3), 4: (40, 60, 2)},
     "quick": {3: (2, 2, 1), 4: (2, 2, 1)},
 }
 STUDY_SEED = 2026
@@ -78,8 +78,10 @@ def run_study(out, workers=2, quick=False):
             len(positions), size=min(num_positions, len(positions)), replace=False)
         chosen = [positions[i] for i in sorted(pick.tolist())]
         compare_seconds = time.perf_counter() - start
+        print(f"{num_players} players: paired comparisons done ({compare_seconds:.0f} s)", flush=True)
         effects = auction_effects(chosen, names, seed=STUDY_SEED, workers=workers)
         auction_seconds = time.perf_counter() - start - compare_seconds
+        print(f"{num_players} players: auction replays done ({auction_seconds:.0f} s)", flush=True)
         pop = population(num_players, alpha_deals, workers, STUDY_SEED)
         study["players"][str(num_players)] = {
             "paired": {r["settings"]["candidate"]: r for r in results},
@@ -88,7 +90,7 @@ def run_study(out, workers=2, quick=False):
                         "population": round(time.perf_counter() - start - compare_seconds - auction_seconds)},
         }
         print(f"{num_players} players done: {study['players'][str(num_players)]['seconds']}", flush=True)
-    write_json(os.path.join(out, "study.json"), study)
+        write_json(os.path.join(out, "study.json"), study)  # after each player count: a partial result survives
     with open(os.path.join(out, "tables.md"), "w") as f:
         f.write(tables(study))
     plot(study, out)

@@ -276,7 +276,8 @@ def alpha_rank(match_results, strategies, alpha=100.0, population=50):
     if not pairs:
         raise ValueError("alpha_rank needs games with seats of at least two different strategies")
     frame = pd.DataFrame({"agents": pairs, "scores": scores})
-    with contextlib.redirect_stdout(io.StringIO()):  # from_match_results prints a progress line per row
+    # from_match_results prints a progress line per row; exp() overflows harmlessly for large alpha
+    with contextlib.redirect_stdout(io.StringIO()), np.errstate(over="ignore"):
         table = heuristic_payoff_table.from_match_results(frame, strategies)
         _, _, pi, _, _ = alpharank.compute([table], m=population, alpha=alpha)
     mass = {s: float(p) for s, p in zip(strategies, pi)}

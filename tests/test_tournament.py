@@ -10,6 +10,7 @@ from agents import GreedyAgent, HeuristicAgent, RandomAgent
 from agents.stats import bradley_terry_elo, seat_ranks, wilson_interval
 from agents.tournament import (
     TABLE_COLUMNS,
+    TournamentResult,
     deal_seatings,
     deal_seed,
     main,
@@ -127,3 +128,40 @@ def test_console_command_rejects_a_bad_lineup(capsys):
     with pytest.raises(SystemExit):
         main(["--agents", "heuristic", "random", "--games", "3"])
     assert "multiple of num_players" in capsys.readouterr().err
+
+
+def test_seat_orders_all_and_sample():
+    assert deal_seatings(3, "all") == [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
+    assert deal_seatings(3, "cyclic") == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    sample = deal_seatings(4, "sample", seed=3, deal=7, orders_per_deal=5)
+    assert len(sample) == 5 and len({tuple(s) for s in sample}) == 5
+    assert sample == deal_seatings(4, "sample", seed=3, deal=7, orders_per_deal=5)
+    assert sample != deal_seatings(4, "sample", seed=3, deal=8, orders_per_deal=5)
+    result = run_tournament(LINEUP, games=6, seed=0, seat_orders="all")
+    assert [r["entries"] for r in result.records] == deal_seatings(3, "all")
+    assert result.settings["seat_orders"] == "all"
+    with pytest.raises(ValueError, match="games per deal with seat_orders='all' \\(6\\)"):
+        run_tournament(LINEUP, games=9, seat_orders="all")
+    with pytest.raises(ValueError, match="seat_orders must be one of cyclic, all, sample"):
+        run_tournament(LINEUP, games=3, seat_orders="random")
+
+
+def test_an_agent_winning_every_game_gets_an_interval_up_to_one_and_a_plot(tmp_path):
+    records = [dict(record([30, 10], [0], [0, 1], game=g), deal=g) for g in range(100)]
+    table = {row["agent"]: row for row in summarize(records, ["a", "b"], 2)}
+    assert table["a"]["win_rate"] == 1.0 and table["a"]["win_ci_high"] == 1.0 and table["a"]["win_ci_low"] < 1.0
+    assert table["b"]["win_rate"] == 0.0 and table["b"]["win_ci_low"] == 0.0 and table["b"]["win_ci_high"] > 0.0
+    assert table["a"]["elo_ci_low"] == pytest.approx(table["a"]["elo"], abs=0.01) == table["a"]["elo_ci_high"]
+    result = TournamentResult({"labels": ["a", "b"], "num_players": 2, "board": 5, "games": 100, "seed": 0},
+                              list(table.values()), records)
+    result.plot(tmp_path / "sweep.png")  # used to fail: 'yerr' must not contain negative values
+    assert (tmp_path / "sweep.png").stat().st_size > 1000
+
+
+def test_win_rate_interval_is_clustered_by_deal():
+    # deals decide: the label wins all 4 games of a deal or none, so 40 games are 10 units, not 40
+    records = [dict(record([30, 10] if deal % 2 else [10, 30], [0] if deal % 2 else [1], [0, 1], game=4 * deal + r),
+                    deal=deal) for deal in range(10) for r in range(4)]
+    row = summarize(records, ["a", "b"], 2)[0]
+    naive = wilson_interval(20, 40)
+    assert row["win_ci_high"] - row["win_ci_low"] > 1.5 * (naive[1] - naive[0])

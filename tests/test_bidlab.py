@@ -1,0 +1,160 @@
+"""The bidding lab: paired comparisons, luck bookkeeping, auction replays, the two new strategies."""
+
+import json
+
+import numpy as np
+import pytest
+
+from agents import HeuristicAgent, bidlab
+from agents.bidding import BIDDING_STRATEGIES, AuctionSituation, MajorityBidding, ReachBidding, opponent_reach
+from agents.tournament import agent_factory
+from agents.view import SeatView
+from fifthave_env.engine.cards import BLACK, FACE_UP, KIND_VALUE, NUM_COLORS, SEEN_FACE_DOWN
+from fifthave_env.engine.game import BID_DECISION
+from fifthave_env.observation import Observer
+
+
+def test_a_strategy_compared_with_itself_differs_by_zero():
+    result = bidlab.compare("heuristic", ValueCopy(), num_players=3, deals=3, seed=5)
+    assert result["deals"] == 3 and result["settings"]["candidate"] == "heuristic-value-copy"
+    for metric in ("win", "vp"):
+        r = result[metric]
+        assert r["difference"] == 0 and r["ci_low"] <= 0 <= r["ci_high"]  # common random numbers: the same games
+        assert r["unpaired_ci_low"] < 0 < r["unpaired_ci_high"]
+    assert result["variance_reduction"] is None  # nothing left to compare
+
+
+class ValueCopy(BIDDING_STRATEGIES["value"]):
+    name = "value-copy"
+
+
+def test_identical_seeds_give_identical_json(tmp_path):
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    for path in paths:
+        bidlab.main(["compare", "--candidate", "aggressive", "--players", "3", "--deals", "2", "--seed", "2",
+                     "--workers", "1", "--json", str(path)])
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    data = json.loads(paths[0].read_text())
+    for key in ("deals", "difference", "ci_low", "ci_high", "unpaired_ci_low", "unpaired_ci_high",
+                "variance_reduction"):
+        assert key in data
+    assert data["settings"]["candidate"] == "heuristic-aggressive" and data["deals"] == 2
+    assert data["difference"] == pytest.approx(data["win"]["difference"])
+
+
+def test_seat_orders_and_bad_arguments():
+    result = bidlab.compare("heuristic", "heuristic-hoarder", num_players=3, deals=2, seat_orders="all")
+    assert result["settings"]["games_per_deal"] == 6
+    with pytest.raises(ValueError, match="3 players need 2 opponents"):
+        bidlab.compare("heuristic", "heuristic-hoarder", num_players=3, opponents=["random"], deals=2)
+    with pytest.raises(ValueError, match="deals must be at least 2"):
+        bidlab.compare("heuristic", "heuristic-hoarder", num_players=3, deals=1)
+    with pytest.raises(ValueError, match="orders_per_deal must be 1..6"):
+        bidlab.compare("heuristic", "heuristic-hoarder", num_players=3, deals=2, seat_orders="sample",
+                       orders_per_deal=7)
+
+
+def test_expected_black_draw_follows_what_is_unseen():
+    unseen = [0, 2, 2]  # values 4, 6, 6, face down and unseen; the top is last
+    assert bidlab._expected_draw(unseen) == pytest.approx(16 / 3)
+    assert bidlab._expected_draw([1 + 3 * SEEN_FACE_DOWN] + unseen) == pytest.approx(16 / 3)  # seen cards lie below
+    assert bidlab._expected_draw(unseen + [1 + 3 * SEEN_FACE_DOWN]) == 5  # a card seen going under: no luck
+    assert bidlab._expected_draw([0, 1 + 3 * FACE_UP]) == 4.5  # a face-up top: the pile is reshuffled (R16)
+    assert bidlab._expected_draw([]) is None
+
+
+def test_the_luck_meter_does_not_change_the_game_and_sums_to_the_draws():
+    plain = bidlab.new_game(4, 5, 300, seed=3, deal=0)
+    metered = bidlab.new_game(4, 5, 300, seed=3, deal=0)
+    meter = bidlab.LuckMeter(metered)
+    start = list(meter.luck)
+
+    def agents():
+        made = []
+        for seat in range(4):
+            agent = HeuristicAgent()
+            agent.reset(plain.config, seat, np.random.default_rng(seat))
+            made.append(agent)
+        return made
+
+    bidlab.play_out(plain, agents(), Observer(plain.config))
+    bidlab.play_out(metered, agents(), Observer(metered.config), meter)
+    assert metered.scores == plain.scores and metered.hands == plain.hands
+    assert meter.luck != start  # black cards were drawn
+    assert "draw_black" not in json.dumps(meter.saved_state())
+    assert sum(meter.relative(p) for p in range(4)) == pytest.approx(0, abs=1e-9)
+
+
+def test_auction_replays_are_deterministic_and_report_effects_and_regret():
+    lab = bidlab._Lab([agent_factory("heuristic")], [agent_factory("heuristic")] * 2, 3, 5, 300, 0, "cyclic", 3, 10)
+    positions = bidlab.play_deal(lab, 0)["positions"][:3]
+    assert positions and all(p["game"]["state"]["decision"] == BID_DECISION for p in positions)
+    again = bidlab.replay_position(positions[0], ReachBidding(), seed=1, index=0)
+    assert again == bidlab.replay_position(positions[0], ReachBidding(), seed=1, index=0)
+    result = bidlab.auction_effects(positions, strategies=("value", "aggressive"), alternatives=(0.0, 1.5))
+    assert result["positions"] == 3 and result["bids"] == ["value", "pass", "value x1.5"]
+    value = result["strategies"]["value"]
+    assert value["effect_vp"] == 0 and value["regret_vp"] >= 0
+    assert result["strategies"]["aggressive"]["regret_vp"] >= 0
+
+
+def _bid_view(seed=4):
+    """A real 3-player game stopped at its first bid decision, and the seat asked."""
+    game = bidlab.new_game(3, 5, 300, seed=seed, deal=0)
+    agents = [HeuristicAgent() for _ in range(3)]
+    for seat, agent in enumerate(agents):
+        agent.reset(game.config, seat, np.random.default_rng(seat))
+    observer = Observer(game.config)
+    while game.decision != BID_DECISION:
+        game.apply(int(agents[game.actor].act(observer.observe(game, game.actor), game.action_mask())))
+    return game, observer
+
+
+def test_opponent_reach_is_exact_when_every_card_is_known():
+    game, observer = _bid_view()
+    seat = game.actor
+    for p in range(game.n):  # R31: pretend every card of every hand is known exactly
+        game.known[p] = list(game.hands[p])
+    game.touch()
+    view = SeatView(observer.observe(game, seat), game.action_mask(), game.config)
+    for slot in range(1, game.n):
+        hand = game.hands[(seat + slot) % game.n]
+        black = sum(KIND_VALUE[k] * hand[k] for k in range(BLACK * 3, BLACK * 3 + 3))
+        colored = max(sum(KIND_VALUE[k] * hand[k] for k in range(c * 3, c * 3 + 3)) for c in range(NUM_COLORS)
+                      if sum(hand[c * 3:c * 3 + 3]))
+        assert opponent_reach(view, slot) == black + colored
+
+
+def test_majority_bidding_adds_the_value_of_the_lead_a_build_buys():
+    game, observer = _bid_view()
+    view = SeatView(observer.observe(game, game.actor), game.action_mask(), game.config)
+    d = view.auction_location
+    assert 0 <= d < 5, "the first auction of this deal is in a district"
+    seen = {}
+
+    class Spy(MajorityBidding):
+        def limit(self, situation, worth):
+            seen.setdefault("worth", situation.worth)
+            return worth
+
+    Spy(majority_weight=0.5, points_per_vp=2.0).plan(
+        AuctionSituation(view, lambda b: 3.0 * b, (1, 2, 3), tuple(view.allowed_colors)))
+    scores = view.district_scores(d)
+    rival = max(scores[1:])
+    mine = view.my_plot(d)
+    per = view.plot_value(mine) if mine >= 0 else max(
+        view.plot_value(p) for p in view.tables.district_plots[d]
+        if view.is_empty(p) and view.tables.plot_color[p] in view.allowed_colors)
+    for b in (1, 2, 3):  # 0.5 x 2 card points per VP of district lead gained
+        lead_gained = max(0, scores[0] + b * per - rival) - max(0, scores[0] - rival)
+        assert seen["worth"](b) == pytest.approx(3.0 * b + lead_gained)
+    assert any(seen["worth"](b) > 3.0 * b for b in (1, 2, 3))  # the case tested does buy a lead
+
+
+@pytest.mark.parametrize("name", ["reach", "majority"])
+def test_new_strategies_are_registered_and_play(name):
+    assert name in BIDDING_STRATEGIES
+    agent = agent_factory(f"heuristic-{name}")()
+    assert agent.name == f"heuristic-{name}" and agent.bidding.name == name
+    result = bidlab.compare("heuristic", f"heuristic-{name}", num_players=3, deals=2, seed=1)
+    assert 0 <= result["win"]["candidate"] <= 1
