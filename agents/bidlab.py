@@ -415,8 +415,8 @@ def _replay_all(args):
     position, index, strategies, alternatives, seed = args
     vp = {}
     win = {}
-    for name in strategies:
-        vp[name], win[name] = replay_position(position, BIDDING_STRATEGIES[name](), seed, index)
+    for name, strategy in strategies.items():
+        vp[name], win[name] = replay_position(position, strategy, seed, index)
     for scale in alternatives:
         if scale == 1.0 and "value" in vp:
             continue  # the same bids as value bidding
@@ -427,8 +427,17 @@ def _replay_all(args):
 
 def auction_effects(positions, strategies=tuple(BIDDING_STRATEGIES), alternatives=ALTERNATIVE_BIDS, seed=0,
                     workers=1, resamples=10_000):
-    """Per-auction effects and bid regrets of ``strategies`` on saved ``positions`` (see the module docstring)."""
-    jobs = [(p, i, tuple(strategies), tuple(alternatives), seed) for i, p in enumerate(positions)]
+    """Per-auction effects and bid regrets of ``strategies`` on saved ``positions`` (see the module docstring).
+
+    ``strategies``: names from ``BIDDING_STRATEGIES`` or ``BiddingStrategy``
+    instances; ``value`` is added as the reference if missing.
+    """
+    chosen = {"value": BIDDING_STRATEGIES["value"]()}
+    for s in strategies:
+        strategy = BIDDING_STRATEGIES[s]() if isinstance(s, str) else s
+        chosen[strategy.name] = strategy
+    strategies = chosen
+    jobs = [(p, i, strategies, tuple(alternatives), seed) for i, p in enumerate(positions)]
     if workers == 1:
         replays = [_replay_all(job) for job in jobs]
     else:

@@ -34,7 +34,8 @@ def this_interpreter_kernel(tmp_path, monkeypatch):
 
 
 def test_the_notebooks_are_there():
-    assert [p.name for p in NOTEBOOKS] == ["01_quickstart.ipynb", "02_bidding_strategies.ipynb", "03_training.ipynb"]
+    assert [p.name for p in NOTEBOOKS] == ["01_quickstart.ipynb", "02_bidding_strategies.ipynb", "03_training.ipynb",
+                                            "04_your_bidding_strategy.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
