@@ -169,14 +169,19 @@ class LuckMeter:
             self.game.draw_black = wrapper
 
 
-def play_out(game, agents, observer, meter=None, bidder=None):
+def play_out(game, agents, observer, meter=None, bidder=None, on_auction=None):
     """Play ``game`` to its end with one agent per seat; each sees only its own observation.
 
-    ``bidder``: ``(seat, agent)`` taking that seat's decisions while the
-    auction running now lasts (the auction at ``game.auc_loc``).
+    ``meter``: a :class:`LuckMeter` of this game. ``bidder``: ``(seat, agent)``
+    taking that seat's decisions while the auction running now lasts (the
+    auction at ``game.auc_loc``). ``on_auction(game)``: called when an auction starts.
     """
     auction_loc = game.auc_loc if bidder is not None and game.decision == BID_DECISION else None
+    last_auction = (game.turn, game.auc_loc) if game.decision == BID_DECISION else None
     while not game.is_over:
+        if on_auction is not None and game.decision == BID_DECISION and (game.turn, game.auc_loc) != last_auction:
+            last_auction = (game.turn, game.auc_loc)
+            on_auction(game)
         seat = game.actor
         agent = agents[seat]
         if auction_loc is not None:
@@ -245,10 +250,11 @@ def play_deal(lab, deal):
                 agent.reset(game.config, seat, np.random.default_rng([lab.seed, deal, rotation, entry]))
                 agents.append(agent)
             meter = LuckMeter(game)
+            saver = None
             if arm == 0 and lab.position_every:
-                _play_saving_positions(game, agents, meter, lab, deal, rotation, out["positions"])
-            else:
-                play_out(game, agents, Observer(game.config), meter)
+                saver = _PositionSaver(meter, lab.position_every, np.random.default_rng([lab.seed, deal, rotation, 99]),
+                                       {"deal": deal, "rotation": rotation}, out["positions"])
+            play_out(game, agents, Observer(game.config), meter, on_auction=saver)
             focus_seat = seats.index(0)
             win += win_shares(game)[focus_seat]
             vp += game.scores[focus_seat]
@@ -262,25 +268,18 @@ def play_deal(lab, deal):
     return out
 
 
-def _play_saving_positions(game, agents, meter, lab, deal, rotation, positions):
-    """``play_out`` that saves every ``position_every``-th auction start (state and a focus seat)."""
-    observer = Observer(game.config)
-    auctions = 0
-    last = None
-    rng = np.random.default_rng([lab.seed, deal, rotation, 99])
-    while not game.is_over:
-        if game.decision == BID_DECISION and (game.turn, game.auc_loc) != last:
-            last = (game.turn, game.auc_loc)
-            if auctions % lab.position_every == 0:
-                state = meter.saved_state()
-                positions.append({"deal": deal, "rotation": rotation, "auction": auctions, "game": state,
-                                  "focus": int(rng.integers(game.n))})
-            auctions += 1
-        seat = game.actor
-        action = int(agents[seat].act(observer.observe(game, seat), game.action_mask()))
-        meter.before()
-        game.apply(action)
-        meter.after()
+class _PositionSaver:
+    """Saves every ``every``-th auction start of a game (its state and a seeded focus seat)."""
+
+    def __init__(self, meter, every, rng, tags, positions):
+        self.meter, self.every, self.rng, self.tags, self.positions = meter, every, rng, tags, positions
+        self.auctions = 0
+
+    def __call__(self, game):
+        if self.auctions % self.every == 0:
+            self.positions.append(dict(self.tags, auction=self.auctions, game=self.meter.saved_state(),
+                                       focus=int(self.rng.integers(game.n))))
+        self.auctions += 1
 
 
 def _play_deal_in_worker(deal):
@@ -332,7 +331,9 @@ def compare_many(baseline, candidates, opponents=None, num_players=4, deals=100,
             lb = np.array([d["luck"][arm] for d in per_deal])
             field = None
             if symmetric:  # the baseline arm is a field of equals: its seat mean estimates the focus mean
-                field = np.array([d["field_vp"][0] for d in per_deal]) if metric == "vp" else np.full(deals, 1 / num_players)
+                field = np.full(deals, 1 / num_players)
+                if metric == "vp":
+                    field = np.array([d["field_vp"][0] for d in per_deal])
             result[metric] = _analyse(a, b, la, lb, field, resamples, seed)
         head = result["win"]  # the required top-level fields: the win-rate difference
         result.update({k: head[k] for k in ("deals", "difference", "ci_low", "ci_high", "unpaired_ci_low",

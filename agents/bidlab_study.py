@@ -125,7 +125,8 @@ def tables(study):
             lines.append(f"| {name} | {w['candidate']:.3f} ({w['baseline']:.3f}) | {w['difference']:+.3f} | "
                          f"{_ci(w['ci_low'], w['ci_high'])} | {_ci(w['unpaired_ci_low'], w['unpaired_ci_high'])} | "
                          f"{wc['difference']:+.3f} {_ci(wc['ci_low'], wc['ci_high'])} | {v['difference']:+.2f} | "
-                         f"{_ci(v['ci_low'], v['ci_high'], 2)} | {_ci(v['unpaired_ci_low'], v['unpaired_ci_high'], 2)} | "
+                         f"{_ci(v['ci_low'], v['ci_high'], 2)} | "
+                         f"{_ci(v['unpaired_ci_low'], v['unpaired_ci_high'], 2)} | "
                          f"{vc['difference']:+.2f} {_ci(vc['ci_low'], vc['ci_high'], 2)} |")
         lines += ["", "Variance reduction (unpaired variance of the difference / variance with the method; "
                   "= how many times fewer deals for the same interval width):", "",
