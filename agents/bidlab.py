@@ -9,8 +9,8 @@ Paired comparison (``compare``, ``fifthave-bidlab compare``)
     candidate is an agent name (``heuristic-reach``), a zero-argument agent
     factory, or a :class:`agents.bidding.BiddingStrategy` (instance or class),
     which is played by a ``HeuristicAgent`` that only bids differently. Per
-    deal the focus entry's mean win share and mean VP over the deal's games
-    are taken; the difference candidate - baseline has a 95% percentile
+    deal the focus entry's mean win share, mean VP and mean VP margin (its VP
+    minus the mean VP of the other seats) over the deal's games are taken; the difference candidate - baseline has a 95% percentile
     bootstrap interval over deals (10,000 resamples, seeded), shown next to
     the unpaired interval (the arms resampled independently, as if played on
     different deals) and the variance reduction factor pairing gave
@@ -31,8 +31,9 @@ Luck correction (AIVAT-style control variate)
 
 Field control (when the baseline plays against copies of itself)
     If the opponents are the baseline agent, the baseline arm is a field of
-    equals: the focus entry's expected win share is exactly ``1 / n`` and its
-    expected VP equals the mean VP over all seats of the same games. The
+    equals: the focus entry's expected win share is exactly ``1 / n``, its
+    expected VP margin is 0 and its expected VP equals the mean VP over all
+    seats of the same games. The
     focus entry's deviation from that field mean has mean zero, so it is a
     second control variate (``field_corrected``; with the luck term,
     ``field_and_luck_corrected``). It removes most of the baseline arm's
@@ -82,7 +83,7 @@ from .tournament import SEAT_ORDERS, agent_factory, deal_seatings, deal_seed
 
 COLORED_MEAN = sum(v * n for v, n in zip(VALUES, COLORED_PER_COLOR)) / sum(COLORED_PER_COLOR)
 BLACK_MEAN = sum(v * n for v, n in zip(VALUES, BLACK_COUNTS)) / sum(BLACK_COUNTS)
-METRICS = ("win", "vp")
+METRICS = ("win", "vp", "margin")  # win share, VP, VP minus the mean of the other seats
 
 
 def make_factory(spec):
@@ -238,10 +239,10 @@ def play_deal(lab, deal):
     """Per arm: the focus entry's mean win share, VP and relative luck over the deal's games; saved positions."""
     n = lab.num_players
     seatings = deal_seatings(n, lab.seat_orders, lab.seed, deal, lab.orders_per_deal)
-    out = {"deal": deal, "win": [], "vp": [], "luck": [], "field_vp": [], "positions": []}
+    out = {"deal": deal, "win": [], "vp": [], "margin": [], "luck": [], "field_vp": [], "positions": []}
     for arm, focus in enumerate(lab.arms):
         factories = [focus] + list(lab.opponents)
-        win = vp = luck = field_vp = 0.0
+        win = vp = margin = luck = field_vp = 0.0
         for rotation, seats in enumerate(seatings):
             game = new_game(n, lab.board, lab.max_turns, lab.seed, deal)
             agents = []
@@ -259,10 +260,12 @@ def play_deal(lab, deal):
             win += win_shares(game)[focus_seat]
             vp += game.scores[focus_seat]
             field_vp += sum(game.scores) / n
+            margin += game.scores[focus_seat] - (sum(game.scores) - game.scores[focus_seat]) / (n - 1)
             luck += meter.relative(focus_seat)
         k = len(seatings)
         out["win"].append(win / k)
         out["vp"].append(vp / k)
+        out["margin"].append(margin / k)
         out["luck"].append(luck / k)
         out["field_vp"].append(field_vp / k)
     return out
@@ -331,9 +334,8 @@ def compare_many(baseline, candidates, opponents=None, num_players=4, deals=100,
             lb = np.array([d["luck"][arm] for d in per_deal])
             field = None
             if symmetric:  # the baseline arm is a field of equals: its seat mean estimates the focus mean
-                field = np.full(deals, 1 / num_players)
-                if metric == "vp":
-                    field = np.array([d["field_vp"][0] for d in per_deal])
+                field = {"win": np.full(deals, 1 / num_players), "margin": np.zeros(deals),
+                         "vp": np.array([d["field_vp"][0] for d in per_deal])}[metric]
             result[metric] = _analyse(a, b, la, lb, field, resamples, seed)
         head = result["win"]  # the required top-level fields: the win-rate difference
         result.update({k: head[k] for k in ("deals", "difference", "ci_low", "ci_high", "unpaired_ci_low",
@@ -375,7 +377,8 @@ def _ratio(num, den):
 def compare(baseline, candidate, **kwargs):
     """One paired comparison; a dict with ``deals``, ``difference``, ``ci_low``, ``ci_high``,
     ``unpaired_ci_low``, ``unpaired_ci_high``, ``variance_reduction`` (win share of the focus entry),
-    the same and more under ``"win"`` and ``"vp"``, and ``"settings"``. Keywords as :func:`compare_many`."""
+    the same and more under ``"win"``, ``"vp"`` and ``"margin"`` (VP minus the mean VP of the
+    other seats), and ``"settings"``. Keywords as :func:`compare_many`."""
     results, _ = compare_many(baseline, [candidate], **kwargs)
     return results[0]
 
@@ -484,7 +487,7 @@ def format_comparison(result):
     lines.append(f"{s['candidate']} vs {s['baseline']} (focus entry; opponents {', '.join(s['opponents'])}), "
                  f"{s['num_players']} players, {result['deals']} deals x {s['games_per_deal']} seat orders "
                  f"({s['seat_orders']}), seed {s['seed']}")
-    for metric, label in (("win", "win share"), ("vp", "VP")):
+    for metric, label in (("win", "win share"), ("vp", "VP"), ("margin", "VP margin over the others' mean")):
         r = result[metric]
         lines.append(f"  {label}: candidate {r['candidate']:.3f}, baseline {r['baseline']:.3f}")
         lines.append(f"    difference {r['difference']:+.3f}  paired 95% CI [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]"

@@ -257,8 +257,10 @@ def alpha_rank(match_results, strategies, alpha=100.0, population=50):
     seats of different strategies (the higher score wins, a tie is half each:
     the comparisons Bradley-Terry fits), and
     ``heuristic_payoff_table.from_match_results`` turns those into the table
-    (win probability of each strategy against each other). Returns
-    ``{strategy: stationary mass}``, highest first.
+    (win probability of each strategy against each other). ``alpha`` is the
+    selection intensity: large (the usual 100) puts the mass on the strategies
+    no other beats, small spreads it. Returns ``{strategy: stationary mass}``,
+    highest first.
     """
     try:
         import pandas as pd
@@ -280,5 +282,5 @@ def alpha_rank(match_results, strategies, alpha=100.0, population=50):
     with contextlib.redirect_stdout(io.StringIO()), np.errstate(over="ignore"):
         table = heuristic_payoff_table.from_match_results(frame, strategies)
         _, _, pi, _, _ = alpharank.compute([table], m=population, alpha=alpha)
-    mass = {s: float(p) for s, p in zip(strategies, pi)}
+    mass = {s: max(0.0, float(p)) for s, p in zip(strategies, pi)}  # no -0.0 from rounding
     return dict(sorted(mass.items(), key=lambda item: -item[1]))
