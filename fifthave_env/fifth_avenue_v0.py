@@ -101,9 +101,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from .engine import checks
 from .engine.actions import NUM_ACTIONS, action_name
 from .engine.game import Game, IllegalActionError
-from .env_common import RENDER_MODES, Renderer, end_reward, game_config
+from .env_common import RENDER_MODES, EnvUsageError, Renderer, end_reward, game_config
 from .observation import OBS_HIGH, OBS_SIZE, Observer
 ENV_VERSION = 0
 
@@ -144,7 +145,10 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed=None, options=None):
-        """Start a new game; a seed makes it reproducible, no seed continues the env's generator."""
+        """Start a new game; a seed (None or an int >= 0) makes it reproducible, no seed continues the
+        env's generator. ``options`` (None or a dict) holds nothing this env reads."""
+        seed = checks.seed("seed", seed)
+        checks.options("options", options)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         self.game = Game(self.config, rng=np.random.default_rng(self._rng.integers(2**63)))
@@ -166,11 +170,14 @@ class raw_env(AECEnv):
 
     def _require_game(self):
         if self.game is None:
-            raise RuntimeError("call reset() before using the environment")
+            raise EnvUsageError("call reset() before using the environment")
         return self.game
 
     def step(self, action):
         game = self._require_game()
+        if not self.agents:
+            raise IllegalActionError(f"the game is over and every agent has stepped out (got action {action!r}): "
+                                     f"call reset() to start a new game")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:

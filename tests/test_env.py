@@ -148,9 +148,9 @@ def test_using_the_env_before_reset_is_a_clear_error():
 
 
 def test_bad_configuration_is_a_clear_error():
-    with pytest.raises(ValueError, match="num_players must be 2, 3 or 4"):
+    with pytest.raises(ValueError, match="num_players must be one of 2, 3, 4, got 5"):
         fifth_avenue_v0.env(num_players=5)
-    with pytest.raises(ValueError, match="board must be 5 or 6"):
+    with pytest.raises(ValueError, match="board must be one of 5, 6, got 7"):
         fifth_avenue_v0.env(board=7)
     with pytest.raises(ValueError, match="reward must be one of"):
         fifth_avenue_v0.env(reward="points")

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from . import auction, scoring
+from . import auction, checks, scoring
 from .actions import (
     BID_ADD,
     BID_CONFIRM,
@@ -69,6 +69,8 @@ DECISION_NAMES = ("place start", "choose action", "shop tile", "shop plot", "dra
 
 ACTION_A, ACTION_B, ACTION_C, ACTION_D = 0, 1, 2, 3
 STATE_FORMAT = 1
+ROW_SLOTS = 20  # tiles in the shop row (R9)
+MAX_SKYSCRAPERS_PER_COLOR = 100
 _TOKENS = itertools.count()
 # Decisions that may change the board, the commissioners, the markers, the row or the box
 # (what observers cache per board_token); an auction's end also renews the token.
@@ -89,27 +91,32 @@ class GameConfig:
     row_groups: tuple = (3, 2, 3, 2, 3, 2, 3, 2)
     """Sizes of the shop row's groups, left to right (R9)."""
     skyscrapers_per_color: int = 18
-    """Skyscrapers of one color in the box (R3); Alea's supply too."""
+    """Skyscrapers of one color in the box (R3); Alea's supply too. At most 100, so that every
+    observation stays inside the declared ``Box(0, 1000)``."""
     random_start: bool = False
     """Draw the starting seat at random instead of seat 0 (R11)."""
     max_turns: int = 300
     """Truncate after this many turns (R29); a turn is one player's A/B/C/D."""
 
     def __post_init__(self):
-        if self.num_players not in (2, 3, 4):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players!r}")
-        if self.board not in (5, 6):
-            raise ValueError(f"board must be 5 or 6 (plots per district), got {self.board!r}")
-        if sum(self.row_groups) != 20 or any(s < 1 for s in self.row_groups):
-            raise ValueError(f"row_groups must be positive sizes adding up to 20 tiles, got {self.row_groups!r}")
-        if self.skyscrapers_per_color < 6:
-            raise ValueError(f"skyscrapers_per_color must be at least 6, got {self.skyscrapers_per_color!r}")
-        if self.max_turns < 1:
-            raise ValueError(f"max_turns must be at least 1, got {self.max_turns!r}")
-        layout = self.layout if self.layout is not None else default_layout(self.board)
-        parse_layout(layout, self.board)  # raises a clear error for a bad layout
-        object.__setattr__(self, "layout", tuple(tuple(r) for r in layout))
-        object.__setattr__(self, "row_groups", tuple(self.row_groups))
+        # The one check of a config (engine.checks): exact types, each error names the field.
+        num_players = checks.choice("num_players", self.num_players, (2, 3, 4))
+        board = checks.choice("board", self.board, (5, 6))
+        groups = [checks.integer(f"row_groups[{i}]", size, 1, ROW_SLOTS)
+                  for i, size in enumerate(checks.sequence("row_groups", self.row_groups))]
+        if sum(groups) != ROW_SLOTS:
+            raise checks.InvalidValueError(f"row_groups must be positive sizes adding up to {ROW_SLOTS} tiles, "
+                                           f"got {self.row_groups!r}")
+        skyscrapers = checks.integer("skyscrapers_per_color", self.skyscrapers_per_color, 6,
+                                     MAX_SKYSCRAPERS_PER_COLOR)
+        random_start = checks.boolean("random_start", self.random_start)
+        max_turns = checks.integer("max_turns", self.max_turns, 1)
+        layout = self.layout if self.layout is not None else default_layout(board)
+        parse_layout(layout, board)  # raises a clear error for a bad layout
+        for name, value in (("num_players", num_players), ("board", board), ("row_groups", tuple(groups)),
+                            ("skyscrapers_per_color", skyscrapers), ("random_start", random_start),
+                            ("max_turns", max_turns), ("layout", tuple(tuple(r) for r in layout))):
+            object.__setattr__(self, name, value)
 
     def to_dict(self):
         d = asdict(self)
@@ -400,8 +407,7 @@ class Game:
             self._place_start(action - PLACE_START)
 
     def _reject(self, action, legal):
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalActionError(f"action id {action} is out of range [0, {NUM_ACTIONS})")
+        as_action_id(action)  # raises for an id out of range
         if self.decision == GAME_OVER:
             raise IllegalActionError(f"the game is over; action {action} ({self.describe(action)}) not taken")
         names = ", ".join(f"{a} ({self.describe(a)})" for a in legal)
