@@ -248,6 +248,58 @@ def test_pickled_env_continues_identically(num_players, board):
     assert env.unwrapped.game.to_dict() == copy.unwrapped.game.to_dict()
 
 
+PICKLE_IN_A_FRESH_PROCESS = """
+import pickle, sys
+from fifthave_env import fifth_avenue_v0
+env = fifth_avenue_v0.env(num_players=2)
+env.reset(seed=1)
+env.last()  # the observer caches the board of this state
+sys.stdout.buffer.write(pickle.dumps(env))
+"""
+
+PLAY_AFTER_UNPICKLING_IN_A_FRESH_PROCESS = """
+import pickle, sys
+import numpy as np
+from fifthave_env.observation import Observer
+env = pickle.loads(sys.stdin.buffer.read())
+for _ in range(3):  # a starting skyscraper each: the board changes at every step
+    seat = env.unwrapped.game.actor
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    for agent in env.agents:
+        fresh = Observer(env.unwrapped.config).observe(env.unwrapped.game, env._agent_seat[agent])
+        assert np.array_equal(env.observe(agent)["observation"], fresh), f"stale observation of {agent}"
+print("ok")
+"""
+
+
+def test_observation_is_fresh_after_unpickling_in_another_process():
+    """The observer's board cache must not take a board of the other process for this one."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    environ = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    pickled = subprocess.run([sys.executable, "-c", PICKLE_IN_A_FRESH_PROCESS], capture_output=True,
+                             env=environ, check=True).stdout
+    played = subprocess.run([sys.executable, "-c", PLAY_AFTER_UNPICKLING_IN_A_FRESH_PROCESS], input=pickled,
+                            capture_output=True, env=environ)
+    assert played.returncode == 0 and played.stdout.strip() == b"ok", played.stderr.decode()
+
+
+def test_step_after_every_agent_stepped_out_is_an_illegal_action_error():
+    env = fifth_avenue_v0.env(num_players=2, max_turns=1)
+    env.reset(seed=0)
+    play_random(env, seed=0)  # to the end, every agent stepping out with None
+    assert env.agents == []
+    before = env.unwrapped.game.to_dict()
+    for action in (None, 0, 4.9):
+        with pytest.raises(IllegalActionError, match="every agent has stepped out.*call reset"):
+            env.step(action)
+    assert env.unwrapped.game.to_dict() == before
+
+
 @pytest.mark.parametrize("num_players,board", CONFIGS)
 def test_saved_game_restores_to_an_identical_game_hidden_parts_included(num_players, board):
     game = Game(GameConfig(num_players=num_players, board=board), seed=21)

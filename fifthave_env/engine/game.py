@@ -8,7 +8,6 @@ is the ``numpy.random.Generator`` it is given.
 """
 
 import copy
-import itertools
 import pickle
 from dataclasses import asdict, dataclass
 
@@ -71,9 +70,10 @@ ACTION_A, ACTION_B, ACTION_C, ACTION_D = 0, 1, 2, 3
 STATE_FORMAT = 1
 ROW_SLOTS = 20  # tiles in the shop row (R9)
 MAX_SKYSCRAPERS_PER_COLOR = 100
-_TOKENS = itertools.count()
 # Decisions that may change the board, the commissioners, the markers, the row or the box
-# (what observers cache per board_token); an auction's end also renews the token.
+# (what observers cache per board_token); an auction's end also renews the token. A token is
+# a fresh object() compared by identity, never a counter: a counter restarts in every
+# process, so a game unpickled elsewhere could carry the token of another board there.
 _BOARD_DECISIONS = frozenset((PLACE_START_DECISION, SHOP_TILE_DECISION, SHOP_PLOT_DECISION, MOVE_DECISION,
                               BUILD_DECISION))
 
@@ -164,10 +164,10 @@ class Game:
     def touch(self):
         """Mark the state as changed; call it after editing the state by hand.
 
-        Observers cache the board per ``board_token`` and the game caches its legal
-        actions: both are refreshed.
+        Observers cache the board per ``board_token`` (a new object, unique even across
+        processes) and the game caches its legal actions: both are refreshed.
         """
-        self.board_token = next(_TOKENS)
+        self.board_token = object()
         self._legal = None
 
     def _setup(self):
@@ -374,7 +374,7 @@ class Game:
         self._legal = None
         dec = self.decision
         if dec in _BOARD_DECISIONS:
-            self.board_token = next(_TOKENS)
+            self.board_token = object()
         if dec == BID_DECISION:
             if action == BID_PASS:
                 auction.pass_turn(self)
@@ -557,7 +557,7 @@ class Game:
         result = auction.after_turn(self)
         if result is None:
             return
-        self.board_token = next(_TOKENS)
+        self.board_token = object()
         self.auc_winner = result
         if 0 <= result < self.n:
             self.auc_last_bid = list(self.auc_cards[result])
