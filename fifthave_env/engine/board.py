@@ -28,6 +28,7 @@ LOCATION_NAMES = DISTRICT_NAMES + ("Central Park", "City Hall")
 SHOP_NAMES = ("boutique", "jeweler", "gallery", "perfume")
 NUM_SHOP_TYPES = 4
 SHOPS_PER_TYPE = 9  # R2
+ROW_SLOTS = 20  # tiles in the shop row (R9)
 TOTAL_SHOPS = NUM_SHOP_TYPES * SHOPS_PER_TYPE
 
 COMMISSIONER_NAMES = ("white", "beige")

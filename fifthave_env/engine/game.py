@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from . import auction, checks, scoring
+from . import auction, checks, savefile, scoring
 from .actions import (
     BID_ADD,
     BID_CONFIRM,
@@ -42,6 +42,7 @@ from .board import (
     NUM_PLOTS,
     NUM_SHOP_TYPES,
     PLOTS_PER_DISTRICT,
+    ROW_SLOTS,
     SHOP_PLOT as SHOP_PLOT_COLOR,
     SHOPS_PER_TYPE,
     default_layout,
@@ -50,25 +51,22 @@ from .board import (
     ring_neighbors,
 )
 from .cards import BLACK, FACE_UP, NUM_COLORS, NUM_KINDS, SEEN_FACE_DOWN, new_black_pile, new_colored_piles
-
-# Decisions: who is asked what (see ``actions`` for the ids of each).
-PLACE_START_DECISION = 0
-CHOOSE_ACTION_DECISION = 1
-SHOP_TILE_DECISION = 2
-SHOP_PLOT_DECISION = 3
-DRAW_COLOR_DECISION = 4
-MOVE_DECISION = 5
-SCORE_DISTRICT_DECISION = 6
-BID_DECISION = 7
-BUILD_DECISION = 8
-GAME_OVER = 9
-NUM_DECISIONS = 10
-DECISION_NAMES = ("place start", "choose action", "shop tile", "shop plot", "draw color",
-                  "move commissioner", "score district", "bid", "build", "game over")
+from .decisions import (  # noqa: F401  (re-exported: game.BID_DECISION etc.)
+    BID_DECISION,
+    BUILD_DECISION,
+    CHOOSE_ACTION_DECISION,
+    DECISION_NAMES,
+    DRAW_COLOR_DECISION,
+    GAME_OVER,
+    MOVE_DECISION,
+    NUM_DECISIONS,
+    PLACE_START_DECISION,
+    SCORE_DISTRICT_DECISION,
+    SHOP_PLOT_DECISION,
+    SHOP_TILE_DECISION,
+)
 
 ACTION_A, ACTION_B, ACTION_C, ACTION_D = 0, 1, 2, 3
-STATE_FORMAT = 1
-ROW_SLOTS = 20  # tiles in the shop row (R9)
 MAX_SKYSCRAPERS_PER_COLOR = 100
 # Decisions that may change the board, the commissioners, the markers, the row or the box
 # (what observers cache per board_token); an auction's end also renews the token. A token is
@@ -611,7 +609,7 @@ class Game:
         """The whole game, hidden parts and the generator included, as JSON-compatible data."""
         state = {k: copy.deepcopy(v) for k, v in self.__dict__.items() if k not in self._DERIVED}
         return {
-            "format": STATE_FORMAT,
+            "format": savefile.STATE_FORMAT,
             "config": self.config.to_dict(),
             "rng": {"bit_generator": type(self.rng.bit_generator).__name__,
                     "state": self.rng.bit_generator.state},
@@ -620,19 +618,16 @@ class Game:
 
     @classmethod
     def from_dict(cls, data):
-        if data.get("format") != STATE_FORMAT:
-            raise ValueError(f"unknown saved-game format {data.get('format')!r}; this version reads {STATE_FORMAT}")
-        cfg = dict(data["config"])
-        cfg["layout"] = tuple(tuple(r) for r in cfg["layout"])
-        cfg["row_groups"] = tuple(cfg["row_groups"])
+        """The game ``to_dict`` saved. A saved game is untrusted input: ``engine.savefile`` checks
+        it against the documented format (docs/guide.md) and its consistency, and raises
+        ``savefile.SavedGameError`` naming the field; ``data`` is never modified."""
+        config, rng, state = savefile.read(data, GameConfig)
         game = cls.__new__(cls)
-        game.config = GameConfig(**cfg)
+        game.config = config
         game._derive()
-        bit_generator = getattr(np.random, data["rng"]["bit_generator"])()
-        bit_generator.state = data["rng"]["state"]
-        game.rng = np.random.Generator(bit_generator)
-        for k, v in data["state"].items():
-            setattr(game, k, copy.deepcopy(v))
+        game.rng = rng
+        game.__dict__.update(state)  # only the documented fields, checked and copied
+        savefile.check_consistency(game)
         return game
 
     def clone(self):
