@@ -52,9 +52,9 @@ STATE_FORMAT = 1
 TOP_KEYS = ("format", "config", "rng", "state")
 CONFIG_KEYS = ("num_players", "board", "layout", "row_groups", "skyscrapers_per_color", "random_start",
                "max_turns")
-# The generators a saved game may name: numpy's own, by class name.
-BIT_GENERATORS = {g.__name__: g for g in (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox,
-                                          np.random.SFC64, np.random.MT19937)}
+# The generators a saved game may name, by class name: numpy's whose state is plain JSON data
+# (default_rng's PCG64 and its DXSM variant); the others' states hold numpy arrays.
+BIT_GENERATORS = {g.__name__: g for g in (np.random.PCG64, np.random.PCG64DXSM)}
 UNUSED_TILES = TOTAL_SHOPS - NUM_DISTRICTS - ROW_SLOTS  # 9 tiles leave the game unseen (R10)
 
 
