@@ -216,6 +216,27 @@ def test_reward_kinds(seed):
     assert totals == {a: scores[i] for i, a in enumerate(env.possible_agents)}
 
 
+def test_truncation_rewards_of_vp_margin_and_score_delta():
+    """At truncation (R29, R38: no final scoring) vp_margin still pays the margin and score_delta
+    the VP gained; win_loss pays 0 (test above)."""
+    margins = set()
+    for seed in range(6):
+        env = fifth_avenue_v0.env(num_players=3, reward="vp_margin", max_turns=8)
+        env.reset(seed=seed)
+        totals, info = collect_rewards(env, seed)
+        assert info["truncated"] and env.unwrapped.game.truncated
+        scores = info["scores"]
+        for i, a in enumerate(env.possible_agents):
+            assert totals[a] == scores[i] - max(s for j, s in enumerate(scores) if j != i)
+            margins.add(totals[a])
+        env = fifth_avenue_v0.env(num_players=3, reward="score_delta", max_turns=8)
+        env.reset(seed=seed)
+        totals, info = collect_rewards(env, seed)
+        assert info["truncated"] and info["scores"] == scores
+        assert totals == {a: scores[i] for i, a in enumerate(env.possible_agents)}
+    assert len(margins) > 1  # the margins are really computed (not all 0)
+
+
 def test_shared_win_gives_every_sharer_plus_one():
     env = fifth_avenue_v0.env(num_players=3)
     env.reset(seed=0)
