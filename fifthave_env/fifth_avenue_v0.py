@@ -10,7 +10,8 @@ A commissioner that returns from Central Park to City Hall starts auctions in
 the districts it visited and in Central Park; bidding cards win the right to
 build skyscrapers, which score by the different shops beside them. With two
 players the dummy bidder Alea joins every auction. The rules follow the
-rulebooks in ``shared/rules`` and the rulings R1-R38 (``docs/rules.md``).
+published rulebooks as settled by the rulings R1-R39 (``docs/RULINGS.md``;
+``docs/rules.md`` says where each applies).
 
 Every decision of the game is one step of the agent asked: the starting
 placements, the choice of A-D, each shop tile and plot, each colored pile,
