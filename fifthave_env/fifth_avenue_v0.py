@@ -88,10 +88,14 @@ render_mode=None)``
   matplotlib window; where no window can open it warns once and shows nothing). The hand shown is
   the seat asked.
 
-``env()`` checks every call itself (illegal ids, wrong agent via ``act``, stepping
-before ``reset`` or after the end) and raises ``IllegalActionError`` naming the
-action and the legal ones, leaving the game as it was; it needs none of
-PettingZoo's generic wrappers. ``raw_env`` is the same class.
+``env()`` checks every call itself (illegal ids, what is no action id at all such as
+``4.9`` or ``"4"``, wrong agent via ``act``, stepping after the end or after every
+agent stepped out) and raises ``IllegalActionError`` naming the action and the legal
+ones, leaving the game as it was; it needs none of PettingZoo's generic wrappers.
+Bad arguments, including ``reset``'s ``seed`` (None or an int >= 0) and ``options``
+(None or a dict), raise ``engine.checks.InvalidValueError`` (``InvalidTypeError``, also
+a ``TypeError``, for a wrong type) naming the argument, the value and what is allowed.
+``raw_env`` is the same class.
 
 ## Version History
 
