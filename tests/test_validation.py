@@ -108,6 +108,18 @@ def test_property_any_config_value_is_refused_by_name_or_gives_a_playable_game(f
         game.apply(game.legal_actions()[0])
 
 
+def test_game_takes_a_game_config_a_seed_and_a_generator_only():
+    with pytest.raises(InvalidTypeError, match=r"config must be a GameConfig or None, got \{'num_players': 2\}"):
+        Game({"num_players": 2})
+    with pytest.raises(InvalidValueError, match=r"seed must be None or an int >= 0, got -1"):
+        Game(GameConfig(), seed=-1)
+    with pytest.raises(InvalidTypeError, match=r"seed must be None or an int >= 0, got \[1, 2\] of type list"):
+        Game(GameConfig(), seed=[1, 2])
+    with pytest.raises(InvalidTypeError, match=r"rng must be a numpy.random.Generator or None, got 3"):
+        Game(GameConfig(), rng=3)
+    assert Game(GameConfig(), seed=np.uint32(7)).to_dict() == Game(GameConfig(), seed=7).to_dict()
+
+
 ENV_OPTIONS = ("reward", "render_mode", "learner_seat", "illegal_action_reward", "opponents", "num_players")
 
 

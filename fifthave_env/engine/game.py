@@ -127,6 +127,11 @@ class Game:
     """One game of Fifth Avenue. Build with ``Game(config, seed)`` or ``Game.from_dict``."""
 
     def __init__(self, config=None, seed=None, rng=None):
+        if config is not None and not isinstance(config, GameConfig):
+            raise checks.InvalidTypeError(f"config must be a GameConfig or None, got {checks.shown(config)}")
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            raise checks.InvalidTypeError(f"rng must be a numpy.random.Generator or None, got {checks.shown(rng)}")
+        seed = checks.seed("seed", seed)
         self.config = config if config is not None else GameConfig()
         self._derive()
         self.rng = rng if rng is not None else np.random.default_rng(seed)
