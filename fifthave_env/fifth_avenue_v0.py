@@ -167,7 +167,9 @@ class raw_env(AECEnv):
 
     def observe(self, agent):
         game = self._require_game()
-        seat = self._agent_seat[agent]
+        seat = self._agent_seat.get(agent)
+        if seat is None:
+            raise checks.InvalidValueError(f"agent must be one of {', '.join(self.possible_agents)}, got {agent!r}")
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if seat == game.actor:
             mask[game.legal_actions()] = 1

@@ -163,13 +163,17 @@ class FifthAvenueEnv(gym.Env):
         super().reset(seed=seed)
         rng = self.np_random
         n = self.config.num_players
-        self.game = Game(self.config, rng=np.random.default_rng(rng.integers(2**63)))
-        self.learner_seat = (int(rng.integers(n)) if self.fixed_learner_seat is None
-                             else self.fixed_learner_seat)
-        others = [(self.learner_seat + k) % n for k in range(1, n)]
-        self._opponents = dict(zip(others, self._draw_opponents()))
-        for seat, agent in self._opponents.items():
-            agent.reset(self.config, seat, np.random.default_rng(rng.integers(2**63)))
+        game = Game(self.config, rng=np.random.default_rng(rng.integers(2**63)))
+        learner_seat = int(rng.integers(n)) if self.fixed_learner_seat is None else self.fixed_learner_seat
+        others = [(learner_seat + k) % n for k in range(1, n)]
+        opponents = dict(zip(others, self._draw_opponents()))  # may refuse: nothing is replaced before
+        for seat, agent in opponents.items():
+            try:
+                agent.reset(self.config, seat, np.random.default_rng(rng.integers(2**63)))
+            except Exception as err:
+                raise OpponentError(f"opponent {self._opponent_name(agent)} at seat {seat} raised "
+                                    f"{type(err).__name__} in reset: {err}") from err
+        self.game, self.learner_seat, self._opponents = game, learner_seat, opponents
         self._score_before = 0  # the learner's VP at its previous decision (score_delta)
         self._episode_over = False
         self._broken = None
@@ -217,7 +221,7 @@ class FifthAvenueEnv(gym.Env):
     def action_masks(self):
         """The learner's legal actions as a bool array (all False once the game is over)."""
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if self.game is not None and self._broken is None and self.game.actor == self.learner_seat:
+        if self.game is not None and self.game.actor == self.learner_seat:
             mask[self.game.legal_actions()] = True
         return mask
 

@@ -409,3 +409,33 @@ def test_bad_constructor_arguments_and_reset_arguments_name_the_parameter():
         assert env.game is None  # refused before anything was built
     env.reset(seed=np.int64(3), options={})
     assert env.game is not None
+
+
+def test_a_reset_refused_by_the_opponents_sampler_leaves_the_env_as_it_was():
+    from fifthave_env.engine.checks import InvalidValueError
+    from fifthave_env.env_common import OpponentError
+
+    calls = []
+
+    def sampler(rng, count):
+        calls.append(count)
+        return [RandomAgent() for _ in range(count + (len(calls) > 1))]  # one too many the second time
+
+    env = FifthAvenueEnv(num_players=3, learner_seat=0, opponents=sampler)
+    env.reset(seed=0)
+    game, opponents = env.game, dict(env._opponents)
+    before = game.to_dict()
+    with pytest.raises(InvalidValueError, match="the list returned by the opponents callable must hold 2 agents"):
+        env.reset(seed=1)
+    assert env.game is game and env._opponents == opponents and game.to_dict() == before
+    env.step(int(np.flatnonzero(env.action_masks())[0]))  # the game goes on
+
+    class BrokenReset(RandomAgent):
+        name = "broken-reset"
+
+        def reset(self, config, seat, rng):
+            raise KeyError("no weights")
+
+    env.set_opponents([RandomAgent(), BrokenReset()])
+    with pytest.raises(OpponentError, match="opponent 'broken-reset' at seat 2 raised KeyError in reset"):
+        env.reset(seed=2)

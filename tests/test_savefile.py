@@ -178,6 +178,19 @@ def test_the_board_decision_and_auction_must_be_consistent():
     refused(data, r"state.auc_allowed .* do not match the board")
 
 
+def test_public_records_of_the_black_pile_and_owned_plots_must_match_what_they_record():
+    data = saved()
+    data["state"]["black_seen"][1] += 1
+    refused(data, r"state.black_seen = .* does not match the seen cards of state.black")
+    data = saved()
+    data["state"]["black_faceup"] += 1
+    refused(data, r"state.black_faceup = \d+ does not match the face-up cards of state.black")
+    data = saved()
+    seat_plots = [d for d, plot in enumerate(data["state"]["owned"][0]) if plot >= 0]
+    data["state"]["owned"][0][seat_plots[0]] = -1
+    refused(data, r"state.owned .* does not match the skyscrapers on the board")
+
+
 # ---- property: arbitrary mutations of saved games ------------------------------------------
 
 def _positions():

@@ -58,6 +58,23 @@ def test_a_bad_config_value_is_named_with_what_is_allowed(field, value, error, m
         FifthAvenueEnv(**{field: value})
 
 
+@pytest.mark.parametrize("make", [fifth_avenue_v0.env, FifthAvenueEnv])
+def test_env_options_are_named_with_what_is_allowed(make):
+    for kwargs, error, message in [
+        (dict(render_mode="window"), InvalidValueError, "render_mode must be one of 'ansi', 'rgb_array', 'human', None"),
+        (dict(render_mode=0), InvalidTypeError, "render_mode must be one of .* got 0 of type int"),
+        (dict(reward="points"), InvalidValueError, "reward must be one of 'win_loss', 'vp_margin', 'score_delta'"),
+        (dict(reward=["win_loss"]), InvalidTypeError, r"reward must be one of .* got \['win_loss'\] of type list"),
+    ]:
+        with pytest.raises(error, match=message):
+            make(**kwargs)
+    env = make(num_players=2)
+    env.reset(seed=0)
+    if hasattr(env, "observe"):
+        with pytest.raises(InvalidValueError, match="agent must be one of player_0, player_1, got 'player_2'"):
+            env.observe("player_2")
+
+
 def test_config_values_are_stored_as_plain_python_values():
     config = GameConfig(num_players=np.int64(2), board=np.int32(6), max_turns=np.uint16(50),
                         random_start=np.bool_(True), row_groups=[10, 10])
