@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from fifthave_env.engine import Game, GameConfig
 from fifthave_env.engine.checks import InvalidTypeError, InvalidValueError
-from fifthave_env.engine.game import BID_DECISION
+from fifthave_env.engine.game import BID_DECISION, CHOOSE_ACTION_DECISION
 from fifthave_env.engine.savefile import BIT_GENERATORS, STATE_FIELDS, SavedGameError
 from fifthave_env.observation import Observer
 
@@ -189,6 +189,31 @@ def test_public_records_of_the_black_pile_and_owned_plots_must_match_what_they_r
     seat_plots = [d for d, plot in enumerate(data["state"]["owned"][0]) if plot >= 0]
     data["state"]["owned"][0][seat_plots[0]] = -1
     refused(data, r"state.owned .* does not match the skyscrapers on the board")
+
+
+def at_turn_start():
+    game = played(steps=400, until=lambda g: g.decision == CHOOSE_ACTION_DECISION and g.turn >= 4)
+    assert game.decision == CHOOSE_ACTION_DECISION
+    return json.loads(json.dumps(game.to_dict()))
+
+
+@pytest.mark.parametrize("edit,match", [
+    (lambda s, c: s.update(stops=1), r"state.stops = 1, but 0 districts are closed"),
+    (lambda s, c: c.update(max_turns=s["turn"]), r"state.turn = \d+ with max_turns \d+ in decision 'choose action'"),
+    (lambda s, c: s.update(setup_order=[0], supply=[s["supply"][0] - 1] + s["supply"][1:]),
+     r"state.setup_order = \[0\] in decision 'choose action'"),
+    (lambda s, c: s.update(auc_high=5), r"state.auc_high = 5 while no auction is on"),
+    (lambda s, c: s.update(winners=[0]), r"state.winners = \[0\]: the winners are known exactly when"),
+    (lambda s, c: s.update(actor=(s["active"] + 1) % 3), r"decision 'choose action' is the active seat"),
+    (lambda s, c: s.update(turn_action=2), r"state.turn_action = 2 in decision 'choose action'"),
+    (lambda s, c: s["removed_skyscrapers"].__setitem__(3, 1), r"state.removed_skyscrapers\[3\] must be 0"),
+    (lambda s, c: s.update(terminated=True), r"state.terminated = True, state.truncated = False"),
+    (lambda s, c: s.update(auc_queue=[7]), r"an auction .*state.auc_queue \[7\].* in decision 'choose action'"),
+])
+def test_inconsistent_flow_and_auction_fields_are_refused(edit, match):
+    data = at_turn_start()
+    edit(data["state"], data["config"])
+    refused(data, match)
 
 
 # ---- property: arbitrary mutations of saved games ------------------------------------------
