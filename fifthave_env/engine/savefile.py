@@ -111,22 +111,27 @@ def _int_in(name, value, allowed):
     return v
 
 
+def _each(name, value, length, read):
+    """A list of ``length`` items, each read by ``read(item name, item)``."""
+    return [read(f"{name}[{i}]", x) for i, x in enumerate(_list(name, value, length))]
+
+
 def _state_fields(n, has_alea, cfg):
     """Field name -> reader of that field (checks type, length and range; returns a fresh copy)."""
     seats = list(range(n))
     owners = [-1, *seats] + ([ALEA] if has_alea else [])
     spc = cfg.skyscrapers_per_color
+    alea_states = [ALEA_NOT_YET, ALEA_IN, ALEA_OUT] if has_alea else [ALEA_OUT]
     kinds = lambda name, v: _ints(name, v, NUM_KINDS, 0)  # noqa: E731
-    per_seat = lambda read: lambda name, v: [read(f"{name}[{p}]", x) for p, x in enumerate(_list(name, v, n))]  # noqa: E731
+    per_seat = lambda read: lambda name, v: _each(name, v, n, read)  # noqa: E731
     return {
-        "plot_shops": lambda name, v: [_ints(f"{name}[{i}]", s, None, 0, NUM_SHOP_TYPES - 1, most=2)
-                                       for i, s in enumerate(_list(name, v, NUM_PLOTS))],
-        "plot_owner": lambda name, v: [_int_in(f"{name}[{i}]", x, owners) for i, x in enumerate(_list(name, v, NUM_PLOTS))],
+        "plot_shops": lambda name, v: _each(name, v, NUM_PLOTS,
+                                            lambda item, x: _ints(item, x, None, 0, NUM_SHOP_TYPES - 1, most=2)),
+        "plot_owner": lambda name, v: _each(name, v, NUM_PLOTS, lambda item, x: _int_in(item, x, owners)),
         "plot_height": lambda name, v: _ints(name, v, NUM_PLOTS, 0, spc),
-        "closed": lambda name, v: [_bool(f"{name}[{d}]", x) for d, x in enumerate(_list(name, v, NUM_DISTRICTS))],
+        "closed": lambda name, v: _each(name, v, NUM_DISTRICTS, _bool),
         "closed_mask": lambda name, v: _int(name, v, 0, (1 << NUM_DISTRICTS) - 1),
-        "markers": lambda name, v: [[_bool(f"{name}[{c}][{d}]", x) for d, x in enumerate(_list(f"{name}[{c}]", m, NUM_DISTRICTS))]
-                                    for c, m in enumerate(_list(name, v, 2))],
+        "markers": lambda name, v: _each(name, v, 2, lambda item, x: _each(item, x, NUM_DISTRICTS, _bool)),
         "comm_pos": lambda name, v: _ints(name, v, 2, 0, NUM_LOCATIONS - 1),
         "row": lambda name, v: _ints(name, v, ROW_SLOTS, -1, NUM_SHOP_TYPES - 1),
         "unused_tiles": lambda name, v: _ints(name, v, UNUSED_TILES, 0, NUM_SHOP_TYPES - 1),
@@ -134,8 +139,8 @@ def _state_fields(n, has_alea, cfg):
         "removed_shops": lambda name, v: _int(name, v, 0, TOTAL_SHOPS),
         "shops_placed": lambda name, v: _int(name, v, 0, ROW_SLOTS),
         "pending_tile": lambda name, v: _int(name, v, -1, NUM_SHOP_TYPES - 1),
-        "piles": lambda name, v: [_ints(f"{name}[{c}]", pile, None, 0, 2, most=sum(COLORED_PER_COLOR))
-                                  for c, pile in enumerate(_list(name, v, NUM_COLORS))],
+        "piles": lambda name, v: _each(name, v, NUM_COLORS,
+                                       lambda item, x: _ints(item, x, None, 0, 2, most=sum(COLORED_PER_COLOR))),
         "pile_known": lambda name, v: _ints(name, v, NUM_COLORS, 0, sum(COLORED_PER_COLOR)),
         "black": lambda name, v: _ints(name, v, None, 0, 3 * FACE_UP + 2, most=sum(BLACK_COUNTS)),
         "black_seen": lambda name, v: _ints(name, v, 3, 0),
@@ -170,7 +175,7 @@ def _state_fields(n, has_alea, cfg):
         "auc_high_bidder": lambda name, v: _int_in(name, v, owners),
         "auc_turns": lambda name, v: _int(name, v, 0),
         "auc_alea_cards": lambda name, v: _ints(name, v, None, 0, 2, most=4),
-        "auc_alea_state": lambda name, v: _int_in(name, v, [ALEA_NOT_YET, ALEA_IN, ALEA_OUT] if has_alea else [ALEA_OUT]),
+        "auc_alea_state": lambda name, v: _int_in(name, v, alea_states),
         "auc_cp_color": lambda name, v: _int(name, v, -1, NUM_COLORS - 1),
         "auc_winner": lambda name, v: _int_in(name, v, owners),
         "auc_last_bid": kinds,
@@ -434,7 +439,9 @@ def _check_auction(g):
         if g.auc_total[p] != total:
             _fail(f"state.auc_total[{p}] = {g.auc_total[p]}, but the cards laid add up to {total}")
         colored = [k // 3 for k in range(BLACK * 3) if cards[k]]
-        if any(c != g.auc_color[p] for c in colored) or (total and not colored) or (g.auc_color[p] >= 0 and not total and p != g.auc_winner):
+        paid = p == g.auc_winner  # the winner's cards are paid; their color stays while they build
+        if any(c != g.auc_color[p] for c in colored) or (total and not colored) \
+                or (g.auc_color[p] >= 0 and not total and not paid):
             _fail(f"state.auc_color[{p}] = {g.auc_color[p]} does not match the cards laid {cards} (R21)")
         if g.auc_passed[p] and total:
             _fail(f"seat {p} passed but still has cards laid (R21)")
@@ -460,7 +467,7 @@ def _check_auction(g):
                   f"may bid (R22, R23)")
     elif g.auc_winner != -1:
         _fail(f"state.auc_winner = {g.auc_winner} outside decision 'build'")
-    if g.auc_high_bidder == ALEA and g.auc_alea_state != ALEA_IN or g.auc_alea_state == ALEA_IN and g.auc_high_bidder != ALEA:
+    if (g.auc_high_bidder == ALEA) != (g.auc_alea_state == ALEA_IN):
         _fail(f"state.auc_high_bidder = {g.auc_high_bidder} and state.auc_alea_state = {g.auc_alea_state} disagree")
     if g.auc_high_bidder == -1 and g.auc_high:
         _fail(f"state.auc_high = {g.auc_high} without a high bidder")
