@@ -2,19 +2,28 @@
 
 import warnings
 
+from .engine import checks
 from .engine.game import GameConfig
 from .render_text import render_text
+
+class EnvUsageError(RuntimeError):
+    """A call the environment cannot take in its current state (before ``reset``, after the end,
+    or after an opponent failed); nothing was changed."""
+
+
+class OpponentError(RuntimeError):
+    """An opponent inside the Gymnasium env raised or chose an illegal action; the env needs a reset."""
+
 
 REWARDS = ("win_loss", "vp_margin", "score_delta")
 RENDER_MODES = ["ansi", "rgb_array", "human"]
 
 
 def game_config(reward, render_mode, **game_options):
-    """Check the options both environments take; the ``GameConfig`` of the rest."""
-    if reward not in REWARDS:
-        raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-    if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+    """Check the options both environments take (``engine.checks``, as ``GameConfig`` does); the
+    ``GameConfig`` of the rest."""
+    checks.choice("reward", reward, REWARDS)
+    checks.choice("render_mode", render_mode, (*RENDER_MODES, None))
     return GameConfig(**game_options)
 
 
@@ -48,7 +57,7 @@ class Renderer:
         if self.render_mode is None:
             raise ValueError(f"render() needs a render_mode; create the env with render_mode= one of {RENDER_MODES}")
         if game is None:
-            raise RuntimeError("call reset() before render()")
+            raise EnvUsageError("call reset() before render()")
         if self.render_mode == "ansi":
             return render_text(game)
         from .render_image import ImageWindow, render_image  # imported only when pictures are asked for

@@ -10,7 +10,8 @@ A commissioner that returns from Central Park to City Hall starts auctions in
 the districts it visited and in Central Park; bidding cards win the right to
 build skyscrapers, which score by the different shops beside them. With two
 players the dummy bidder Alea joins every auction. The rules follow the
-rulebooks in ``shared/rules`` and the rulings R1-R38 (``docs/rules.md``).
+published rulebooks as settled by the rulings R1-R39 (``docs/RULINGS.md``;
+``docs/rules.md`` says where each applies).
 
 Every decision of the game is one step of the agent asked: the starting
 placements, the choice of A-D, each shop tile and plot, each colored pile,
@@ -87,10 +88,14 @@ render_mode=None)``
   matplotlib window; where no window can open it warns once and shows nothing). The hand shown is
   the seat asked.
 
-``env()`` checks every call itself (illegal ids, wrong agent via ``act``, stepping
-before ``reset`` or after the end) and raises ``IllegalActionError`` naming the
-action and the legal ones, leaving the game as it was; it needs none of
-PettingZoo's generic wrappers. ``raw_env`` is the same class.
+``env()`` checks every call itself (illegal ids, what is no action id at all such as
+``4.9`` or ``"4"``, wrong agent via ``act``, stepping after the end or after every
+agent stepped out) and raises ``IllegalActionError`` naming the action and the legal
+ones, leaving the game as it was; it needs none of PettingZoo's generic wrappers.
+Bad arguments, including ``reset``'s ``seed`` (None or an int >= 0) and ``options``
+(None or a dict), raise ``engine.checks.InvalidValueError`` (``InvalidTypeError``, also
+a ``TypeError``, for a wrong type) naming the argument, the value and what is allowed.
+``raw_env`` is the same class.
 
 ## Version History
 
@@ -101,9 +106,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from .engine import checks
 from .engine.actions import NUM_ACTIONS, action_name
 from .engine.game import Game, IllegalActionError
-from .env_common import RENDER_MODES, Renderer, end_reward, game_config
+from .env_common import RENDER_MODES, EnvUsageError, Renderer, end_reward, game_config
 from .observation import OBS_HIGH, OBS_SIZE, Observer
 ENV_VERSION = 0
 
@@ -144,7 +150,10 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed=None, options=None):
-        """Start a new game; a seed makes it reproducible, no seed continues the env's generator."""
+        """Start a new game; a seed (None or an int >= 0) makes it reproducible, no seed continues the
+        env's generator. ``options`` (None or a dict) holds nothing this env reads."""
+        seed = checks.seed("seed", seed)
+        checks.options("options", options)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         self.game = Game(self.config, rng=np.random.default_rng(self._rng.integers(2**63)))
@@ -158,7 +167,9 @@ class raw_env(AECEnv):
 
     def observe(self, agent):
         game = self._require_game()
-        seat = self._agent_seat[agent]
+        seat = self._agent_seat.get(agent)
+        if seat is None:
+            raise checks.InvalidValueError(f"agent must be one of {', '.join(self.possible_agents)}, got {agent!r}")
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if seat == game.actor:
             mask[game.legal_actions()] = 1
@@ -166,11 +177,14 @@ class raw_env(AECEnv):
 
     def _require_game(self):
         if self.game is None:
-            raise RuntimeError("call reset() before using the environment")
+            raise EnvUsageError("call reset() before using the environment")
         return self.game
 
     def step(self, action):
         game = self._require_game()
+        if not self.agents:
+            raise IllegalActionError(f"the game is over and every agent has stepped out (got action {action!r}): "
+                                     f"call reset() to start a new game")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:

@@ -45,10 +45,28 @@ reaches the learner, even when the game ends on an opponent's move.
 
 ## Illegal actions
 
-An action the mask forbids ends the episode (``terminated=True``) with reward
-``illegal_action_reward`` (default -1.0, a loss) and ``info["illegal_action"]``
-(the reason) set; the game is left as it was, and ``step`` needs a ``reset`` next. This keeps unmasked algorithms and
-``gymnasium.utils.env_checker.check_env`` running; masked ones never see it.
+Two kinds, kept apart on purpose:
+
+- What is no element of the action space (a float such as ``4.9`` or
+  ``np.float32(4)``, a str, a bool, ``None``, a list, a shape-(1,) array, NaN, an
+  int outside ``[0, 147)``) is a bug in the caller, as in ``fifth_avenue_v0``:
+  ``step`` raises ``IllegalActionError`` (``ActionTypeError``, also a ``TypeError``,
+  for a wrong type) saying what is allowed, and changes nothing; the episode goes on.
+  Accepted: Python and numpy integers and 0-d integer arrays (what ``predict`` returns).
+- An id of the action space that the mask forbids ends the episode
+  (``terminated=True``) with reward ``illegal_action_reward`` (default -1.0, a loss)
+  and ``info["illegal_action"]`` (the reason) set; the game is left as it was, and
+  ``step`` needs a ``reset`` next. This keeps unmasked algorithms and
+  ``gymnasium.utils.env_checker.check_env`` running; masked ones never see it.
+
+An opponent that raises, or returns an illegal or malformed action, stops the
+game: ``step`` (or ``reset``) raises ``OpponentError`` naming the opponent and its
+seat (never that seat's legal actions), and every later ``step`` raises until the
+next ``reset``.
+
+Bad arguments (``num_players=4.0``, ``reward="wins"``, ``seed=-1``, ``options=[]``,
+...) raise ``engine.checks.InvalidValueError`` (``InvalidTypeError`` for a wrong
+type) naming the argument, the value and what is allowed.
 
 ## Learner seat
 
@@ -66,9 +84,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .engine.actions import NUM_ACTIONS, action_name
+from .engine import checks
+from .engine.actions import NUM_ACTIONS, action_name, as_action_id
 from .engine.game import Game, IllegalActionError
-from .env_common import RENDER_MODES, Renderer, end_reward, game_config
+from .env_common import RENDER_MODES, EnvUsageError, OpponentError, Renderer, end_reward, game_config
 from .observation import OBS_HIGH, OBS_SIZE, Observer
 from .random_agent import RandomAgent
 
@@ -84,12 +103,12 @@ class FifthAvenueEnv(gym.Env):
         self.config = game_config(reward, render_mode, num_players=num_players, board=board, layout=layout,
                                   max_turns=max_turns, random_start=random_start,
                                   skyscrapers_per_color=skyscrapers_per_color)
-        if learner_seat is not None and learner_seat not in range(num_players):
-            raise ValueError(f"learner_seat must be None (random each game) or a seat 0..{num_players - 1}, "
-                             f"got {learner_seat!r}")
+        n = self.config.num_players
+        if learner_seat is not None:
+            learner_seat = checks.integer("learner_seat (None draws it each game)", learner_seat, 0, n - 1)
         self.fixed_learner_seat = learner_seat
         self.reward_kind = reward
-        self.illegal_action_reward = float(illegal_action_reward)
+        self.illegal_action_reward = checks.real("illegal_action_reward", illegal_action_reward)
         self.render_mode = render_mode
         self._renderer = Renderer(render_mode)
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
@@ -101,62 +120,100 @@ class FifthAvenueEnv(gym.Env):
         self._opponents = {}  # seat -> agent for the current game
         self._score_before = 0
         self._episode_over = False
+        self._broken = None  # why the env needs a reset after an opponent failed
 
     def set_opponents(self, opponents):
         """Opponents from the next reset on: None (uniform random), a list of agents, or ``(rng, count) -> list``."""
-        count = self.config.num_players - 1
         if opponents is not None and not callable(opponents):
-            opponents = list(opponents)
-            if len(opponents) != count:
-                raise ValueError(f"opponents must hold {count} agents (one per other seat) for "
-                                 f"{self.config.num_players} players, got {len(opponents)}")
-            for agent in opponents:
-                if not (callable(getattr(agent, "act", None)) and callable(getattr(agent, "reset", None))):
-                    raise TypeError(f"each opponent needs reset(config, seat, rng) and act(observation, "
-                                    f"action_mask) (see agents.base.Agent); got {agent!r}")
-            if len({id(agent) for agent in opponents}) != count:
-                raise ValueError("opponents must be distinct agent objects (each seat keeps its own state and "
-                                 "generator); pass a sampler (rng, count) -> list to build them per game")
+            opponents = checks.sequence("opponents (None, a list of agents or a callable (rng, count) -> list)",
+                                        opponents)
+            self._check_opponents("opponents", opponents)
         self.opponent_spec = opponents
+
+    def _check_opponents(self, name, opponents):
+        count = self.config.num_players - 1
+        if len(opponents) != count:
+            raise checks.InvalidValueError(f"{name} must hold {count} agents (one per other seat) for "
+                                           f"{self.config.num_players} players, got {len(opponents)}")
+        for agent in opponents:
+            if not (callable(getattr(agent, "act", None)) and callable(getattr(agent, "reset", None))):
+                raise checks.InvalidTypeError(f"each agent of {name} needs reset(config, seat, rng) and "
+                                              f"act(observation, action_mask) (see agents.base.Agent); got {agent!r}")
+        if len({id(agent) for agent in opponents}) != count:
+            raise checks.InvalidValueError(
+                f"{name} must be distinct agent objects (each seat keeps its own state and generator); "
+                "pass a sampler (rng, count) -> list to build them per game")
 
     def _draw_opponents(self):
         count = self.config.num_players - 1
         spec = self.opponent_spec
         if spec is None:
             return [RandomAgent() for _ in range(count)]
-        agents = list(spec(self.np_random, count)) if callable(spec) else spec
-        if len(agents) != count:
-            raise ValueError(f"the opponent callable must return {count} agents, got {len(agents)}")
+        if not callable(spec):
+            return spec
+        agents = spec(self.np_random, count)
+        agents = checks.sequence("the list returned by the opponents callable", agents)
+        self._check_opponents("the list returned by the opponents callable", agents)
         return agents
 
     def reset(self, *, seed=None, options=None):
+        """A new game; ``seed``: None or an int >= 0; ``options``: None or a dict (nothing read)."""
+        seed = checks.seed("seed", seed)
+        checks.options("options", options)
         super().reset(seed=seed)
         rng = self.np_random
         n = self.config.num_players
-        self.game = Game(self.config, rng=np.random.default_rng(rng.integers(2**63)))
-        self.learner_seat = (int(rng.integers(n)) if self.fixed_learner_seat is None
-                             else self.fixed_learner_seat)
-        others = [(self.learner_seat + k) % n for k in range(1, n)]
-        self._opponents = dict(zip(others, self._draw_opponents()))
-        for seat, agent in self._opponents.items():
-            agent.reset(self.config, seat, np.random.default_rng(rng.integers(2**63)))
+        game = Game(self.config, rng=np.random.default_rng(rng.integers(2**63)))
+        learner_seat = int(rng.integers(n)) if self.fixed_learner_seat is None else self.fixed_learner_seat
+        others = [(learner_seat + k) % n for k in range(1, n)]
+        opponents = dict(zip(others, self._draw_opponents()))  # may refuse: nothing is replaced before
+        for seat, agent in opponents.items():
+            try:
+                agent.reset(self.config, seat, np.random.default_rng(rng.integers(2**63)))
+            except Exception as err:
+                raise OpponentError(f"opponent {self._opponent_name(agent)} at seat {seat} raised "
+                                    f"{type(err).__name__} in reset: {err}") from err
+        self.game, self.learner_seat, self._opponents = game, learner_seat, opponents
         self._score_before = 0  # the learner's VP at its previous decision (score_delta)
         self._episode_over = False
+        self._broken = None
         self._play_opponents()
         return self._observe(), self._info()
 
     def _play_opponents(self):
-        """Let the opponents move until the learner is asked or the game ends."""
+        """Let the opponents move until the learner is asked or the game ends.
+
+        An opponent that raises or chooses an illegal action breaks the env (``step`` refuses
+        until ``reset``): the game cannot go on without that seat's move. The error names the
+        opponent and its seat, never that seat's legal actions (the learner must not see them)."""
         game, observer = self.game, self._observer
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         while not game.is_over and game.actor != self.learner_seat:
             seat = game.actor
-            action = self._opponents[seat].act(observer.observe(game, seat), game.action_mask(mask))
+            agent = self._opponents[seat]
             try:
-                game.apply(int(action))
+                action = agent.act(observer.observe(game, seat), game.action_mask(mask))
+            except Exception as err:
+                self._fail(f"opponent {self._opponent_name(agent)} at seat {seat} raised "
+                           f"{type(err).__name__}: {err}", err)
+            try:
+                if action.__class__ is not int or not 0 <= action < NUM_ACTIONS:
+                    action = as_action_id(action)
             except IllegalActionError as err:
-                raise IllegalActionError(f"opponent {getattr(self._opponents[seat], 'name', '?')} at seat "
-                                         f"{seat} chose an illegal action: {err}") from err
+                self._fail(f"opponent {self._opponent_name(agent)} at seat {seat} returned no action id: {err}")
+            try:
+                game.apply(action)
+            except IllegalActionError:
+                self._fail(f"opponent {self._opponent_name(agent)} at seat {seat} chose action {action}, "
+                           f"which is not legal for it now")
+
+    @staticmethod
+    def _opponent_name(agent):
+        return repr(getattr(agent, "name", type(agent).__name__))
+
+    def _fail(self, message, cause=None):
+        self._broken = message
+        raise OpponentError(f"{message}; the game cannot go on: call reset()") from cause
 
     def _observe(self):
         return self._observer.observe(self.game, self.learner_seat)
@@ -178,11 +235,15 @@ class FifthAvenueEnv(gym.Env):
     def step(self, action):
         game = self.game
         if game is None:
-            raise RuntimeError("call reset() before step()")
+            raise EnvUsageError("call reset() before step()")
+        if self._broken is not None:
+            raise EnvUsageError(f"the env is broken since {self._broken}: call reset() to start a new game")
         if self._episode_over:
-            raise RuntimeError("the episode is over: call reset() to start a new one")
+            raise EnvUsageError("the episode is over: call reset() to start a new one")
+        if action.__class__ is not int or not 0 <= action < NUM_ACTIONS:
+            action = as_action_id(action)  # raises for what is no action id of the space; nothing changed
         try:
-            game.apply(int(action))
+            game.apply(action)
         except IllegalActionError as err:
             self._episode_over = True
             info = self._info()

@@ -528,12 +528,20 @@ _NON_WINDOW_BACKENDS = {"agg", "cairo", "pdf", "pgf", "ps", "svg", "template"}
 class ImageWindow:
     """A matplotlib window showing one frame at a time (``render_mode="human"``).
 
-    Raises RuntimeError when matplotlib has no window backend (no display, or the
-    non-interactive backend ``Agg``); use ``render_mode="rgb_array"`` there.
+    Raises RuntimeError when matplotlib is not installed (it is an optional extra) or has no
+    window backend (no display, or the non-interactive backend ``Agg``); use
+    ``render_mode="rgb_array"`` there.
     """
 
     def __init__(self):
-        import matplotlib.pyplot as plt
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as error:  # the core install has no matplotlib; the env must still run
+            raise RuntimeError(
+                f"render_mode='human' shows the board with matplotlib, which is not installed ({error}): "
+                "pip install matplotlib (or the 'analysis' extra), or use render_mode='rgb_array' and show "
+                "the array yourself, e.g. PIL.Image.fromarray(env.render()).save('board.png')."
+            ) from error
 
         backend = plt.get_backend().lower()
         if backend in _NON_WINDOW_BACKENDS or "inline" in backend:

@@ -148,9 +148,9 @@ def test_using_the_env_before_reset_is_a_clear_error():
 
 
 def test_bad_configuration_is_a_clear_error():
-    with pytest.raises(ValueError, match="num_players must be 2, 3 or 4"):
+    with pytest.raises(ValueError, match="num_players must be one of 2, 3, 4, got 5"):
         fifth_avenue_v0.env(num_players=5)
-    with pytest.raises(ValueError, match="board must be 5 or 6"):
+    with pytest.raises(ValueError, match="board must be one of 5, 6, got 7"):
         fifth_avenue_v0.env(board=7)
     with pytest.raises(ValueError, match="reward must be one of"):
         fifth_avenue_v0.env(reward="points")
@@ -216,6 +216,27 @@ def test_reward_kinds(seed):
     assert totals == {a: scores[i] for i, a in enumerate(env.possible_agents)}
 
 
+def test_truncation_rewards_of_vp_margin_and_score_delta():
+    """At truncation (R29, R38: no final scoring) vp_margin still pays the margin and score_delta
+    the VP gained; win_loss pays 0 (test above)."""
+    margins = set()
+    for seed in range(6):
+        env = fifth_avenue_v0.env(num_players=3, reward="vp_margin", max_turns=8)
+        env.reset(seed=seed)
+        totals, info = collect_rewards(env, seed)
+        assert info["truncated"] and env.unwrapped.game.truncated
+        scores = info["scores"]
+        for i, a in enumerate(env.possible_agents):
+            assert totals[a] == scores[i] - max(s for j, s in enumerate(scores) if j != i)
+            margins.add(totals[a])
+        env = fifth_avenue_v0.env(num_players=3, reward="score_delta", max_turns=8)
+        env.reset(seed=seed)
+        totals, info = collect_rewards(env, seed)
+        assert info["truncated"] and info["scores"] == scores
+        assert totals == {a: scores[i] for i, a in enumerate(env.possible_agents)}
+    assert len(margins) > 1  # the margins are really computed (not all 0)
+
+
 def test_shared_win_gives_every_sharer_plus_one():
     env = fifth_avenue_v0.env(num_players=3)
     env.reset(seed=0)
@@ -246,6 +267,58 @@ def test_pickled_env_continues_identically(num_players, board):
         env.step(action)
         copy.step(action)
     assert env.unwrapped.game.to_dict() == copy.unwrapped.game.to_dict()
+
+
+PICKLE_IN_A_FRESH_PROCESS = """
+import pickle, sys
+from fifthave_env import fifth_avenue_v0
+env = fifth_avenue_v0.env(num_players=2)
+env.reset(seed=1)
+env.last()  # the observer caches the board of this state
+sys.stdout.buffer.write(pickle.dumps(env))
+"""
+
+PLAY_AFTER_UNPICKLING_IN_A_FRESH_PROCESS = """
+import pickle, sys
+import numpy as np
+from fifthave_env.observation import Observer
+env = pickle.loads(sys.stdin.buffer.read())
+for _ in range(3):  # a starting skyscraper each: the board changes at every step
+    seat = env.unwrapped.game.actor
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    for agent in env.agents:
+        fresh = Observer(env.unwrapped.config).observe(env.unwrapped.game, env._agent_seat[agent])
+        assert np.array_equal(env.observe(agent)["observation"], fresh), f"stale observation of {agent}"
+print("ok")
+"""
+
+
+def test_observation_is_fresh_after_unpickling_in_another_process():
+    """The observer's board cache must not take a board of the other process for this one."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    environ = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    pickled = subprocess.run([sys.executable, "-c", PICKLE_IN_A_FRESH_PROCESS], capture_output=True,
+                             env=environ, check=True).stdout
+    played = subprocess.run([sys.executable, "-c", PLAY_AFTER_UNPICKLING_IN_A_FRESH_PROCESS], input=pickled,
+                            capture_output=True, env=environ)
+    assert played.returncode == 0 and played.stdout.strip() == b"ok", played.stderr.decode()
+
+
+def test_step_after_every_agent_stepped_out_is_an_illegal_action_error():
+    env = fifth_avenue_v0.env(num_players=2, max_turns=1)
+    env.reset(seed=0)
+    play_random(env, seed=0)  # to the end, every agent stepping out with None
+    assert env.agents == []
+    before = env.unwrapped.game.to_dict()
+    for action in (None, 0, 4.9):
+        with pytest.raises(IllegalActionError, match="every agent has stepped out.*call reset"):
+            env.step(action)
+    assert env.unwrapped.game.to_dict() == before
 
 
 @pytest.mark.parametrize("num_players,board", CONFIGS)

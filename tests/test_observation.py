@@ -163,3 +163,124 @@ def test_alea_has_its_own_owner_slot_in_every_seats_view(num_players):
         v = views(Observer(game.config).observe(game, seat))
         assert v["plot_owner"][plot].tolist() == [0, 0, 0, 0, 1]
         assert v["high_bidder"].tolist() == [0, 0, 0, 0, 1]
+
+
+def expected_views(g, seat):
+    """Every view of ``seat``'s observation, written from the game and VIEWS' meanings alone (an
+    independent reference for the Observer, which is optimized)."""
+    from fifthave_env.engine.board import NUM_LOCATIONS, NUM_PLOTS
+    from fifthave_env.observation import OWNERS
+
+    n = g.n
+    v = {name: np.zeros(shape, np.float32) for name, shape, _ in VIEWS}
+
+    def rel(owner):
+        return OWNERS - 1 if owner == ALEA else (owner - seat) % n
+
+    v["decision"][g.decision] = 1
+    v["is_my_decision"][0] = g.actor == seat
+    for name, value in (("turn_action", g.turn_action), ("first_draw", g.first_draw),
+                        ("pending_tile", g.pending_tile)):
+        if value >= 0:
+            v[name][value] = 1
+    v["final_move"][0] = g.final_move
+    v["num_players"][n - 2] = 1
+    v["six_plot_board"][0] = g.config.board == 6
+    v["progress"][:] = (g.turn / g.config.max_turns, g.stops / 2, g.shops_placed / 12)
+    for plot in range(NUM_PLOTS):
+        color = g.plot_color[plot]
+        v["plot_exists"][plot] = color != -2
+        if color >= 0:
+            v["plot_color"][plot, color] = 1
+        for t in g.plot_shops[plot]:
+            v["plot_shops"][plot, t] += 1
+        if g.plot_height[plot]:
+            v["plot_owner"][plot, rel(g.plot_owner[plot])] = 1
+            v["plot_height"][plot] = g.plot_height[plot]
+    v["district_closed"][:] = g.closed
+    for c in (0, 1):
+        v["commissioner_at"][c, g.comm_pos[c]] = 1
+        v["markers"][c] = g.markers[c]
+    for slot, t in enumerate(g.row):
+        if t >= 0:
+            v["row"][slot, t] = 1
+    group = g._active_group()
+    if group >= 0:
+        v["row_active"][g.group_start[group]:g.group_start[group + 1]] = 1
+    for t in g.box:
+        v["box"][t] += 1
+    for c, pile in enumerate(g.piles):
+        v["pile_size"][c] = len(pile) / 12
+        if pile:
+            v["pile_top"][c, pile[-1]] = 1
+            for value in pile[:min(g.pile_known[c], len(pile) - 1)]:
+                v["pile_known_below"][c, value] += 1
+    v["black_pile"][:] = (len(g.black) / 50, g.black_faceup / 50)
+    v["black_seen"][:] = g.black_seen
+    for q in range(n):
+        i = rel(q)
+        v["player_present"][i] = 1
+        v["score"][i] = g.scores[q] / 50
+        v["reserve"][i] = g.reserve[q] / 18
+        v["supply"][i] = g.supply[q] / 18
+        v["hand_size"][i] = sum(g.hands[q])
+        v["central_park"][i] = g.cp_skyscrapers[q]
+        v["hand_colors"][i] = [sum(g.hands[q][c * 3:c * 3 + 3]) for c in range(6)]
+        v["known_cards"][i] = g.hands[q] if q == seat else g.known[q]
+    v["is_first_player"][rel(g.first_player)] = 1
+    if g.actor >= 0:
+        v["is_actor"][rel(g.actor)] = 1
+    v["alea"][:] = (g.has_alea, g.alea_supply / 18)
+    if g.auc_loc >= 0:
+        v["auction_location"][g.auc_loc] = 1
+        for loc in g.auc_queue:
+            v["auction_queue"][loc] = 1
+        v["auction_full"][0] = g.auc_full
+        for q in range(n):
+            i = rel(q)
+            v["auction_passed"][i] = g.auc_passed[q]
+            v["auction_cards"][i] = g.auc_cards[q]
+            v["auction_total"][i] = g.auc_total[q] / 50
+            if g.auc_color[q] >= 0:
+                v["auction_color"][i, g.auc_color[q]] = 1
+        v["high_bid"][0] = g.auc_high / 50
+        if g.auc_high_bidder >= 0:
+            v["high_bidder"][rel(g.auc_high_bidder)] = 1
+        if g.has_alea:
+            v["alea_bid"][g.auc_alea_state] = 1
+            v["alea_bid"][3] = sum(4 + x for x in g.auc_alea_cards) / 50
+            for x in g.auc_alea_cards:
+                v["alea_cards"][x] += 1
+        allowed = g.auc_allowed[seat] if g.auc_cp_color < 0 else 1 << g.auc_cp_color
+        v["allowed_colors"][:] = [allowed >> c & 1 for c in range(5)]
+        if g.auc_cp_color >= 0:
+            v["central_park_color"][g.auc_cp_color] = 1
+        if g.auc_winner >= 0:
+            v["winning_bid"][:] = g.auc_last_bid
+    assert NUM_LOCATIONS == v["commissioner_at"].shape[1]
+    return v
+
+
+@pytest.mark.parametrize("num_players,board", CONFIGS)
+def test_every_view_of_every_seat_matches_the_game(num_players, board):
+    """All views, all seats, random positions (auctions with different allowed colors per seat
+    included), against the reference above; one observer per game, so its cache is exercised."""
+    auctions_with_different_rows = 0
+    for seed in range(2):
+        game = Game(GameConfig(num_players=num_players, board=board, random_start=True), seed=seed)
+        observer = Observer(game.config)
+        rng = np.random.default_rng(seed)
+        step = 0
+        while True:
+            if step % 9 == 0 or game.is_over:
+                for seat in rng.permutation(num_players):
+                    got = views(observer.observe(game, int(seat)))
+                    for name, want in expected_views(game, int(seat)).items():
+                        assert np.allclose(got[name], want), f"view {name!r} of seat {seat} at step {step}"
+                auctions_with_different_rows += game.auc_loc >= 0 and len(set(game.auc_allowed)) > 1
+            if game.is_over:
+                break
+            legal = game.legal_actions()
+            game.apply(legal[rng.integers(len(legal))])
+            step += 1
+    assert auctions_with_different_rows > 0

@@ -53,9 +53,26 @@ def test_shape_and_type(scale, shape):
     assert frame.dtype == np.uint8
 
 
-def test_same_state_same_picture():
+def test_the_picture_follows_public_state_only():
+    """Same state, same picture; a public change (a score, a pile's top) changes it; hidden parts
+    (the black pile's order, the unused tiles, a hand not shown) never do (R30)."""
     game = started_game(seed=3)
-    assert np.array_equal(render_image(game), render_image(game.clone()))
+    picture = render_image(game, hands="none")
+    assert np.array_equal(picture, render_image(game.clone(), hands="none"))
+    scored = game.clone()
+    scored.scores[1] += 7
+    assert not np.array_equal(picture, render_image(scored, hands="none"))
+    top = game.clone()
+    top.piles[0][-1] = (top.piles[0][-1] + 1) % 3
+    assert not np.array_equal(picture, render_image(top, hands="none"))
+    hidden = game.clone()
+    hidden.black.reverse()
+    hidden.unused_tiles.reverse()
+    hidden.hands[1][0], hidden.hands[1][1] = hidden.hands[1][1], hidden.hands[1][0]  # same color count
+    hidden.touch()
+    assert hidden.to_dict() != game.to_dict()
+    assert np.array_equal(picture, render_image(hidden, hands="none"))
+    assert not np.array_equal(render_image(game, hands=1), render_image(hidden, hands=1))  # seat 1's own hand
 
 
 def test_starting_skyscraper_appears_in_the_owner_color():
@@ -121,8 +138,8 @@ def test_six_plot_board_draws_the_shop_plots():
 
 
 @pytest.mark.parametrize("num_players, board", [(2, 6), (3, 5), (4, 5)])
-def test_whole_random_games_render(num_players, board):
-    """Every kind of moment (auctions with Alea, building, stops, the end) draws without error."""
+def test_smoke_whole_random_games_render(num_players, board):
+    """Smoke test: every kind of moment (auctions with Alea, building, stops, the end) draws without error."""
     game = Game(GameConfig(num_players=num_players, board=board), seed=num_players)
     rng = np.random.default_rng(num_players)
     decisions_drawn = set()
@@ -151,7 +168,11 @@ def test_env_render_modes():
     env.reset(seed=0)
     frame = env.render()
     assert frame.shape == (HEIGHT, WIDTH, 3) and frame.dtype == np.uint8
-    assert np.array_equal(frame, render_image(env.unwrapped.game))
+    game = env.unwrapped.game
+    assert np.array_equal(frame, render_image(game, hands=game.actor))  # the asked seat's hand is shown
+    other = (game.actor + 1) % 3
+    if game.hands[other] != game.hands[game.actor]:
+        assert not np.array_equal(frame, render_image(game, hands=other))
     text_env = fifth_avenue_v0.env(num_players=3, render_mode="ansi")
     text_env.reset(seed=0)
     assert isinstance(text_env.render(), str)

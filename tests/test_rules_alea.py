@@ -7,7 +7,7 @@ import itertools
 
 from fifthave_env.engine import auction
 from fifthave_env.engine.auction import ALEA
-from fifthave_env.engine.cards import SEEN_FACE_DOWN
+from fifthave_env.engine.cards import FACE_UP, SEEN_FACE_DOWN
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, CHOOSE_ACTION_DECISION, GAME_OVER
 from rules_helpers import (
     CENTRAL_PARK,
@@ -95,6 +95,18 @@ def test_r25_alea_out_when_not_above_the_high_bid():
     play(game, "pass")  # seat 0
     assert game.auc_alea_state == auction.ALEA_OUT
     assert game.decision == BUILD_DECISION and game.actor == 1
+
+
+def test_r25_alea_draw_equal_to_a_confirmed_bid_is_not_above_it_so_alea_is_out():
+    game = two_player_game(4, 4)  # Alea: 8, exactly seat 0's confirmed bid
+    auction_round(game, 0, [0])
+    play(game, "bid green 4", "bid black 4", "confirm bid")  # seat 0: 8
+    play(game, "pass")  # seat 1's first chance; now Alea draws 4, 4
+    # Alea drew 4, 4 (now face down under everything), seat 0's black 4 went face up under the pile
+    assert game.black == [0 + 3 * SEEN_FACE_DOWN, 0 + 3 * SEEN_FACE_DOWN, 0 + 3 * FACE_UP]
+    assert game.auc_alea_state == auction.ALEA_OUT  # R25: "not above the highest bid" -> out
+    assert game.auc_high == 8 and game.auc_high_bidder == 0
+    assert game.decision == BUILD_DECISION and game.actor == 0 and game.auc_winner == 0
 
 
 def test_r25_alea_wins_when_both_players_pass_before_the_draw():

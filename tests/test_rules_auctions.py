@@ -4,6 +4,7 @@ Most scenarios run one auction in 34th St West (default ring: gray, brown,
 violet, orange, green) started by seat 0, followed by the Central Park auction.
 """
 
+from fifthave_env.engine.cards import FACE_UP
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, CHOOSE_ACTION_DECISION
 from rules_helpers import (
     CENTRAL_PARK,
@@ -174,6 +175,22 @@ def test_r23_winner_pays_and_builds_up_to_the_card_limit_on_the_plot_of_their_co
     assert game.plot_owner[gray] == 0 and game.plot_height[gray] == 3 and game.owned[0][0] == gray
     assert game.reserve[0] == 0
     assert game.decision == BID_DECISION and game.auc_loc == CENTRAL_PARK
+
+
+def test_r39_paid_cards_go_under_their_piles_in_kind_order_whatever_the_order_laid():
+    """R39 (with R16): per color the 4s go under first, then the 5s, then the 6s, so the 6s end
+    up lowest; black cards the same under the black pile, face up."""
+    game = district_0_auction(seat0=("gray 6", "gray 4", "gray 5", "black 6", "black 4"))
+    gray_before, black_before = game.piles[0][:], game.black[:]
+    known_before = game.pile_known[0]
+    go(game)
+    play(game, "bid gray 6", "bid black 6", "bid gray 5", "bid black 4", "bid gray 4", "confirm bid",
+         "pass", "pass")
+    assert game.decision == BUILD_DECISION and game.actor == 0
+    face_up = 3 * FACE_UP
+    assert game.piles[0] == [2, 1, 0] + gray_before  # bottom first: 6, 5, 4, then the old pile
+    assert game.pile_known[0] == known_before + 3
+    assert game.black == [2 + face_up, 0 + face_up] + black_before  # black 6 below black 4
 
 
 def test_r23_rulebook_limit_example_one_six_limits_to_one():

@@ -48,7 +48,7 @@ def test_r3_skyscrapers_per_color_is_configuration(per_color):
     assert game.supply == [per_color - 6] * 2
     assert game.reserve == [3, 3]
     assert game.alea_supply == per_color
-    with pytest.raises(ValueError, match="skyscrapers_per_color must be at least 6"):
+    with pytest.raises(ValueError, match="skyscrapers_per_color must be an int from 6 to 100, got 5"):
         GameConfig(skyscrapers_per_color=5)
 
 

@@ -29,6 +29,7 @@ gray, brown, violet, orange, green, black (0-5); values 4, 5, 6 (index 0-2).
 
 import numpy as np
 
+from .checks import InvalidTypeError, shown
 from .board import (
     COMMISSIONER_NAMES,
     DISTRICT_NAMES,
@@ -77,17 +78,31 @@ class IllegalActionError(ValueError):
     """An action that is not legal now; the game is left exactly as it was."""
 
 
+class ActionTypeError(IllegalActionError, InvalidTypeError):
+    """An action that is no action id at all (a float, str, bool, None, a list, ...).
+
+    Catchable as ``IllegalActionError``, as ``TypeError`` and as ``checks.InvalidValueError``."""
+
+
+ACTION_ID_ALLOWED = (f"an action is an int id in [0, {NUM_ACTIONS}) (a Python or numpy integer, "
+                     f"or a 0-d integer array)")
+
+
 def as_action_id(action):
     """The one check of what callers pass as an action: a Python or numpy integer (or a 0-d
-    integer array, as a policy's ``predict`` returns) becomes a plain int; anything else
-    (bool, float, str, None, a list, a shape-(1,) array, ...) raises ``IllegalActionError``
-    saying what is allowed. Whether the id is legal now is the game's business."""
+    integer array, as a policy's ``predict`` returns) in ``[0, NUM_ACTIONS)`` becomes a plain int;
+    anything else (bool, float, str, None, a list, a shape-(1,) array, NaN, an id out of range, ...)
+    raises ``IllegalActionError`` (``ActionTypeError`` for a wrong type) saying what is allowed.
+    Whether the id is legal now is the game's business. Callers on a hot path call it only when
+    ``action.__class__ is not int or not 0 <= action < NUM_ACTIONS``."""
     if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
         action = action.item()
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise IllegalActionError(f"an action is an int id in [0, {NUM_ACTIONS}) (a Python or numpy integer, "
-                                 f"or a 0-d integer array), got {action!r} of type {type(action).__name__}")
-    return int(action)
+        raise ActionTypeError(f"{ACTION_ID_ALLOWED}, got {shown(action)}")
+    action = int(action)
+    if not 0 <= action < NUM_ACTIONS:
+        raise IllegalActionError(f"action id {action} is out of range: {ACTION_ID_ALLOWED}")
+    return action
 
 
 def move_action(commissioner, destination):

@@ -197,12 +197,12 @@ def next_bidder(g):
 def pay(g, winner):
     """Winner's cards go face up under their piles, then Alea's face down under the black pile (R16, R25).
 
-    No rule orders the cards going under: they go one by one in kind order (4s, 5s, 6s of a
-    color, then black 4s, 5s, 6s), each under the previous ones; Alea's go in drawing order.
+    R39: they go one by one in kind order (4s, 5s, 6s of a color, then black 4s, 5s, 6s), each
+    under the previous ones, so the 6s end up lowest; Alea's go in drawing order (R25).
     """
     if winner >= 0 and winner != ALEA:
         cards = g.auc_cards[winner]
-        for k in range(NUM_KINDS):
+        for k in range(NUM_KINDS):  # R39: kind order, whatever order the cards were laid in
             for _ in range(cards[k]):
                 c, v = divmod(k, 3)
                 if c == BLACK:

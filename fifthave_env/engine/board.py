@@ -5,6 +5,7 @@ does not exist; on the 6-plot board it is the colorless shop plot (R8) unless a
 custom layout puts that plot elsewhere in the ring.
 """
 
+from . import checks
 from .cards import COLOR_NAMES, NUM_COLORS
 
 NUM_DISTRICTS = 7
@@ -27,6 +28,7 @@ LOCATION_NAMES = DISTRICT_NAMES + ("Central Park", "City Hall")
 SHOP_NAMES = ("boutique", "jeweler", "gallery", "perfume")
 NUM_SHOP_TYPES = 4
 SHOPS_PER_TYPE = 9  # R2
+ROW_SLOTS = 20  # tiles in the shop row (R9)
 TOTAL_SHOPS = NUM_SHOP_TYPES * SHOPS_PER_TYPE
 
 COMMISSIONER_NAMES = ("white", "beige")
@@ -80,14 +82,13 @@ def parse_layout(layout, plots_per_district):
     colorless shop plot. Every ring must use every color exactly once, because
     a bid color names one plot of the district (R22).
     """
-    if len(layout) != NUM_DISTRICTS:
-        raise ValueError(f"a layout needs {NUM_DISTRICTS} rings (one per district), got {len(layout)}")
+    layout = checks.sequence("layout", layout, NUM_DISTRICTS)  # one ring per district
     colors = [NO_PLOT] * NUM_PLOTS
     for d, ring in enumerate(layout):
-        ring = list(ring)
+        ring = checks.sequence(f"layout[{d}] (the ring of {DISTRICT_NAMES[d]})", ring)
         if len(ring) != plots_per_district:
-            raise ValueError(
-                f"district {d} ({DISTRICT_NAMES[d]}): a ring on the {plots_per_district}-plot board "
+            raise checks.InvalidValueError(
+                f"layout[{d}] ({DISTRICT_NAMES[d]}): a ring on the {plots_per_district}-plot board "
                 f"has {plots_per_district} plots, got {len(ring)}"
             )
         ids = []
@@ -96,16 +97,17 @@ def parse_layout(layout, plots_per_district):
                 ids.append(SHOP_PLOT)
             elif isinstance(entry, str) and entry in COLOR_NAMES:
                 ids.append(COLOR_NAMES.index(entry))
-            elif isinstance(entry, int) and 0 <= entry < NUM_COLORS:
+            elif checks.is_int(entry) and 0 <= entry < NUM_COLORS:
                 ids.append(int(entry))
             else:
-                raise ValueError(
-                    f"district {d}: unknown plot color {entry!r}; allowed: {', '.join(COLOR_NAMES)}"
+                raise checks.InvalidValueError(
+                    f"layout[{d}]: unknown plot color {checks.shown(entry)}; allowed: {', '.join(COLOR_NAMES)} "
+                    f"(or color ids 0-{NUM_COLORS - 1})"
                     + (" or None for the shop plot" if plots_per_district == 6 else "")
                 )
         if sorted(c for c in ids if c >= 0) != list(range(NUM_COLORS)) or ids.count(SHOP_PLOT) != plots_per_district - 5:
-            raise ValueError(
-                f"district {d} ({DISTRICT_NAMES[d]}): each ring must hold every color exactly once"
+            raise checks.InvalidValueError(
+                f"layout[{d}] ({DISTRICT_NAMES[d]}): each ring must hold every color exactly once"
                 + (" and one None (shop plot)" if plots_per_district == 6 else "")
                 + f", got {ring}"
             )

@@ -8,13 +8,12 @@ is the ``numpy.random.Generator`` it is given.
 """
 
 import copy
-import itertools
 import pickle
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from . import auction, scoring
+from . import auction, checks, savefile, scoring
 from .actions import (
     BID_ADD,
     BID_CONFIRM,
@@ -43,6 +42,7 @@ from .board import (
     NUM_PLOTS,
     NUM_SHOP_TYPES,
     PLOTS_PER_DISTRICT,
+    ROW_SLOTS,
     SHOP_PLOT as SHOP_PLOT_COLOR,
     SHOPS_PER_TYPE,
     default_layout,
@@ -51,27 +51,27 @@ from .board import (
     ring_neighbors,
 )
 from .cards import BLACK, FACE_UP, NUM_COLORS, NUM_KINDS, SEEN_FACE_DOWN, new_black_pile, new_colored_piles
-
-# Decisions: who is asked what (see ``actions`` for the ids of each).
-PLACE_START_DECISION = 0
-CHOOSE_ACTION_DECISION = 1
-SHOP_TILE_DECISION = 2
-SHOP_PLOT_DECISION = 3
-DRAW_COLOR_DECISION = 4
-MOVE_DECISION = 5
-SCORE_DISTRICT_DECISION = 6
-BID_DECISION = 7
-BUILD_DECISION = 8
-GAME_OVER = 9
-NUM_DECISIONS = 10
-DECISION_NAMES = ("place start", "choose action", "shop tile", "shop plot", "draw color",
-                  "move commissioner", "score district", "bid", "build", "game over")
+from .decisions import (  # noqa: F401  (re-exported: game.BID_DECISION etc.)
+    BID_DECISION,
+    BUILD_DECISION,
+    CHOOSE_ACTION_DECISION,
+    DECISION_NAMES,
+    DRAW_COLOR_DECISION,
+    GAME_OVER,
+    MOVE_DECISION,
+    NUM_DECISIONS,
+    PLACE_START_DECISION,
+    SCORE_DISTRICT_DECISION,
+    SHOP_PLOT_DECISION,
+    SHOP_TILE_DECISION,
+)
 
 ACTION_A, ACTION_B, ACTION_C, ACTION_D = 0, 1, 2, 3
-STATE_FORMAT = 1
-_TOKENS = itertools.count()
+MAX_SKYSCRAPERS_PER_COLOR = 100
 # Decisions that may change the board, the commissioners, the markers, the row or the box
-# (what observers cache per board_token); an auction's end also renews the token.
+# (what observers cache per board_token); an auction's end also renews the token. A token is
+# a fresh object() compared by identity, never a counter: a counter restarts in every
+# process, so a game unpickled elsewhere could carry the token of another board there.
 _BOARD_DECISIONS = frozenset((PLACE_START_DECISION, SHOP_TILE_DECISION, SHOP_PLOT_DECISION, MOVE_DECISION,
                               BUILD_DECISION))
 
@@ -89,27 +89,32 @@ class GameConfig:
     row_groups: tuple = (3, 2, 3, 2, 3, 2, 3, 2)
     """Sizes of the shop row's groups, left to right (R9)."""
     skyscrapers_per_color: int = 18
-    """Skyscrapers of one color in the box (R3); Alea's supply too."""
+    """Skyscrapers of one color in the box (R3); Alea's supply too. At most 100, so that every
+    observation stays inside the declared ``Box(0, 1000)``."""
     random_start: bool = False
     """Draw the starting seat at random instead of seat 0 (R11)."""
     max_turns: int = 300
     """Truncate after this many turns (R29); a turn is one player's A/B/C/D."""
 
     def __post_init__(self):
-        if self.num_players not in (2, 3, 4):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players!r}")
-        if self.board not in (5, 6):
-            raise ValueError(f"board must be 5 or 6 (plots per district), got {self.board!r}")
-        if sum(self.row_groups) != 20 or any(s < 1 for s in self.row_groups):
-            raise ValueError(f"row_groups must be positive sizes adding up to 20 tiles, got {self.row_groups!r}")
-        if self.skyscrapers_per_color < 6:
-            raise ValueError(f"skyscrapers_per_color must be at least 6, got {self.skyscrapers_per_color!r}")
-        if self.max_turns < 1:
-            raise ValueError(f"max_turns must be at least 1, got {self.max_turns!r}")
-        layout = self.layout if self.layout is not None else default_layout(self.board)
-        parse_layout(layout, self.board)  # raises a clear error for a bad layout
-        object.__setattr__(self, "layout", tuple(tuple(r) for r in layout))
-        object.__setattr__(self, "row_groups", tuple(self.row_groups))
+        # The one check of a config (engine.checks): exact types, each error names the field.
+        num_players = checks.choice("num_players", self.num_players, (2, 3, 4))
+        board = checks.choice("board", self.board, (5, 6))
+        groups = [checks.integer(f"row_groups[{i}]", size, 1, ROW_SLOTS)
+                  for i, size in enumerate(checks.sequence("row_groups", self.row_groups))]
+        if sum(groups) != ROW_SLOTS:
+            raise checks.InvalidValueError(f"row_groups must be positive sizes adding up to {ROW_SLOTS} tiles, "
+                                           f"got {self.row_groups!r}")
+        skyscrapers = checks.integer("skyscrapers_per_color", self.skyscrapers_per_color, 6,
+                                     MAX_SKYSCRAPERS_PER_COLOR)
+        random_start = checks.boolean("random_start", self.random_start)
+        max_turns = checks.integer("max_turns", self.max_turns, 1)
+        layout = self.layout if self.layout is not None else default_layout(board)
+        parse_layout(layout, board)  # raises a clear error for a bad layout
+        for name, value in (("num_players", num_players), ("board", board), ("row_groups", tuple(groups)),
+                            ("skyscrapers_per_color", skyscrapers), ("random_start", random_start),
+                            ("max_turns", max_turns), ("layout", tuple(tuple(r) for r in layout))):
+            object.__setattr__(self, name, value)
 
     def to_dict(self):
         d = asdict(self)
@@ -122,6 +127,11 @@ class Game:
     """One game of Fifth Avenue. Build with ``Game(config, seed)`` or ``Game.from_dict``."""
 
     def __init__(self, config=None, seed=None, rng=None):
+        if config is not None and not isinstance(config, GameConfig):
+            raise checks.InvalidTypeError(f"config must be a GameConfig or None, got {checks.shown(config)}")
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            raise checks.InvalidTypeError(f"rng must be a numpy.random.Generator or None, got {checks.shown(rng)}")
+        seed = checks.seed("seed", seed)
         self.config = config if config is not None else GameConfig()
         self._derive()
         self.rng = rng if rng is not None else np.random.default_rng(seed)
@@ -157,10 +167,10 @@ class Game:
     def touch(self):
         """Mark the state as changed; call it after editing the state by hand.
 
-        Observers cache the board per ``board_token`` and the game caches its legal
-        actions: both are refreshed.
+        Observers cache the board per ``board_token`` (a new object, unique even across
+        processes) and the game caches its legal actions: both are refreshed.
         """
-        self.board_token = next(_TOKENS)
+        self.board_token = object()
         self._legal = None
 
     def _setup(self):
@@ -367,7 +377,7 @@ class Game:
         self._legal = None
         dec = self.decision
         if dec in _BOARD_DECISIONS:
-            self.board_token = next(_TOKENS)
+            self.board_token = object()
         if dec == BID_DECISION:
             if action == BID_PASS:
                 auction.pass_turn(self)
@@ -400,8 +410,7 @@ class Game:
             self._place_start(action - PLACE_START)
 
     def _reject(self, action, legal):
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalActionError(f"action id {action} is out of range [0, {NUM_ACTIONS})")
+        as_action_id(action)  # raises for an id out of range
         if self.decision == GAME_OVER:
             raise IllegalActionError(f"the game is over; action {action} ({self.describe(action)}) not taken")
         names = ", ".join(f"{a} ({self.describe(a)})" for a in legal)
@@ -551,7 +560,7 @@ class Game:
         result = auction.after_turn(self)
         if result is None:
             return
-        self.board_token = next(_TOKENS)
+        self.board_token = object()
         self.auc_winner = result
         if 0 <= result < self.n:
             self.auc_last_bid = list(self.auc_cards[result])
@@ -605,7 +614,7 @@ class Game:
         """The whole game, hidden parts and the generator included, as JSON-compatible data."""
         state = {k: copy.deepcopy(v) for k, v in self.__dict__.items() if k not in self._DERIVED}
         return {
-            "format": STATE_FORMAT,
+            "format": savefile.STATE_FORMAT,
             "config": self.config.to_dict(),
             "rng": {"bit_generator": type(self.rng.bit_generator).__name__,
                     "state": self.rng.bit_generator.state},
@@ -614,19 +623,16 @@ class Game:
 
     @classmethod
     def from_dict(cls, data):
-        if data.get("format") != STATE_FORMAT:
-            raise ValueError(f"unknown saved-game format {data.get('format')!r}; this version reads {STATE_FORMAT}")
-        cfg = dict(data["config"])
-        cfg["layout"] = tuple(tuple(r) for r in cfg["layout"])
-        cfg["row_groups"] = tuple(cfg["row_groups"])
+        """The game ``to_dict`` saved. A saved game is untrusted input: ``engine.savefile`` checks
+        it against the documented format (docs/guide.md) and its consistency, and raises
+        ``savefile.SavedGameError`` naming the field; ``data`` is never modified."""
+        config, rng, state = savefile.read(data, GameConfig)
         game = cls.__new__(cls)
-        game.config = GameConfig(**cfg)
+        game.config = config
         game._derive()
-        bit_generator = getattr(np.random, data["rng"]["bit_generator"])()
-        bit_generator.state = data["rng"]["state"]
-        game.rng = np.random.Generator(bit_generator)
-        for k, v in data["state"].items():
-            setattr(game, k, copy.deepcopy(v))
+        game.rng = rng
+        game.__dict__.update(state)  # only the documented fields, checked and copied
+        savefile.check_consistency(game)
         return game
 
     def clone(self):

@@ -1,0 +1,126 @@
+"""The one validation layer for values that come from outside: configs, env options, saved games.
+
+Each check takes the ``name`` of what it checks (a parameter such as ``max_turns``,
+or a saved game's field such as ``state.hands[1][4]``) and the value, returns the
+value in its plain Python form (a numpy integer becomes an ``int``), and otherwise
+raises an error that names the parameter, the value and what is allowed. Types are
+exact: a bool is not an int, a float is not an int even when whole, a str is never a
+number. Nothing is changed before a check passes, so a refusal leaves every state
+as it was.
+"""
+
+import math
+
+import numpy as np
+
+
+class InvalidValueError(ValueError):
+    """A value from outside (a parameter, an option, a saved game's field) that is not allowed."""
+
+
+class InvalidTypeError(InvalidValueError, TypeError):
+    """A value of the wrong type; catchable as ``TypeError`` or as ``InvalidValueError``."""
+
+
+def shown(value):
+    """``value`` as an error message shows it: its repr (shortened) and its type."""
+    text = repr(value)
+    if len(text) > 80:
+        text = text[:77] + "..."
+    return f"{text} of type {type(value).__name__}"
+
+
+def is_int(value):
+    """A Python or numpy integer, never a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def integer(name, value, low=None, high=None):
+    """``value`` as an int in ``[low, high]`` (either bound may be None)."""
+    if low is not None and high is not None:
+        allowed = f"an int from {low} to {high}"
+    elif low is not None:
+        allowed = f"an int >= {low}"
+    elif high is not None:
+        allowed = f"an int <= {high}"
+    else:
+        allowed = "an int"
+    if not is_int(value):
+        raise InvalidTypeError(f"{name} must be {allowed}, got {shown(value)}")
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise InvalidValueError(f"{name} must be {allowed}, got {value!r}")
+    return value
+
+
+def choice(name, value, allowed):
+    """``value`` if it is one of ``allowed`` (compared with the type too: ``True`` is not ``1``)."""
+    for option in allowed:
+        if type(value) is type(option) and value == option:
+            return option
+        if is_int(value) and type(option) is int and int(value) == option:
+            return option
+    listed = ", ".join(repr(a) for a in allowed)
+    error = InvalidValueError if any(type(value) is type(a) for a in allowed) else InvalidTypeError
+    raise error(f"{name} must be one of {listed}, got {shown(value)}")
+
+
+def boolean(name, value):
+    """``value`` if it is True or False (a numpy bool becomes a bool; 0, 1, "yes" are refused)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise InvalidTypeError(f"{name} must be True or False, got {shown(value)}")
+
+
+def real(name, value):
+    """``value`` as a finite float (an int or float, never a bool, NaN or infinity)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidTypeError(f"{name} must be a finite number (int or float), got {shown(value)}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise InvalidValueError(f"{name} must be a finite number (int or float), got {value!r}")
+    return value
+
+
+def sequence(name, value, length=None):
+    """``value`` as a list, if it is a list or tuple (of ``length`` items when given)."""
+    if not isinstance(value, (list, tuple)):
+        what = "a list" if length is None else f"a list of {length} items"
+        raise InvalidTypeError(f"{name} must be {what}, got {shown(value)}")
+    if length is not None and len(value) != length:
+        raise InvalidValueError(f"{name} must be a list of {length} items, got {len(value)} items: {shown(value)}")
+    return list(value)
+
+
+def mapping(name, value, keys=None):
+    """``value`` if it is a dict whose keys are exactly ``keys`` (when given)."""
+    if not isinstance(value, dict):
+        raise InvalidTypeError(f"{name} must be a dict, got {shown(value)}")
+    if keys is not None:
+        missing = [k for k in keys if k not in value]
+        unknown = [k for k in value if k not in keys]
+        if missing:
+            raise InvalidValueError(f"{name} lacks the key(s) {', '.join(map(repr, missing))}; "
+                                    f"it must hold exactly {', '.join(map(repr, keys))}")
+        if unknown:
+            raise InvalidValueError(f"{name} has the unknown key(s) {', '.join(map(repr, unknown))}; "
+                                    f"it must hold exactly {', '.join(map(repr, keys))}")
+    return value
+
+
+def seed(name, value):
+    """A seed: None or an int >= 0."""
+    if value is None:
+        return None
+    if not is_int(value):
+        raise InvalidTypeError(f"{name} must be None or an int >= 0, got {shown(value)}")
+    if value < 0:
+        raise InvalidValueError(f"{name} must be None or an int >= 0, got {int(value)!r}")
+    return int(value)
+
+
+def options(name, value):
+    """Reset options: None or a dict (the environments take no option yet)."""
+    if value is not None and not isinstance(value, dict):
+        raise InvalidTypeError(f"{name} must be None or a dict, got {shown(value)}")
+    return value

@@ -1,0 +1,20 @@
+"""The decisions of a game: who is asked what (see ``actions`` for the ids of each)."""
+
+PLACE_START_DECISION = 0
+CHOOSE_ACTION_DECISION = 1
+SHOP_TILE_DECISION = 2
+SHOP_PLOT_DECISION = 3
+DRAW_COLOR_DECISION = 4
+MOVE_DECISION = 5
+SCORE_DISTRICT_DECISION = 6
+BID_DECISION = 7
+BUILD_DECISION = 8
+GAME_OVER = 9
+NUM_DECISIONS = 10
+DECISION_NAMES = ("place start", "choose action", "shop tile", "shop plot", "draw color",
+                  "move commissioner", "score district", "bid", "build", "game over")
+
+
+__all__ = ["PLACE_START_DECISION", "CHOOSE_ACTION_DECISION", "SHOP_TILE_DECISION", "SHOP_PLOT_DECISION",
+           "DRAW_COLOR_DECISION", "MOVE_DECISION", "SCORE_DISTRICT_DECISION", "BID_DECISION", "BUILD_DECISION",
+           "GAME_OVER", "NUM_DECISIONS", "DECISION_NAMES"]

@@ -1,0 +1,298 @@
+"""Saved games are untrusted input: Game.from_dict refuses anything but the documented format.
+
+Explicit cases name the field in the error; a property test mutates saved games at
+random (hypothesis) and asserts either a refusal of our own type that leaves the
+input as it was, or a game that plays on to its end without any other error.
+"""
+
+import copy
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fifthave_env.engine import Game, GameConfig
+from fifthave_env.engine.checks import InvalidTypeError, InvalidValueError
+from fifthave_env.engine.game import BID_DECISION, CHOOSE_ACTION_DECISION
+from fifthave_env.engine.savefile import BIT_GENERATORS, STATE_FIELDS, SavedGameError
+from fifthave_env.observation import Observer
+
+
+def played(num_players=3, board=5, seed=0, steps=120, until=None):
+    game = Game(GameConfig(num_players=num_players, board=board), seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if game.is_over or (until is not None and until(game)):
+            break
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+    return game
+
+
+def saved(**kwargs):
+    return json.loads(json.dumps(played(**kwargs).to_dict()))
+
+
+def refused(data, match, error=SavedGameError):
+    before = copy.deepcopy(data)
+    with pytest.raises(error, match=match):
+        Game.from_dict(data)
+    assert data == before  # the input is never modified
+
+
+def test_state_fields_are_exactly_what_to_dict_writes():
+    for n, board in ((2, 6), (4, 5)):
+        assert list(Game(GameConfig(num_players=n, board=board), seed=0).to_dict()["state"]) == list(STATE_FIELDS)
+
+
+def test_a_saved_game_of_every_configuration_and_moment_loads_back_identically():
+    for n in (2, 3, 4):
+        for board in (5, 6):
+            game = Game(GameConfig(num_players=n, board=board, random_start=True, max_turns=40), seed=n + board)
+            rng = np.random.default_rng(n)
+            while True:
+                data = json.loads(json.dumps(game.to_dict()))
+                assert Game.from_dict(data).to_dict() == game.to_dict()
+                if game.is_over:
+                    break
+                for _ in range(5):
+                    if not game.is_over:
+                        legal = game.legal_actions()
+                        game.apply(legal[rng.integers(len(legal))])
+
+
+@pytest.mark.parametrize("where,key", [((), "state"), ((), "rng"), (("config",), "board"),
+                                       (("state",), "hands"), (("rng",), "state")])
+def test_a_missing_key_is_named(where, key):
+    data = saved()
+    part = data
+    for k in where:
+        part = part[k]
+    del part[key]
+    refused(data, f"lacks the key.*'{key}'")
+
+
+@pytest.mark.parametrize("key", ["_legal", "legal_actions", "config", "n", "board_token", "rng", "has_alea"])
+def test_no_key_beyond_the_documented_state_is_set_on_the_game(key):
+    data = saved()
+    data["state"][key] = None
+    refused(data, f"state has the unknown key.*'{key}'")
+
+
+def test_bit_generator_comes_from_an_allowed_list_never_from_numpy_random_by_name():
+    data = saved()
+    np.random.seed(123)
+    expected = np.random.random()
+    np.random.seed(123)
+    for name in ("seed", "random", "default_rng", "Generator", "RandomState", "__class__", 7):
+        data["rng"]["bit_generator"] = name
+        refused(data, "rng.bit_generator must be one of PCG64")
+    assert np.random.random() == expected  # the global generator was neither reseeded nor drawn from
+    data = saved()
+    data["rng"]["state"]["state"]["state"] = "12"
+    refused(data, "rng.state is not a state of numpy's PCG64")
+    assert set(BIT_GENERATORS) == {"PCG64", "PCG64DXSM"}
+
+
+def test_the_other_allowed_bit_generator_restores_exactly_and_others_are_refused():
+    game = Game(GameConfig(num_players=2), rng=np.random.Generator(np.random.PCG64DXSM(5)))
+    data = json.loads(json.dumps(game.to_dict()))
+    restored = Game.from_dict(data)
+    assert type(restored.rng.bit_generator).__name__ == "PCG64DXSM"
+    assert restored.rng.integers(1 << 30) == game.rng.integers(1 << 30)
+    data["rng"]["bit_generator"] = "Philox"
+    refused(data, "rng.bit_generator must be one of PCG64, PCG64DXSM, got 'Philox'")
+
+
+@pytest.mark.parametrize("path,value,match,error", [
+    (("format",), "1", "unknown saved-game format '1'", SavedGameError),
+    (("format",), True, "unknown saved-game format True", SavedGameError),
+    (("config", "num_players"), 5, r"config.num_players must be one of 2, 3, 4, got 5", SavedGameError),
+    (("config", "max_turns"), 10.0, r"config.max_turns must be an int >= 1, got 10.0 of type float", InvalidTypeError),
+    (("state", "hands", 1, 4), -1, r"state.hands\[1\]\[4\] must be an int >= 0, got -1", SavedGameError),
+    (("state", "hands", 1, 4), 1.0, r"state.hands\[1\]\[4\] must be an int >= 0, got 1.0 of type float",
+     InvalidTypeError),
+    (("state", "hands", 1, 4), True, r"state.hands\[1\]\[4\] .*bool", TypeError),
+    (("state", "actor"), 3, r"state.actor must be an int from -1 to 2, got 3", SavedGameError),
+    (("state", "active"), -1, r"state.active must be an int from 0 to 2, got -1", SavedGameError),
+    (("state", "plot_owner", 0), 4, r"state.plot_owner\[0\] must be an int from -1 to 2, got 4", SavedGameError),
+    (("state", "comm_pos", 1), 9, r"state.comm_pos\[1\] must be an int from 0 to 8, got 9", SavedGameError),
+    (("state", "decision"), 10, r"state.decision must be an int from 0 to 9, got 10", SavedGameError),
+    (("state", "scores"), [0, 0], r"state.scores must be a list of 3 items, got 2", SavedGameError),
+    (("state", "black"), "abc", r"state.black must be a list, got 'abc' of type str", TypeError),
+    (("state", "final_move"), 0, r"state.final_move must be True or False, got 0 of type int", TypeError),
+    (("state", "removed_shops"), -2, r"state.removed_shops must be an int from 0 to 36, got -2", SavedGameError),
+    (("state",), [], r"state must be a dict, got \[\] of type list", TypeError),
+])
+def test_a_wrong_field_is_named_with_the_value_and_what_is_allowed(path, value, match, error):
+    data = saved()
+    part = data
+    for k in path[:-1]:
+        part = part[k]
+    part[path[-1]] = value
+    refused(data, match, error)
+
+
+def test_the_whole_saved_game_must_be_a_dict():
+    for data in (None, [], "game", 1):
+        refused(data, r"\(top level\) must be a dict", InvalidTypeError)
+
+
+def test_cards_shops_and_skyscrapers_are_all_accounted_for():
+    data = saved()
+    data["state"]["hands"][0][15] += 1  # a black 4 from nowhere
+    refused(data, r"cards of kind 15 .* the game has 20 \(R1\)")
+    data = saved()
+    data["state"]["piles"][2].pop(0)  # a violet card vanishes
+    refused(data, r"cards of kind 6|cards of kind 7|cards of kind 8")
+    data = saved()
+    data["state"]["row"][data["state"]["row"].index(-1) if -1 in data["state"]["row"] else 0] = 0
+    refused(data, r"shops per type|pending_tile")
+    data = saved()
+    data["state"]["supply"][1] += 1
+    refused(data, r"seat 1 has \d+ skyscrapers .*\(R3, R12\)")
+    data = saved(num_players=2)
+    data["state"]["alea_supply"] -= 1
+    refused(data, r"Alea has 17 skyscrapers; it must have 18")
+
+
+def test_the_board_decision_and_auction_must_be_consistent():
+    data = saved()
+    plot = data["state"]["plot_height"].index(0)
+    data["state"]["plot_owner"][plot] = 1  # an owner without a skyscraper
+    refused(data, f"plot {plot}: state.plot_owner 1 and state.plot_height 0 disagree")
+    data = saved()
+    data["state"]["closed_mask"] = 3
+    refused(data, "state.closed_mask 3 does not match state.closed")
+    data = saved()
+    data["state"]["known"][0] = [h + 1 for h in data["state"]["hands"][0]]
+    refused(data, r"state.known\[0\]\[0\] = \d+ exceeds state.hands\[0\]\[0\]")
+    data = saved()
+    data["state"]["decision"] = 9  # "game over" while nobody won
+    refused(data, r"state.actor = \d in decision 'game over'")
+    data = json.loads(json.dumps(played(until=lambda g: g.decision == BID_DECISION and g.auc_loc < 7).to_dict()))
+    assert data["state"]["decision"] == BID_DECISION
+    data["state"]["auc_allowed"][0] ^= 0b11111
+    refused(data, r"state.auc_allowed .* do not match the board")
+
+
+def test_public_records_of_the_black_pile_and_owned_plots_must_match_what_they_record():
+    data = saved()
+    data["state"]["black_seen"][1] += 1
+    refused(data, r"state.black_seen = .* does not match the seen cards of state.black")
+    data = saved()
+    data["state"]["black_faceup"] += 1
+    refused(data, r"state.black_faceup = \d+ does not match the face-up cards of state.black")
+    data = saved()
+    seat_plots = [d for d, plot in enumerate(data["state"]["owned"][0]) if plot >= 0]
+    data["state"]["owned"][0][seat_plots[0]] = -1
+    refused(data, r"state.owned .* does not match the skyscrapers on the board")
+
+
+def at_turn_start():
+    game = played(steps=400, until=lambda g: g.decision == CHOOSE_ACTION_DECISION and g.turn >= 4)
+    assert game.decision == CHOOSE_ACTION_DECISION
+    return json.loads(json.dumps(game.to_dict()))
+
+
+@pytest.mark.parametrize("edit,match", [
+    (lambda s, c: s.update(stops=1), r"state.stops = 1, but 0 districts are closed"),
+    (lambda s, c: c.update(max_turns=s["turn"]), r"state.turn = \d+ with max_turns \d+ in decision 'choose action'"),
+    (lambda s, c: s.update(setup_order=[0], supply=[s["supply"][0] - 1] + s["supply"][1:]),
+     r"state.setup_order = \[0\] in decision 'choose action'"),
+    (lambda s, c: s.update(auc_high=5), r"state.auc_high = 5 while no auction is on"),
+    (lambda s, c: s.update(winners=[0]), r"state.winners = \[0\]: the winners are known exactly when"),
+    (lambda s, c: s.update(actor=(s["active"] + 1) % 3), r"decision 'choose action' is the active seat"),
+    (lambda s, c: s.update(turn_action=2), r"state.turn_action = 2 in decision 'choose action'"),
+    (lambda s, c: s["removed_skyscrapers"].__setitem__(3, 1), r"state.removed_skyscrapers\[3\] must be 0"),
+    (lambda s, c: s.update(terminated=True), r"state.terminated = True, state.truncated = False"),
+    (lambda s, c: s.update(auc_queue=[7]), r"an auction .*state.auc_queue \[7\].* in decision 'choose action'"),
+])
+def test_inconsistent_flow_and_auction_fields_are_refused(edit, match):
+    data = at_turn_start()
+    edit(data["state"], data["config"])
+    refused(data, match)
+
+
+# ---- property: arbitrary mutations of saved games ------------------------------------------
+
+def _positions():
+    positions = []
+    for n, board in ((2, 5), (3, 6), (4, 5)):
+        game = Game(GameConfig(num_players=n, board=board), seed=n)
+        rng = np.random.default_rng(n)
+        step = 0
+        while not game.is_over:
+            if step % 41 == 0:
+                positions.append(json.loads(json.dumps(game.to_dict())))
+            legal = game.legal_actions()
+            game.apply(legal[rng.integers(len(legal))])
+            step += 1
+        positions.append(json.loads(json.dumps(game.to_dict())))
+    return positions
+
+
+POSITIONS = _positions()
+
+
+def _leaves(obj, path=()):
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            yield from _leaves(value, path + (key,))
+    elif isinstance(obj, list) and obj:
+        for i, value in enumerate(obj):
+            yield from _leaves(value, path + (i,))
+    yield path
+
+
+ANY_VALUE = st.one_of(
+    st.integers(-3, 25), st.integers(), st.booleans(), st.none(), st.floats(), st.text(max_size=4),
+    st.lists(st.integers(-1, 5), max_size=4), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_property_a_mutated_saved_game_is_refused_cleanly_or_plays_on(data):
+    save = copy.deepcopy(data.draw(st.sampled_from(POSITIONS), label="position"))
+    paths = [p for p in _leaves(save) if p]
+    edits = data.draw(st.integers(1, 3), label="edits")
+    for _ in range(edits):
+        paths = [p for p in _leaves(save) if p]
+        path = data.draw(st.sampled_from(paths), label="path")
+        parent = save
+        for key in path[:-1]:
+            parent = parent[key]
+        old = parent[path[-1]]
+        kind = data.draw(st.sampled_from(["value", "nudge", "delete", "duplicate"]), label="kind")
+        if kind == "nudge" and type(old) is int:
+            parent[path[-1]] = old + data.draw(st.sampled_from([-1, 1]))
+        elif kind == "delete":
+            del parent[path[-1]]
+        elif kind == "duplicate" and isinstance(parent, list):
+            parent.insert(path[-1], copy.deepcopy(old))
+        else:
+            parent[path[-1]] = data.draw(ANY_VALUE, label="value")
+    frozen = copy.deepcopy(save)
+    state_of_numpy = np.random.get_state()[1].copy()
+    try:
+        game = Game.from_dict(save)
+    except InvalidValueError:  # SavedGameError and its type-error variant included
+        assert repr(save) == repr(frozen)
+        assert np.array_equal(np.random.get_state()[1], state_of_numpy)
+        return
+    assert repr(save) == repr(frozen)
+    # accepted: a legal game that plays on, observes and saves without any other error
+    observer = Observer(game.config)
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        if game.is_over:
+            break
+        for seat in range(game.n):
+            observer.observe(game, seat)
+        legal = game.legal_actions()
+        assert legal
+        game.apply(legal[rng.integers(len(legal))])
+    assert Game.from_dict(json.loads(json.dumps(game.to_dict()))).to_dict() == game.to_dict()
