@@ -6,6 +6,11 @@ that ``fifth_avenue_v0`` gives that seat (split into named arrays with
 returns a legal action id. Its randomness comes from the generator it is given.
 ``agents.view.SeatView`` turns an observation into readable fields (plots,
 owners, scores, the hand, the auction) for scripted agents.
+
+An agent that decides from the mask alone sets the class attribute
+``needs_observation = False`` (e.g. ``RandomAgent``): environments and tournaments
+then skip building its observation and pass ``None`` as ``observation``. Agents
+without the attribute get their observation (the default, ``True``).
 """
 
 from typing import Protocol, runtime_checkable
@@ -21,6 +26,7 @@ __all__ = ["Agent", "RandomAgent"]
 @runtime_checkable
 class Agent(Protocol):
     name: str
+    # Optional: ``needs_observation = False`` for an agent that reads only the mask (see above).
 
     def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
         """Called before each game with the public configuration, the agent's seat and its generator."""

@@ -183,11 +183,14 @@ def play_game(setup, game_index):
     auctions = 0
     confirmed_here = set()
     for name in env.agent_iter():
-        observation, _, terminated, truncated, _ = env.last()
+        seat = game.actor
+        reads = seat < 0 or getattr(agents[seat], "needs_observation", True)
+        observation, _, terminated, truncated, _ = env.last(observe=reads)
         if terminated or truncated:
             env.step(None)
             continue
-        seat = game.actor
+        if observation is None:  # the agent reads only the mask: no observation is built
+            observation = {"observation": None, "action_mask": game.action_mask()}
         start = time.perf_counter()
         action = int(agents[seat].act(observation["observation"], observation["action_mask"]))
         act_seconds[seat] += time.perf_counter() - start

@@ -29,7 +29,9 @@ evaluation, checkpoints, self-play.
 ``opponents`` is ``None`` (every other seat plays uniformly random legal
 moves), a list of ``num_players - 1`` agents for the seats after the learner
 clockwise, or a callable ``(rng, count) -> list of agents`` called at every
-reset (e.g. to draw from a pool of frozen policies). ``set_opponents`` swaps
+reset (e.g. to draw from a pool of frozen policies). An opponent with
+``needs_observation = False`` (the default ``RandomAgent``) gets ``None`` instead
+of an observation, which is then never built. ``set_opponents`` swaps
 them between games. Opponents see only their own observation and mask; their
 generators are drawn from the env's ``np_random``, so a seeded reset replays
 the same game as long as the opponents are deterministic given their generator.
@@ -191,8 +193,10 @@ class FifthAvenueEnv(gym.Env):
         while not game.is_over and game.actor != self.learner_seat:
             seat = game.actor
             agent = self._opponents[seat]
+            # an agent that reads only the mask (needs_observation = False) never pays for an observation
+            observation = observer.observe(game, seat) if getattr(agent, "needs_observation", True) else None
             try:
-                action = agent.act(observer.observe(game, seat), game.action_mask(mask))
+                action = agent.act(observation, game.action_mask(mask))
             except Exception as err:
                 self._fail(f"opponent {self._opponent_name(agent)} at seat {seat} raised "
                            f"{type(err).__name__}: {err}", err)

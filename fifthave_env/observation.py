@@ -115,6 +115,7 @@ class Observer:
         self.buffer = np.frombuffer(self._array, dtype=np.float32)
         self._static = None
         self._board = None  # (board_token, board segment without owners, owned plots)
+        self.builds = 0  # observations built so far (tests count them to prove laziness)
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -180,6 +181,7 @@ class Observer:
     def observe(self, game, seat, out=None):
         """The observation of ``seat`` as a new array (or written into ``out``)."""
         g = game
+        self.builds += 1
         if self._static is None:
             self._static = self._static_part(g)
         a = self._array

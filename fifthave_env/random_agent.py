@@ -11,6 +11,7 @@ class RandomAgent:
     """Uniform over the legal actions."""
 
     name = "random"
+    needs_observation = False  # reads the mask only: callers pass observation=None and skip building it
 
     def __init__(self):
         self.rng = np.random.default_rng()

@@ -1,0 +1,63 @@
+"""Observations are built only when someone reads them (``Observer.builds`` counts them)."""
+
+import numpy as np
+
+from agents import GreedyAgent, RandomAgent
+from fifthave_env import fifth_avenue_v0
+from fifthave_env.gym_env import FifthAvenueEnv
+
+
+def play_learner(env, seed):
+    """Random legal learner moves until the episode ends; the number of observations returned."""
+    env.reset(seed=seed)
+    returned = 1
+    rng = np.random.default_rng(seed)
+    while True:
+        legal = np.flatnonzero(env.action_masks())
+        _, _, terminated, truncated, _ = env.step(int(legal[rng.integers(len(legal))]))
+        returned += 1
+        if terminated or truncated:
+            return returned
+
+
+def test_aec_env_builds_observations_only_in_observe():
+    env = fifth_avenue_v0.env(num_players=3)
+    env.reset(seed=0)
+    observer = env.unwrapped._observer
+    rng = np.random.default_rng(0)
+    steps = 0
+    for _ in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last(observe=False)
+        if terminated or truncated:
+            env.step(None)
+            continue
+        legal = env.unwrapped.game.legal_actions()
+        env.step(legal[rng.integers(len(legal))])
+        steps += 1
+    assert steps > 100 and observer.builds == 0
+    env.reset(seed=1)
+    env.last()
+    env.observe("player_1")
+    assert observer.builds == 2
+
+
+def test_gym_env_never_builds_observations_for_mask_only_opponents():
+    assert RandomAgent.needs_observation is False
+    env = FifthAvenueEnv(num_players=4, learner_seat=0)  # RandomAgent opponents by default
+    returned = play_learner(env, seed=0)
+    assert env._observer.builds == returned  # only the learner's own, one per reset / step
+
+
+def test_gym_env_builds_observations_for_opponents_that_read_them():
+    env = FifthAvenueEnv(num_players=3, learner_seat=0, opponents=[GreedyAgent(), RandomAgent()])
+    observed = []
+    original = env._observer.observe
+
+    def counting(game, seat, out=None):
+        observed.append(seat)
+        return original(game, seat, out)
+
+    env._observer.observe = counting
+    returned = play_learner(env, seed=0)
+    assert observed.count(0) == returned
+    assert observed.count(1) > 0 and observed.count(2) == 0  # greedy seat 1 reads them, random seat 2 never
