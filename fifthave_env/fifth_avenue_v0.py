@@ -110,7 +110,7 @@ from .engine import checks
 from .engine.actions import NUM_ACTIONS, action_name
 from .engine.game import Game, IllegalActionError
 from .env_common import RENDER_MODES, EnvUsageError, Renderer, end_reward, game_config
-from .observation import OBS_HIGH, OBS_SIZE, Observer
+from .observation import OBS_HIGH, OBS_SIZES, Observer
 ENV_VERSION = 0
 
 
@@ -121,6 +121,7 @@ class raw_env(AECEnv):
         "is_parallelizable": False,
         "render_fps": 2,
     }
+    observation_version = ENV_VERSION  # the observation layout (observation.LAYOUTS); fifth_avenue_v1 sets 1
 
     def __init__(self, num_players=4, board=5, max_turns=300, reward="win_loss", layout=None,
                  random_start=False, skyscrapers_per_color=18, render_mode=None):
@@ -134,12 +135,12 @@ class raw_env(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+            "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZES[self.observation_version],), np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self._observer = Observer(self.config)
+        self._observer = Observer(self.config, version=self.observation_version)
         self._rng = None
         self.game = None
 

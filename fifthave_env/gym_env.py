@@ -1,11 +1,11 @@
-"""Fifth Avenue as a single-agent Gymnasium environment (``FifthAvenue-v0``).
+"""Fifth Avenue as a single-agent Gymnasium environment (``FifthAvenue-v1``; ``FifthAvenue-v0``).
 
 One seat is the learner; the other seats are played inside ``step()`` by
 opponent agents (the protocol of ``agents.base``: ``reset(config, seat, rng)``,
 ``act(observation, action_mask)``) until the learner is asked again or the game
 ends. Importing ``fifthave_env`` registers the id, so::
 
-    env = gymnasium.make("FifthAvenue-v0", num_players=4, board=5, opponents=[...])
+    env = gymnasium.make("FifthAvenue-v1", num_players=4, board=5, opponents=[...])
 
     from sb3_contrib import MaskablePPO        # masks come from env.action_masks()
     model = MaskablePPO("MlpPolicy", env).learn(10_000)
@@ -15,8 +15,9 @@ evaluation, checkpoints, self-play.
 
 ## Spaces
 
-- Observation: ``Box(0, 1000, (1176,), float32)``, the learner's own view,
-  exactly the ``"observation"`` of ``fifth_avenue_v0`` (see ``observation.VIEWS``).
+- Observation: ``Box(0, 1000, (1409,), float32)``, the learner's own view,
+  exactly the ``"observation"`` of ``fifth_avenue_v1`` (see ``observation.VIEWS``);
+  ``FifthAvenue-v0`` (``observation_version=0``) gives the ``(1176,)`` one of ``fifth_avenue_v0``.
 - Action: ``Discrete(147)`` (the table in ``engine.actions``).
 - ``env.action_masks()`` is the learner's legal-action mask (bool, 147), the
   method sb3-contrib's ``MaskablePPO`` calls, also through ``SubprocVecEnv``
@@ -80,6 +81,11 @@ type) naming the argument, the value and what is allowed.
 
 ``render_mode``: ``"ansi"`` (text), ``"rgb_array"`` (the board picture), ``"human"``
 (that picture in a window), as in ``fifth_avenue_v0``.
+
+## Version History
+
+- v1: the observation adds derived views (``fifth_avenue_v1``); ``observation_version=1``, the default.
+- v0: first release; ``gymnasium.make("FifthAvenue-v0")`` passes ``observation_version=0``.
 """
 
 import gymnasium as gym
@@ -90,7 +96,7 @@ from .engine import checks
 from .engine.actions import NUM_ACTIONS, action_name, as_action_id
 from .engine.game import Game, IllegalActionError
 from .env_common import RENDER_MODES, EnvUsageError, OpponentError, Renderer, end_reward, game_config
-from .observation import OBS_HIGH, OBS_SIZE, Observer
+from .observation import LATEST, OBS_HIGH, OBS_SIZES, Observer
 from .random_agent import RandomAgent
 
 
@@ -101,7 +107,7 @@ class FifthAvenueEnv(gym.Env):
 
     def __init__(self, num_players=4, board=5, max_turns=300, reward="win_loss", learner_seat=None,
                  opponents=None, illegal_action_reward=-1.0, layout=None, skyscrapers_per_color=18,
-                 random_start=False, render_mode=None):
+                 random_start=False, render_mode=None, observation_version=LATEST):
         self.config = game_config(reward, render_mode, num_players=num_players, board=board, layout=layout,
                                   max_turns=max_turns, random_start=random_start,
                                   skyscrapers_per_color=skyscrapers_per_color)
@@ -113,10 +119,10 @@ class FifthAvenueEnv(gym.Env):
         self.illegal_action_reward = checks.real("illegal_action_reward", illegal_action_reward)
         self.render_mode = render_mode
         self._renderer = Renderer(render_mode)
-        self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self._observer = Observer(self.config, version=observation_version)  # raises for an unknown version
+        self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZES[observation_version],), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.set_opponents(opponents)
-        self._observer = Observer(self.config)
         self.game = None
         self.learner_seat = None
         self._opponents = {}  # seat -> agent for the current game

@@ -1,31 +1,53 @@
 """The one place that builds observations: a flat float32 vector with named views.
 
 ``Observer(config).observe(game, seat)`` writes what ``seat`` may know (R30,
-R31) into a preallocated buffer, relative to that seat: seat slot 0 is the
-observer, slot 1 the next seat clockwise, and so on; slot 4 of an owner axis is
-Alea. Seats a configuration does not have are zero-padded, so the shape is the
-same for every configuration. ``Observer.views(vector)`` gives named views
-into any observation vector (like OpenSpiel's observers).
+R31) into a vector, relative to that seat: seat slot 0 is the observer, slot 1
+the next seat clockwise, and so on; slot 4 of an owner axis is Alea. Seats a
+configuration does not have are zero-padded, so the shape is the same for every
+configuration. ``views(vector)`` gives named views into any observation vector
+(like OpenSpiel's observers).
 
-Scaling: counts are raw except where ``SCALES`` says otherwise (scores and bids
-/50, pile sizes /12, the black pile /50, skyscraper stocks /18, turns /max_turns).
-The layout table (name, shape, meaning) is ``VIEWS``; ``docs/observation.md`` renders it.
+Layouts (the environments' versions): layout 0 (``fifth_avenue_v0``,
+``FifthAvenue-v0``) is ``VIEWS_V0``; layout 1 (``fifth_avenue_v1``,
+``FifthAvenue-v1``) appends ``DERIVED_VIEWS``, features a seat could compute from
+what it sees (the VP each plot scores, district standings, what the hand lets it
+bid...), so a flat network need not rediscover the scoring arithmetic. Layout 1
+starts with layout 0, view for view, so ``vector[:OBS_SIZES[0]]`` of a layout-1
+observation is its layout-0 observation.
+
+Scaling: counts are raw except where a view's meaning says otherwise (scores and bids
+/50, pile sizes /12, the black pile /50, skyscraper stocks /18, turns /max_turns,
+plot values /8). The layout table (name, shape, meaning) is ``VIEWS``;
+``docs/observation.md`` renders it.
+
+Speed: the observer keeps one *absolute* state vector (every seat's rows in seat
+order, the observing seat's private rows beside them) that it updates section by
+section, only where the game changed since the last call (the board when the
+game's ``board_token`` changes, a hand when that hand changed, ...); an
+observation is then one ``numpy.take`` of that vector through the seat's
+precomputed index table, which also does the rotation to relative seats and the
+zero padding. Values are written through an ``array.array`` (far cheaper per
+element than numpy item assignment) that the numpy vector views.
 """
 
 import array
+from itertools import combinations
 
 import numpy as np
 
-from .engine.board import NUM_DISTRICTS, NUM_LOCATIONS, NUM_PLOTS, NUM_SHOP_TYPES
-from .engine.cards import BLACK, NUM_COLORS, NUM_KINDS
+from .engine import auction, scoring
+from .engine.board import NUM_DISTRICTS, NUM_LOCATIONS, NUM_PLOTS, NUM_SHOP_TYPES, PLOTS_PER_DISTRICT, parse_layout
+from .engine.cards import BLACK, KIND_LIMIT, KIND_VALUE, NUM_COLORS, NUM_KINDS
 from .engine.game import NUM_DECISIONS
 
 MAX_SEATS = 4
 OWNERS = MAX_SEATS + 1  # relative seats 0..3, then Alea
 NUM_AUCTION_LOCATIONS = NUM_DISTRICTS + 1  # districts, Central Park
+ALEA_SLOT = OWNERS - 1
+MAX_PLOT_VALUE = 8  # R19: VP of a skyscraper beside all four shop types
 
 # (name, shape, meaning)
-VIEWS = (
+VIEWS_V0 = (
     ("decision", (NUM_DECISIONS,), "one-hot: the decision asked now (game.DECISION_NAMES); all zero but 'game over' at the end"),
     ("is_my_decision", (1,), "1 if this seat is asked now"),
     ("turn_action", (4,), "one-hot: A/B/C/D chosen by the active player this turn"),
@@ -78,6 +100,26 @@ VIEWS = (
     ("winning_bid", (NUM_KINDS,), "the winner's cards while they build"),
 )
 
+# Layout 1 adds what a seat could work out from the views above (so nothing hidden, R30, R31).
+DERIVED_VIEWS = (
+    ("plot_value", (NUM_PLOTS,), "VP one skyscraper on the plot scores at each scoring now, by the shop types beside it (R19; /8); 0 where no skyscraper can stand"),
+    ("plot_points", (NUM_PLOTS,), "VP the plot's skyscrapers give their owner if the district is scored now: value x height (/50)"),
+    ("district_score", (NUM_DISTRICTS, MAX_SEATS), "VP scoring the district now gives each seat (R19; /50)"),
+    ("district_lead", (NUM_DISTRICTS,), "how far this seat is ahead in the district's scoring now: own VP minus the best other seat's, when positive (/50)"),
+    ("district_deficit", (NUM_DISTRICTS,), "how far this seat is behind in the district's scoring now: the best other seat's VP minus own, when positive (/50)"),
+    ("district_skyscrapers", (NUM_DISTRICTS, OWNERS), "skyscrapers of each owner in the district (relative seat, Alea last)"),
+    ("build_value", (NUM_DISTRICTS, MAX_SEATS), "VP per scoring of one more skyscraper the seat builds in the district now: its own plot's value, else the best plot its allowed colors reach (R22; /8); 0 if closed or nowhere to build"),
+    ("districts_owned", (MAX_SEATS,), "districts where the seat has a plot (special scoring R17 counts them; /7)"),
+    ("central_park_value", (1,), "expected VP of one Central Park skyscraper were the game to end now: the R27 draw from the box as it is (/8)"),
+    ("projected_score", (MAX_SEATS,), "VP were the game to end now: score, every open district scored, Central Park at its expected value (R27; /50)"),
+    ("bid_power", (NUM_COLORS, 3), "this seat's hand: the largest bid in each color that still builds at least 1/2/3 skyscrapers (colored and black cards of a high enough building limit, an opening card of the color needed, R1, R21; /50)"),
+    ("max_bid", (MAX_SEATS, NUM_COLORS), "the most card points each seat could bid in each color from its hand: exact for this seat; for the others the known cards plus 6 for each unknown card of that color or black, 0 without a card of the color (/50)"),
+)
+
+LAYOUTS = {0: VIEWS_V0, 1: VIEWS_V0 + DERIVED_VIEWS}
+LATEST = max(LAYOUTS)
+VIEWS = LAYOUTS[LATEST]
+
 _SHAPES = {name: shape for name, shape, _ in VIEWS}
 _OFFSETS = {}
 _size = 0
@@ -85,86 +127,243 @@ for _name, _shape, _ in VIEWS:
     _n = int(np.prod(_shape))
     _OFFSETS[_name] = (_size, _size + _n)
     _size += _n
-OBS_SIZE = _size
+OBS_SIZES = {version: sum(int(np.prod(shape)) for _, shape, _ in views) for version, views in LAYOUTS.items()}
+OBS_SIZE = OBS_SIZES[LATEST]
 OBS_HIGH = 1000.0
 
 
 def views(vector):
-    """Named views (reshaped, no copy) into an observation vector."""
-    return {name: vector[lo:hi].reshape(_SHAPES[name]) for name, (lo, hi) in _OFFSETS.items()}
-
-
-_BOARD = slice(_OFFSETS["plot_shops"][0], _OFFSETS["box"][1])
+    """Named views (reshaped, no copy) into an observation vector of any layout."""
+    size = len(vector)
+    if size not in OBS_SIZES.values():
+        raise ValueError(f"an observation has {' or '.join(map(str, sorted(OBS_SIZES.values())))} values "
+                         f"(layouts {sorted(OBS_SIZES)}), got {size}")
+    return {name: vector[lo:hi].reshape(_SHAPES[name]) for name, (lo, hi) in _OFFSETS.items() if hi <= size}
 
 
 _O = {name: lo for name, (lo, _) in _OFFSETS.items()}
 
+# The absolute state vector: the observation layout holding every seat's rows in seat
+# order (owner axes: seats 0..3, Alea 4), then the rows only their own seat sees, then
+# one slot that is always zero (padding).
+_HANDS = OBS_SIZE  # MAX_SEATS x NUM_KINDS: whole hands (known_cards slot 0)
+_ALLOWED = _HANDS + MAX_SEATS * NUM_KINDS  # MAX_SEATS x NUM_COLORS: allowed_colors
+_LEAD = _ALLOWED + MAX_SEATS * NUM_COLORS  # MAX_SEATS x NUM_DISTRICTS: district_lead
+_DEFICIT = _LEAD + MAX_SEATS * NUM_DISTRICTS  # MAX_SEATS x NUM_DISTRICTS: district_deficit
+_BID_POWER = _DEFICIT + MAX_SEATS * NUM_DISTRICTS  # MAX_SEATS x NUM_COLORS x 3: bid_power
+_EXACT_MAX_BID = _BID_POWER + MAX_SEATS * NUM_COLORS * 3  # MAX_SEATS x NUM_COLORS: max_bid slot 0
+_ZERO = _EXACT_MAX_BID + MAX_SEATS * NUM_COLORS
+_STATE_SIZE = _ZERO + 1
+
+_SEAT_ROWS = ("score", "reserve", "supply", "hand_size", "central_park", "hand_colors", "known_cards",
+              "auction_passed", "auction_cards", "auction_total", "auction_color", "max_bid", "districts_owned",
+              "projected_score", "is_first_player", "is_actor", "high_bidder")  # first axis: seats (owners)
+_SEAT_COLUMNS = ("plot_owner", "district_skyscrapers", "district_score", "build_value")  # last axis: seats
+_OWN_ROWS = {"is_my_decision": None, "allowed_colors": _ALLOWED, "district_lead": _LEAD,
+             "district_deficit": _DEFICIT, "bid_power": _BID_POWER}  # the observer's own row only
+_PLOTS = (_O["plot_shops"], _O["district_closed"])  # plot_shops, plot_owner, plot_height
+_ROUTE = (_O["commissioner_at"], _O["row"])  # commissioner_at, markers
+_ROW = (_O["row"], _O["box"] + NUM_SHOP_TYPES)  # row, row_active, box
+_AUCTION = (_O["auction_location"], _O["winning_bid"] + NUM_KINDS)  # the auction views, contiguous
+_DERIVED_PLOTS = (_O["plot_value"], _O["central_park_value"])  # plot_value .. districts_owned
+
+
+def _seat_index(n, seat):
+    """Indices into the state vector that give ``seat``'s observation (relative seats, padding)."""
+    index = np.arange(OBS_SIZE, dtype=np.intp)
+    slot_seat = [(seat + i) % n if i < n else -1 for i in range(MAX_SEATS)] + [ALEA_SLOT]
+
+    def remap(name, axis_first):
+        lo, hi = _OFFSETS[name]
+        shape = _SHAPES[name]
+        block = index[lo:hi].reshape(shape)
+        source = np.arange(lo, hi).reshape(shape)
+        for slot in range(shape[0] if axis_first else shape[-1]):
+            target = block[slot, ...] if axis_first else block[..., slot]
+            absolute = slot_seat[slot]
+            if absolute < 0:
+                target[...] = _ZERO
+            else:
+                target[...] = source[absolute] if axis_first else source[..., absolute]
+
+    for name in _SEAT_ROWS:
+        remap(name, True)
+    for name in _SEAT_COLUMNS:
+        remap(name, False)
+    index[_O["is_my_decision"]] = _O["is_actor"] + seat
+    index[_O["known_cards"]:_O["known_cards"] + NUM_KINDS] = np.arange(NUM_KINDS) + _HANDS + seat * NUM_KINDS
+    index[_O["max_bid"]:_O["max_bid"] + NUM_COLORS] = np.arange(NUM_COLORS) + _EXACT_MAX_BID + seat * NUM_COLORS
+    for name, area in _OWN_ROWS.items():
+        if area is not None:
+            lo, hi = _OFFSETS[name]
+            index[lo:hi] = np.arange(hi - lo) + area + seat * (hi - lo)
+    return index
+
+
+def _zeros(count):
+    return array.array("f", bytes(4 * count))
+
+
+_ZEROS_PLOTS = _zeros(_PLOTS[1] - _PLOTS[0])
+_ZEROS_ROUTE = _zeros(_ROUTE[1] - _ROUTE[0])
+_ZEROS_ROW = _zeros(_ROW[1] - _ROW[0])
+_ZEROS_DERIVED_PLOTS = _zeros(_DERIVED_PLOTS[1] - _DERIVED_PLOTS[0])
+_ZEROS_PILES = _zeros(_O["pile_known_below"] + NUM_COLORS * 3 - _O["pile_size"])
+_ZEROS_AUCTION = _zeros(_AUCTION[1] - _AUCTION[0])
+_ZEROS_ALLOWED = _zeros(MAX_SEATS * NUM_COLORS)
+
 
 class Observer:
-    """Writes observations for one game configuration; reuse it across resets.
+    """Builds the observations of one game configuration in layout ``version``; reuse it across games.
 
-    Speed: values are written one by one into an ``array.array`` (far cheaper
-    per element than numpy item assignment) that a numpy array views; the board
-    part is cached until the game's ``board_token`` changes (the plot owners, relative to
-    the seat, are written afresh each time).
+    ``builds`` counts the observations built (tests use it to prove laziness).
     """
 
-    def __init__(self, config):
+    def __init__(self, config, version=LATEST):
+        if version not in LAYOUTS:
+            raise ValueError(f"observation layout must be one of {sorted(LAYOUTS)}, got {version!r}")
         self.config = config
-        self._array = array.array("f", bytes(4 * OBS_SIZE))
-        self.buffer = np.frombuffer(self._array, dtype=np.float32)
-        self._static = None
-        self._board = None  # (board_token, board segment without owners, owned plots)
-        self.builds = 0  # observations built so far (tests count them to prove laziness)
+        self.version = version
+        self.size = OBS_SIZES[version]
+        self.builds = 0
+        self._derived = version >= 1
+        n = self.n = config.num_players
+        self._index = [_seat_index(n, seat)[:self.size] for seat in range(n)]
+        self._state = _zeros(_STATE_SIZE)
+        self._write_static()
+        self._forget()
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        del state["buffer"]  # a view of _array: rebuilt on unpickling, or it would be a detached copy
+        del state["_vector"]  # a view of _state: rebuilt on unpickling, or it would be a detached copy
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self.buffer = np.frombuffer(self._array, dtype=np.float32)
+        self._forget()  # what was cached belongs to games of another process: rebuild on first use
 
-    def _static_part(self, game):
+    def _forget(self):
+        """Drop every record of what was written: the next observation rewrites all sections."""
+        self._vector = np.frombuffer(self._state, dtype=np.float32)
+        self._board_token = None
+        self._plots_seen = self._row_seen = self._box_seen = None
+        self._district_totals = [0] * self.n
+        self._cp_value = 1
+        self._dec_ones = []
+        self._cards_seen = None
+        self._scalars_seen = None
+        self._hands_seen = [None] * self.n
+        self._known_seen = [None] * self.n
+        self._auction_clear = False
+
+    def _write_static(self):
         """The parts fixed by the configuration."""
-        static = np.zeros(OBS_SIZE, dtype=np.float32)
-        v = views(static)
-        v["num_players"][game.n - 2] = 1
-        v["six_plot_board"][0] = self.config.board == 6
-        for plot, c in enumerate(game.plot_color):
-            v["plot_exists"][plot] = c != -2
+        a = self._state
+        n = self.n
+        a[_O["num_players"] + n - 2] = 1
+        a[_O["six_plot_board"]] = self.config.board == 6
+        for plot, c in enumerate(parse_layout(self.config.layout, self.config.board)):
+            a[_O["plot_exists"] + plot] = c != -2
             if c >= 0:
-                v["plot_color"][plot, c] = 1
-        v["player_present"][: game.n] = 1
-        v["alea"][0] = game.has_alea
-        return static
+                a[_O["plot_color"] + plot * NUM_COLORS + c] = 1
+        for q in range(n):
+            a[_O["player_present"] + q] = 1
+        a[_O["alea"]] = n == 2
 
-    def _write_board(self, a, g):
-        """Plots, districts, commissioners, markers, row and box: they change rarely.
+    def observe(self, game, seat, out=None):
+        """The observation of ``seat`` as a new array (or written into ``out``)."""
+        self.builds += 1
+        g = game
+        self._write_decision(g)
+        if g.board_token != self._board_token:
+            self._write_board(g)
+        self._write_cards(g)
+        self._write_players(g)
+        if g.auc_loc >= 0 or not self._auction_clear:
+            self._write_auction(g)
+        if out is None:
+            return self._vector.take(self._index[seat])
+        return self._vector.take(self._index[seat], out=out)
 
-        Everything but the plot owners, which depend on the seat; returns ``(offset, owner id)``
-        for each owned plot."""
-        sh, ow, ht = _O["plot_shops"], _O["plot_owner"], _O["plot_height"]
+    # ---- sections of the state vector ------------------------------------------------
+
+    def _write_decision(self, g):
+        """What changes at nearly every decision: the decision, the actor, the turn's progress."""
+        a = self._state
+        for offset in self._dec_ones:
+            a[offset] = 0
+        ones = []
+        if g.decision < NUM_DECISIONS:
+            ones.append(_O["decision"] + g.decision)
+        if g.turn_action >= 0:
+            ones.append(_O["turn_action"] + g.turn_action)
+        if g.first_draw >= 0:
+            ones.append(_O["first_draw"] + g.first_draw)
+        if g.pending_tile >= 0:
+            ones.append(_O["pending_tile"] + g.pending_tile)
+        if g.final_move:
+            ones.append(_O["final_move"])
+        if g.actor >= 0:
+            ones.append(_O["is_actor"] + g.actor)
+        ones.append(_O["is_first_player"] + g.first_player)
+        for offset in ones:
+            a[offset] = 1
+        self._dec_ones = ones
+        p = _O["progress"]
+        a[p] = g.turn / g.config.max_turns
+        a[p + 1] = g.stops / 2
+        a[p + 2] = g.shops_placed / 12
+        a[_O["alea"] + 1] = g.alea_supply / 18
+
+    def _write_board(self, g):
+        """Plots, districts, commissioners, markers, row and box (and the derived board views).
+
+        Called when the game's ``board_token`` changed; of its parts only those that changed
+        are rewritten (a commissioner move, the most frequent, touches no plot)."""
+        self._board_token = g.board_token
+        a = self._state
+        lo, hi = _ROUTE
+        a[lo:hi] = _ZEROS_ROUTE
+        ca, mk = _O["commissioner_at"], _O["markers"]
+        a[ca + g.comm_pos[0]] = 1
+        a[ca + NUM_LOCATIONS + g.comm_pos[1]] = 1
+        for c in (0, 1):
+            markers = g.markers[c]
+            for d in range(NUM_DISTRICTS):
+                if markers[d]:
+                    a[mk + c * NUM_DISTRICTS + d] = 1
+        seen = self._plots_seen
+        if (seen is None or seen[0] != g.plot_height or seen[1] != g.plot_owner or seen[2] != g.plot_shops
+                or seen[3] != g.closed):
+            self._plots_seen = (g.plot_height[:], g.plot_owner[:], [shops[:] for shops in g.plot_shops],
+                                g.closed[:])
+            self._write_plots(g)
+        if self._row_seen != g.row or self._box_seen != g.box:
+            self._row_seen, self._box_seen = g.row[:], g.box[:]
+            self._write_row(g)
+
+    def _write_plots(self, g):
+        a = self._state
+        lo, hi = _PLOTS
+        a[lo:hi] = _ZEROS_PLOTS
+        ow, ht, sh = _O["plot_owner"], _O["plot_height"], _O["plot_shops"]
         height, owner = g.plot_height, g.plot_owner
-        owners = []
         for plot, shops in enumerate(g.plot_shops):
             for t in shops:
                 a[sh + plot * 4 + t] += 1
             if height[plot]:
-                owners.append((ow + plot * OWNERS, owner[plot]))
+                a[ow + plot * OWNERS + owner[plot]] = 1
                 a[ht + plot] = height[plot]
-        closed, mk = _O["district_closed"], _O["markers"]
+        closed = _O["district_closed"]
         for d in range(NUM_DISTRICTS):
-            if g.closed[d]:
-                a[closed + d] = 1
-            if g.markers[0][d]:
-                a[mk + d] = 1
-            if g.markers[1][d]:
-                a[mk + NUM_DISTRICTS + d] = 1
-        ca = _O["commissioner_at"]
-        a[ca + g.comm_pos[0]] = 1
-        a[ca + NUM_LOCATIONS + g.comm_pos[1]] = 1
+            a[closed + d] = 1 if g.closed[d] else 0
+        if self._derived:
+            self._write_derived_plots(g)
+
+    def _write_row(self, g):
+        a = self._state
+        lo, hi = _ROW
+        a[lo:hi] = _ZEROS_ROW
         row = _O["row"]
         for s, t in enumerate(g.row):
             if t >= 0:
@@ -176,48 +375,67 @@ class Observer:
         box = _O["box"]
         for t in g.box:
             a[box + t] += 1
-        return owners
+        if self._derived:
+            self._cp_value = expected_central_park_value(g.box)
+            a[_O["central_park_value"]] = self._cp_value / MAX_PLOT_VALUE
+            self._write_projected(g)
 
-    def observe(self, game, seat, out=None):
-        """The observation of ``seat`` as a new array (or written into ``out``)."""
-        g = game
-        self.builds += 1
-        if self._static is None:
-            self._static = self._static_part(g)
-        a = self._array
-        buf = self.buffer
-        buf[:] = self._static
+    def _write_derived_plots(self, g):
+        a = self._state
         n = g.n
-        rel = [(q - seat) % n for q in range(n)] + [0] * (MAX_SEATS - n) + [OWNERS - 1]  # by owner id; Alea = 4
-        cached = self._board
-        if cached is not None and cached[0] == g.board_token:
-            buf[_BOARD] = cached[1]
-            owners = cached[2]
-        else:
-            owners = self._write_board(a, g)
-            self._board = (g.board_token, buf[_BOARD].copy(), owners)
-        for offset, owner in owners:
-            a[offset + rel[owner]] = 1
-        O = _O
+        lo, hi = _DERIVED_PLOTS
+        a[lo:hi] = _ZEROS_DERIVED_PLOTS
+        pv, pp, ds, sk = _O["plot_value"], _O["plot_points"], _O["district_score"], _O["district_skyscrapers"]
+        values = [0] * NUM_PLOTS
+        for plot, c in enumerate(g.plot_color):
+            if c >= 0:
+                values[plot] = value = scoring.plot_value(g, plot)
+                a[pv + plot] = value / MAX_PLOT_VALUE
+                if g.plot_height[plot]:
+                    a[pp + plot] = value * g.plot_height[plot] / 50
+                    a[sk + (plot // PLOTS_PER_DISTRICT) * OWNERS + g.plot_owner[plot]] += g.plot_height[plot]
+        bv, lead, deficit = _O["build_value"], _LEAD, _DEFICIT
+        district_totals = [0] * n
+        for d in range(NUM_DISTRICTS):
+            scores = scoring.district_scores(g, d)
+            ranked = sorted(scores, reverse=True)
+            for q in range(n):
+                mine = scores[q]
+                a[ds + d * MAX_SEATS + q] = mine / 50
+                best_other = ranked[1] if mine == ranked[0] else ranked[0]
+                a[lead + q * NUM_DISTRICTS + d] = (mine - best_other) / 50 if mine > best_other else 0
+                a[deficit + q * NUM_DISTRICTS + d] = (best_other - mine) / 50 if best_other > mine else 0
+                if not g.closed[d]:
+                    district_totals[q] += mine
+                    own = g.owned[q][d]
+                    if own >= 0:
+                        best = values[own]
+                    else:
+                        colors = auction.allowed_colors(g, q, d)
+                        best = max((values[g.color_plot[d][c]] for c in range(NUM_COLORS) if colors >> c & 1),
+                                   default=0)
+                    a[bv + d * MAX_SEATS + q] = best / MAX_PLOT_VALUE
+        for q in range(n):
+            a[_O["districts_owned"] + q] = sum(1 for plot in g.owned[q] if plot >= 0) / NUM_DISTRICTS
+        self._district_totals = district_totals
+        self._write_projected(g)
 
-        if g.decision < NUM_DECISIONS:
-            a[O["decision"] + g.decision] = 1
-        if g.actor == seat:
-            a[O["is_my_decision"]] = 1
-        if g.turn_action >= 0:
-            a[O["turn_action"] + g.turn_action] = 1
-        if g.first_draw >= 0:
-            a[O["first_draw"] + g.first_draw] = 1
-        if g.pending_tile >= 0:
-            a[O["pending_tile"] + g.pending_tile] = 1
-        if g.final_move:
-            a[O["final_move"]] = 1
-        p = O["progress"]
-        a[p] = g.turn / g.config.max_turns
-        a[p + 1] = g.stops / 2
-        a[p + 2] = g.shops_placed / 12
+    def _write_projected(self, g):
+        a, ps = self._state, _O["projected_score"]
+        for q in range(g.n):
+            a[ps + q] = (g.scores[q] + self._district_totals[q] + self._cp_value * g.cp_skyscrapers[q]) / 50
 
-        size, top, below = O["pile_size"], O["pile_top"], O["pile_known_below"]
+    def _write_cards(self, g):
+        """Colored piles and the black pile, when they changed."""
+        seen = self._cards_seen
+        if (seen is not None and seen[0] == g.piles and seen[1] == g.pile_known and seen[2] == len(g.black)
+                and seen[3] == g.black_faceup and seen[4] == g.black_seen):
+            return
+        self._cards_seen = ([pile[:] for pile in g.piles], g.pile_known[:], len(g.black), g.black_faceup,
+                            g.black_seen[:])
+        a = self._state
+        size, top, below = _O["pile_size"], _O["pile_top"], _O["pile_known_below"]
+        a[size:below + NUM_COLORS * 3] = _ZEROS_PILES
         for c in range(NUM_COLORS):
             pile = g.piles[c]
             if pile:
@@ -225,84 +443,136 @@ class Observer:
                 a[top + c * 3 + pile[-1]] = 1
                 for value in pile[: min(g.pile_known[c], len(pile) - 1)]:
                     a[below + c * 3 + value] += 1
-        bp, bs = O["black_pile"], O["black_seen"]
+        bp, bs = _O["black_pile"], _O["black_seen"]
         a[bp] = len(g.black) / 50
         a[bp + 1] = g.black_faceup / 50
         a[bs], a[bs + 1], a[bs + 2] = g.black_seen
 
-        sc, rs, su, cp = O["score"], O["reserve"], O["supply"], O["central_park"]
-        hs, hc, kc = O["hand_size"], O["hand_colors"], O["known_cards"]
-        for i in range(n):
-            q = (seat + i) % n
-            a[sc + i] = g.scores[q] / 50
-            a[rs + i] = g.reserve[q] / 18
-            a[su + i] = g.supply[q] / 18
-            a[cp + i] = g.cp_skyscrapers[q]
-            hand = g.hands[q]
-            a[hs + i] = sum(hand)
-            b = hc + i * 6
-            a[b] = hand[0] + hand[1] + hand[2]
-            a[b + 1] = hand[3] + hand[4] + hand[5]
-            a[b + 2] = hand[6] + hand[7] + hand[8]
-            a[b + 3] = hand[9] + hand[10] + hand[11]
-            a[b + 4] = hand[12] + hand[13] + hand[14]
-            a[b + 5] = hand[15] + hand[16] + hand[17]
-            cards = hand if i == 0 else g.known[q]
-            b = kc + i * NUM_KINDS
-            for k in range(NUM_KINDS):
-                if cards[k]:
-                    a[b + k] = cards[k]
-        a[O["is_first_player"] + rel[g.first_player]] = 1
-        if g.actor >= 0:
-            a[O["is_actor"] + rel[g.actor]] = 1
-        a[O["alea"] + 1] = g.alea_supply / 18
-
-        loc = g.auc_loc
-        if loc >= 0:
-            self._write_auction(a, g, seat, rel)
-        if out is None:
-            return buf.copy()
-        out[:] = buf
-        return out
-
-    def _write_auction(self, a, g, seat, rel):
-        O = _O
-        a[O["auction_location"] + g.auc_loc] = 1
-        for q in g.auc_queue:
-            a[O["auction_queue"] + q] = 1
-        if g.auc_full:
-            a[O["auction_full"]] = 1
-        ap, ac, at, acol = O["auction_passed"], O["auction_cards"], O["auction_total"], O["auction_color"]
+    def _write_players(self, g):
+        """Scores, skyscraper stocks and hands, each seat's rows when they changed."""
+        a = self._state
         n = g.n
-        for i in range(n):
-            q = (seat + i) % n
-            if g.auc_passed[q]:
-                a[ap + i] = 1
-            if g.auc_total[q]:
-                a[at + i] = g.auc_total[q] / 50
-                cards = g.auc_cards[q]
-                b = ac + i * NUM_KINDS
-                for k in range(NUM_KINDS):
-                    if cards[k]:
-                        a[b + k] = cards[k]
-            if g.auc_color[q] >= 0:
-                a[acol + i * NUM_COLORS + g.auc_color[q]] = 1
-        a[O["high_bid"]] = g.auc_high / 50
-        if g.auc_high_bidder >= 0:
-            a[O["high_bidder"] + rel[g.auc_high_bidder]] = 1
-        if g.has_alea:
-            a[O["alea_bid"] + g.auc_alea_state] = 1
-            a[O["alea_bid"] + 3] = sum(4 + x for x in g.auc_alea_cards) / 50
-            for x in g.auc_alea_cards:
-                a[O["alea_cards"] + x] += 1
-        cp = g.auc_cp_color
-        allowed = g.auc_allowed[seat] if cp < 0 else 1 << cp
-        if cp >= 0:
-            a[O["central_park_color"] + cp] = 1
+        seen = self._scalars_seen
+        if (seen is None or seen[0] != g.scores or seen[1] != g.reserve or seen[2] != g.supply
+                or seen[3] != g.cp_skyscrapers):
+            self._scalars_seen = (g.scores[:], g.reserve[:], g.supply[:], g.cp_skyscrapers[:])
+            sc, rs, su, cp = _O["score"], _O["reserve"], _O["supply"], _O["central_park"]
+            for q in range(n):
+                a[sc + q] = g.scores[q] / 50
+                a[rs + q] = g.reserve[q] / 18
+                a[su + q] = g.supply[q] / 18
+                a[cp + q] = g.cp_skyscrapers[q]
+            if self._derived:
+                self._write_projected(g)
+        hands_seen, known_seen = self._hands_seen, self._known_seen
+        for q in range(n):
+            hand, known = g.hands[q], g.known[q]
+            if hand == hands_seen[q] and known == known_seen[q]:
+                continue
+            hands_seen[q], known_seen[q] = hand[:], known[:]
+            a[_HANDS + q * NUM_KINDS:_HANDS + (q + 1) * NUM_KINDS] = array.array("f", hand)
+            kc = _O["known_cards"] + q * NUM_KINDS
+            a[kc:kc + NUM_KINDS] = array.array("f", known)
+            colors = [hand[k] + hand[k + 1] + hand[k + 2] for k in range(0, NUM_KINDS, 3)]
+            hc = _O["hand_colors"] + q * (BLACK + 1)
+            a[hc:hc + BLACK + 1] = array.array("f", colors)
+            a[_O["hand_size"] + q] = sum(colors)
+            if self._derived:
+                self._write_bid_rows(q, hand, known, colors)
+
+    def _write_bid_rows(self, q, hand, known, colors):
+        """bid_power and max_bid of seat ``q``: exact from its hand, public from its known cards and counts."""
+        a = self._state
+        power = bid_power(hand)
+        a[_BID_POWER + q * 15:_BID_POWER + (q + 1) * 15] = array.array("f", [x / 50 for x in power])
+        exact = [power[c * 3] for c in range(NUM_COLORS)]
+        a[_EXACT_MAX_BID + q * NUM_COLORS:_EXACT_MAX_BID + (q + 1) * NUM_COLORS] = array.array(
+            "f", [x / 50 for x in exact])
+        black = sum(KIND_VALUE[k] * known[k] for k in range(BLACK * 3, NUM_KINDS)) + 6 * (
+            colors[BLACK] - known[BLACK * 3] - known[BLACK * 3 + 1] - known[BLACK * 3 + 2])
+        mb = _O["max_bid"] + q * NUM_COLORS
         for c in range(NUM_COLORS):
-            if allowed >> c & 1:
-                a[O["allowed_colors"] + c] = 1
+            k = c * 3
+            if colors[c]:
+                unknown = colors[c] - known[k] - known[k + 1] - known[k + 2]
+                a[mb + c] = (4 * known[k] + 5 * known[k + 1] + 6 * known[k + 2] + 6 * unknown + black) / 50
+            else:
+                a[mb + c] = 0
+
+    def _write_auction(self, g):
+        """The auction on the table (all zero when there is none)."""
+        a = self._state
+        lo, hi = _AUCTION
+        a[lo:hi] = _ZEROS_AUCTION
+        a[_ALLOWED:_ALLOWED + MAX_SEATS * NUM_COLORS] = _ZEROS_ALLOWED
+        n = g.n
+        if g.auc_loc < 0:
+            self._auction_clear = True
+            return
+        self._auction_clear = False
+        a[_O["auction_location"] + g.auc_loc] = 1
+        for q in g.auc_queue:
+            a[_O["auction_queue"] + q] = 1
+        if g.auc_full:
+            a[_O["auction_full"]] = 1
+        ap, ac, at, acol = _O["auction_passed"], _O["auction_cards"], _O["auction_total"], _O["auction_color"]
+        cp = g.auc_cp_color
+        for q in range(n):
+            if g.auc_passed[q]:
+                a[ap + q] = 1
+            if g.auc_total[q]:
+                a[at + q] = g.auc_total[q] / 50
+                a[ac + q * NUM_KINDS:ac + (q + 1) * NUM_KINDS] = array.array("f", g.auc_cards[q])
+            if g.auc_color[q] >= 0:
+                a[acol + q * NUM_COLORS + g.auc_color[q]] = 1
+            allowed = g.auc_allowed[q] if cp < 0 else 1 << cp
+            for c in range(NUM_COLORS):
+                if allowed >> c & 1:
+                    a[_ALLOWED + q * NUM_COLORS + c] = 1
+        a[_O["high_bid"]] = g.auc_high / 50
+        if g.auc_high_bidder >= 0:
+            a[_O["high_bidder"] + g.auc_high_bidder] = 1
+        if g.has_alea:
+            a[_O["alea_bid"] + g.auc_alea_state] = 1
+            a[_O["alea_bid"] + 3] = sum(4 + x for x in g.auc_alea_cards) / 50
+            for x in g.auc_alea_cards:
+                a[_O["alea_cards"] + x] += 1
+        if cp >= 0:
+            a[_O["central_park_color"] + cp] = 1
         if g.auc_winner >= 0:
-            b = O["winning_bid"]
-            for k in range(NUM_KINDS):
-                a[b + k] = g.auc_last_bid[k]
+            b = _O["winning_bid"]
+            a[b:b + NUM_KINDS] = array.array("f", g.auc_last_bid)
+
+
+def bid_power(hand):
+    """Per color, then per build count 1/2/3: the largest bid total ``hand`` allows (R1, R21).
+
+    A bid of color c is cards of color c and black cards, opened with a card of color c;
+    building b skyscrapers needs every card's building limit to be at least b (a "4"
+    builds 3, a "5" 2, a "6" 1). 0 where no opening card of that limit exists. A flat
+    list, color-major (color * 3 + b - 1).
+    """
+    k = BLACK * 3
+    black3 = 4 * hand[k]
+    black2 = black3 + 5 * hand[k + 1]
+    black1 = black2 + 6 * hand[k + 2]
+    power = []
+    for k in range(0, BLACK * 3, 3):
+        fours, fives, sixes = hand[k], hand[k + 1], hand[k + 2]
+        power.append(4 * fours + 5 * fives + 6 * sixes + black1 if fours or fives or sixes else 0)
+        power.append(4 * fours + 5 * fives + black2 if fours or fives else 0)
+        power.append(4 * fours + black3 if fours else 0)
+    return power
+
+
+_CP_VALUES = {}
+
+
+def expected_central_park_value(box):
+    """Expected VP of one Central Park skyscraper with ``box`` drawn from at the end (R27: up to 3 tiles)."""
+    key = tuple(sorted(box))
+    value = _CP_VALUES.get(key)
+    if value is None:
+        draws = list(combinations(key, min(3, len(key))))
+        value = _CP_VALUES[key] = sum(scoring.central_park_value(d) for d in draws) / len(draws)
+    return value

@@ -5,7 +5,7 @@ import pytest
 
 from fifthave_env.engine import ALEA, Game, GameConfig
 from fifthave_env.engine.cards import NUM_KINDS
-from fifthave_env.observation import OBS_SIZE, VIEWS, Observer, views
+from fifthave_env.observation import LAYOUTS, OBS_SIZE, OBS_SIZES, VIEWS, VIEWS_V0, Observer, views
 
 CONFIGS = [(n, b) for n in (2, 3, 4) for b in (5, 6)]
 
@@ -90,7 +90,22 @@ def test_views_cover_the_vector_exactly_and_name_every_feature():
     assert len({name for name, _, _ in VIEWS}) == len(VIEWS)
     assert all(meaning for _, _, meaning in VIEWS)
     v = views(np.arange(OBS_SIZE, dtype=np.float32))
-    assert v["decision"][0] == 0 and v["winning_bid"][-1] == OBS_SIZE - 1
+    assert v["decision"][0] == 0 and v[VIEWS[-1][0]].flat[-1] == OBS_SIZE - 1
+
+
+def test_layout_1_extends_layout_0_view_for_view():
+    assert VIEWS == LAYOUTS[1] and LAYOUTS[1][:len(VIEWS_V0)] == VIEWS_V0 == LAYOUTS[0]
+    assert OBS_SIZES[0] == 1176 and OBS_SIZES[1] == OBS_SIZE
+    v0 = views(np.arange(OBS_SIZES[0], dtype=np.float32))
+    assert list(v0) == [name for name, _, _ in VIEWS_V0] and v0["winning_bid"][-1] == OBS_SIZES[0] - 1
+    game = random_positions(3, 6, seed=4, count=5)[-1]
+    for seat in range(3):
+        assert np.array_equal(Observer(game.config, version=1).observe(game, seat)[:OBS_SIZES[0]],
+                              Observer(game.config, version=0).observe(game, seat))
+    with pytest.raises(ValueError, match="1176 or"):
+        views(np.zeros(1000, dtype=np.float32))
+    with pytest.raises(ValueError, match="layout"):
+        Observer(game.config, version=2)
 
 
 def test_observation_is_relative_to_the_seat():
