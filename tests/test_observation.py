@@ -59,6 +59,7 @@ def hide_differently(game, seat, rng):
 
 @pytest.mark.parametrize("num_players,board", CONFIGS)
 def test_hidden_information_never_changes_an_observation(num_players, board):
+    """Every view of the latest layout, the derived ones included (a max_bid from true hands would fail here)."""
     rng = np.random.default_rng(0)
     changed_something = 0
     for game in random_positions(num_players, board, seed=num_players * 10 + board, count=18):
