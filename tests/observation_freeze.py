@@ -1,14 +1,17 @@
 """Frozen observations: hashes of the observation of many random positions, to check a rewritten builder.
 
-``python tests/observation_freeze.py`` records them into ``tests/data/observations_v0.npz``
-with the builder of the day; ``tests/test_observation_frozen.py`` replays the same
-positions and compares. The positions come from seeded random legal play in every
+``python tests/observation_freeze.py LAYOUT`` records them into
+``tests/data/observations_v{LAYOUT}.npz`` with the builder of the day;
+``tests/test_observation_frozen.py`` replays the same positions and compares. Layout 0
+was recorded with the first, simple builder (before the incremental one); layout 1
+(every view, the derived ones too) with the builder whose derived views
+``tests/test_derived_views.py`` checks against their definitions. The positions come from seeded random legal play in every
 configuration (2/3/4 players, both boards, a fixed and a random starting seat, one short
 ``max_turns`` so truncation is covered). At every decision a seeded random subset of the
 seats is observed, in random order, through one long-lived ``Observer`` per game, so the
 builder's caches are exercised the way an environment uses them (a seat not observed
-for a while must still come out right). Only the first ``V0_SIZE`` floats are hashed:
-the views of ``fifth_avenue_v0``, which later layouts keep as their prefix.
+for a while must still come out right). A layout's fixture hashes the first
+``OBS_SIZES[layout]`` floats (later layouts keep earlier ones as their prefix).
 """
 
 import hashlib
@@ -21,8 +24,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from fifthave_env.engine import Game, GameConfig  # noqa: E402
 
-FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "observations_v0.npz")
-V0_SIZE = 1176
+SIZES = {0: 1176, 1: 1409}  # frozen here on purpose: observation.OBS_SIZES must keep them
+
+
+def fixture(layout):
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", f"observations_v{layout}.npz")
+
 # (num_players, board, random_start, max_turns, game seeds)
 SCENARIOS = [
     (n, board, random_start, max_turns, seeds)
@@ -32,9 +39,9 @@ SCENARIOS = [
 ]
 
 
-def digest(vector):
-    """32 bits of a hash of the v0 part of an observation (platform independent: float32 little-endian)."""
-    data = np.ascontiguousarray(vector[:V0_SIZE], dtype="<f4").tobytes()
+def digest(vector, layout):
+    """32 bits of a hash of the ``layout`` part of an observation (platform independent: float32 little-endian)."""
+    data = np.ascontiguousarray(vector[:SIZES[layout]], dtype="<f4").tobytes()
     return int.from_bytes(hashlib.blake2b(data, digest_size=4).digest(), "little")
 
 
@@ -56,16 +63,19 @@ def replay(make_observer, scenario):
             game.apply(legal[rng.integers(len(legal))])
 
 
-def record(make_observer):
+def record(make_observer, layout):
     """Per scenario, the uint32 digests of every observation of ``replay``."""
-    return {f"s{i}": np.array([digest(obs) for _, _, obs in replay(make_observer, scenario)], dtype=np.uint32)
+    return {f"s{i}": np.array([digest(obs, layout) for _, _, obs in replay(make_observer, scenario)],
+                              dtype=np.uint32)
             for i, scenario in enumerate(SCENARIOS)}
 
 
 if __name__ == "__main__":
     from fifthave_env.observation import Observer
 
-    hashes = record(Observer)
-    os.makedirs(os.path.dirname(FIXTURE), exist_ok=True)
-    np.savez_compressed(FIXTURE, **hashes)
-    print(f"{sum(len(h) for h in hashes.values())} observations of {len(SCENARIOS)} scenarios -> {FIXTURE}")
+    layout = int(sys.argv[1])
+    hashes = record(lambda config: Observer(config, version=layout), layout)
+    path = fixture(layout)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    np.savez_compressed(path, **hashes)
+    print(f"{sum(len(h) for h in hashes.values())} observations of {len(SCENARIOS)} scenarios -> {path}")
