@@ -165,6 +165,7 @@ _PLOTS = (_O["plot_shops"], _O["district_closed"])  # plot_shops, plot_owner, pl
 _ROUTE = (_O["commissioner_at"], _O["row"])  # commissioner_at, markers
 _ROW = (_O["row"], _O["box"] + NUM_SHOP_TYPES)  # row, row_active, box
 _AUCTION = (_O["auction_location"], _O["winning_bid"] + NUM_KINDS)  # the auction views, contiguous
+_AUCTION_TAIL = (_O["high_bid"], _O["allowed_colors"])  # high_bid .. alea_cards
 _DERIVED_PLOTS = (_O["plot_value"], _O["central_park_value"])  # plot_value .. districts_owned
 
 
@@ -210,6 +211,7 @@ _ZEROS_ROW = _zeros(_ROW[1] - _ROW[0])
 _ZEROS_DERIVED_PLOTS = _zeros(_DERIVED_PLOTS[1] - _DERIVED_PLOTS[0])
 _ZEROS_PILES = _zeros(_O["pile_known_below"] + NUM_COLORS * 3 - _O["pile_size"])
 _ZEROS_AUCTION = _zeros(_AUCTION[1] - _AUCTION[0])
+_ZEROS_AUCTION_TAIL = _zeros(_AUCTION_TAIL[1] - _AUCTION_TAIL[0])
 _ZEROS_ALLOWED = _zeros(MAX_SEATS * NUM_COLORS)
 
 
@@ -254,7 +256,9 @@ class Observer:
         self._scalars_seen = None
         self._hands_seen = [None] * self.n
         self._known_seen = [None] * self.n
-        self._auction_clear = False
+        self._own_bids_stale = [True] * self.n
+        self._public_bids_stale = [True] * self.n
+        self._auction_seen = False  # None: no auction written; else what was, to find what changed
 
     def _write_static(self):
         """The parts fixed by the configuration."""
@@ -278,12 +282,13 @@ class Observer:
         if g.board_token != self._board_token:
             self._write_board(g)
         self._write_cards(g)
-        self._write_players(g)
-        if g.auc_loc >= 0 or not self._auction_clear:
+        self._write_players(g, seat)
+        if g.auc_loc >= 0 or self._auction_seen is not None:
             self._write_auction(g)
+        # mode="clip" skips the bounds check ("raise" mode's); the tables hold valid indices only
         if out is None:
-            return self._vector.take(self._index[seat])
-        return self._vector.take(self._index[seat], out=out)
+            return self._vector.take(self._index[seat], mode="clip")
+        return self._vector.take(self._index[seat], out=out, mode="clip")
 
     # ---- sections of the state vector ------------------------------------------------
 
@@ -385,38 +390,60 @@ class Observer:
         n = g.n
         lo, hi = _DERIVED_PLOTS
         a[lo:hi] = _ZEROS_DERIVED_PLOTS
-        pv, pp, ds, sk = _O["plot_value"], _O["plot_points"], _O["district_score"], _O["district_skyscrapers"]
-        values = [0] * NUM_PLOTS
+        pv, pp, sk = _O["plot_value"], _O["plot_points"], _O["district_skyscrapers"]
+        values = scoring.plot_values(g)
+        height, owner = g.plot_height, g.plot_owner
         for plot, c in enumerate(g.plot_color):
             if c >= 0:
-                values[plot] = value = scoring.plot_value(g, plot)
+                value = values[plot]
                 a[pv + plot] = value / MAX_PLOT_VALUE
-                if g.plot_height[plot]:
-                    a[pp + plot] = value * g.plot_height[plot] / 50
-                    a[sk + (plot // PLOTS_PER_DISTRICT) * OWNERS + g.plot_owner[plot]] += g.plot_height[plot]
-        bv, lead, deficit = _O["build_value"], _LEAD, _DEFICIT
+                if height[plot]:
+                    a[pp + plot] = value * height[plot] / 50
+                    a[sk + (plot // PLOTS_PER_DISTRICT) * OWNERS + owner[plot]] += height[plot]
+            else:
+                values[plot] = 0  # the colorless shop plot takes no skyscraper
+        district_score = [0.0] * (NUM_DISTRICTS * MAX_SEATS)
+        build_value = [0.0] * (NUM_DISTRICTS * MAX_SEATS)
+        lead = [[0.0] * NUM_DISTRICTS for _ in range(n)]
+        deficit = [[0.0] * NUM_DISTRICTS for _ in range(n)]
         district_totals = [0] * n
+        owned = g.owned
         for d in range(NUM_DISTRICTS):
-            scores = scoring.district_scores(g, d)
-            ranked = sorted(scores, reverse=True)
+            scores = scoring.district_scores(g, d, values)
+            top = max(scores)
+            if top:
+                ranked = sorted(scores, reverse=True)
+                for q in range(n):
+                    mine = scores[q]
+                    district_score[d * MAX_SEATS + q] = mine / 50
+                    best_other = ranked[1] if mine == top else top
+                    if mine > best_other:
+                        lead[q][d] = (mine - best_other) / 50
+                    elif best_other > mine:
+                        deficit[q][d] = (best_other - mine) / 50
+                    district_totals[q] += mine  # a closed district has no skyscrapers: top is 0
+            if g.closed[d]:
+                continue
+            newcomer_best = None  # a seat without a plot here may build where any other such seat may (R22)
             for q in range(n):
-                mine = scores[q]
-                a[ds + d * MAX_SEATS + q] = mine / 50
-                best_other = ranked[1] if mine == ranked[0] else ranked[0]
-                a[lead + q * NUM_DISTRICTS + d] = (mine - best_other) / 50 if mine > best_other else 0
-                a[deficit + q * NUM_DISTRICTS + d] = (best_other - mine) / 50 if best_other > mine else 0
-                if not g.closed[d]:
-                    district_totals[q] += mine
-                    own = g.owned[q][d]
-                    if own >= 0:
-                        best = values[own]
-                    else:
+                own = owned[q][d]
+                if own >= 0:
+                    best = values[own]
+                else:
+                    if newcomer_best is None:
                         colors = auction.allowed_colors(g, q, d)
-                        best = max((values[g.color_plot[d][c]] for c in range(NUM_COLORS) if colors >> c & 1),
-                                   default=0)
-                    a[bv + d * MAX_SEATS + q] = best / MAX_PLOT_VALUE
+                        plots = g.color_plot[d]
+                        newcomer_best = max([values[plots[c]] for c in range(NUM_COLORS) if colors >> c & 1],
+                                            default=0)
+                    best = newcomer_best
+                build_value[d * MAX_SEATS + q] = best / MAX_PLOT_VALUE
+        ds, bv = _O["district_score"], _O["build_value"]
+        a[ds:ds + NUM_DISTRICTS * MAX_SEATS] = array.array("f", district_score)
+        a[bv:bv + NUM_DISTRICTS * MAX_SEATS] = array.array("f", build_value)
         for q in range(n):
-            a[_O["districts_owned"] + q] = sum(1 for plot in g.owned[q] if plot >= 0) / NUM_DISTRICTS
+            a[_LEAD + q * NUM_DISTRICTS:_LEAD + (q + 1) * NUM_DISTRICTS] = array.array("f", lead[q])
+            a[_DEFICIT + q * NUM_DISTRICTS:_DEFICIT + (q + 1) * NUM_DISTRICTS] = array.array("f", deficit[q])
+            a[_O["districts_owned"] + q] = (NUM_DISTRICTS - owned[q].count(-1)) / NUM_DISTRICTS
         self._district_totals = district_totals
         self._write_projected(g)
 
@@ -448,7 +475,7 @@ class Observer:
         a[bp + 1] = g.black_faceup / 50
         a[bs], a[bs + 1], a[bs + 2] = g.black_seen
 
-    def _write_players(self, g):
+    def _write_players(self, g, seat):
         """Scores, skyscraper stocks and hands, each seat's rows when they changed."""
         a = self._state
         n = g.n
@@ -465,70 +492,109 @@ class Observer:
             if self._derived:
                 self._write_projected(g)
         hands_seen, known_seen = self._hands_seen, self._known_seen
+        hands, knowns = g.hands, g.known
         for q in range(n):
-            hand, known = g.hands[q], g.known[q]
-            if hand == hands_seen[q] and known == known_seen[q]:
-                continue
-            hands_seen[q], known_seen[q] = hand[:], known[:]
-            a[_HANDS + q * NUM_KINDS:_HANDS + (q + 1) * NUM_KINDS] = array.array("f", hand)
-            kc = _O["known_cards"] + q * NUM_KINDS
-            a[kc:kc + NUM_KINDS] = array.array("f", known)
-            colors = [hand[k] + hand[k + 1] + hand[k + 2] for k in range(0, NUM_KINDS, 3)]
-            hc = _O["hand_colors"] + q * (BLACK + 1)
-            a[hc:hc + BLACK + 1] = array.array("f", colors)
-            a[_O["hand_size"] + q] = sum(colors)
-            if self._derived:
-                self._write_bid_rows(q, hand, known, colors)
+            hand = hands[q]
+            if hand != hands_seen[q]:
+                hands_seen[q] = hand[:]
+                a[_HANDS + q * NUM_KINDS:_HANDS + (q + 1) * NUM_KINDS] = array.array("f", hand)
+                colors = [hand[0] + hand[1] + hand[2], hand[3] + hand[4] + hand[5], hand[6] + hand[7] + hand[8],
+                          hand[9] + hand[10] + hand[11], hand[12] + hand[13] + hand[14],
+                          hand[15] + hand[16] + hand[17]]
+                hc = _O["hand_colors"] + q * (BLACK + 1)
+                a[hc:hc + BLACK + 1] = array.array("f", colors)
+                a[_O["hand_size"] + q] = sum(colors)
+                self._own_bids_stale[q] = self._public_bids_stale[q] = True
+            known = knowns[q]
+            if known != known_seen[q]:
+                known_seen[q] = known[:]
+                kc = _O["known_cards"] + q * NUM_KINDS
+                a[kc:kc + NUM_KINDS] = array.array("f", known)
+                self._public_bids_stale[q] = True
+        if self._derived:  # each seat's own bid rows only it sees, the public ones only the others: when asked
+            if self._own_bids_stale[seat]:
+                self._write_own_bids(seat, hands[seat])
+            stale = self._public_bids_stale
+            for q in range(n):
+                if stale[q] and q != seat:
+                    self._write_public_bids(q, hands[q], knowns[q])
 
-    def _write_bid_rows(self, q, hand, known, colors):
-        """bid_power and max_bid of seat ``q``: exact from its hand, public from its known cards and counts."""
+    def _write_own_bids(self, q, hand):
+        """bid_power and max_bid (exact) of seat ``q``, from its hand."""
+        self._own_bids_stale[q] = False
         a = self._state
-        power = bid_power(hand)
-        a[_BID_POWER + q * 15:_BID_POWER + (q + 1) * 15] = array.array("f", [x / 50 for x in power])
-        exact = [power[c * 3] for c in range(NUM_COLORS)]
-        a[_EXACT_MAX_BID + q * NUM_COLORS:_EXACT_MAX_BID + (q + 1) * NUM_COLORS] = array.array(
-            "f", [x / 50 for x in exact])
-        black = sum(KIND_VALUE[k] * known[k] for k in range(BLACK * 3, NUM_KINDS)) + 6 * (
-            colors[BLACK] - known[BLACK * 3] - known[BLACK * 3 + 1] - known[BLACK * 3 + 2])
+        power = array.array("f", [x / 50 for x in bid_power(hand)])
+        a[_BID_POWER + q * 15:_BID_POWER + (q + 1) * 15] = power
+        a[_EXACT_MAX_BID + q * NUM_COLORS:_EXACT_MAX_BID + (q + 1) * NUM_COLORS] = power[::3]
+
+    def _write_public_bids(self, q, hand, known):
+        """max_bid of seat ``q`` as the others see it: known cards, 6 for each unknown card (R31 counts)."""
+        self._public_bids_stale[q] = False
+        a = self._state
+        k = BLACK * 3
+        black = 4 * known[k] + 5 * known[k + 1] + 6 * known[k + 2] + 6 * (
+            hand[k] + hand[k + 1] + hand[k + 2] - known[k] - known[k + 1] - known[k + 2])
         mb = _O["max_bid"] + q * NUM_COLORS
         for c in range(NUM_COLORS):
             k = c * 3
-            if colors[c]:
-                unknown = colors[c] - known[k] - known[k + 1] - known[k + 2]
+            count = hand[k] + hand[k + 1] + hand[k + 2]  # public: the color count (R31)
+            if count:
+                unknown = count - known[k] - known[k + 1] - known[k + 2]
                 a[mb + c] = (4 * known[k] + 5 * known[k + 1] + 6 * known[k + 2] + 6 * unknown + black) / 50
             else:
                 a[mb + c] = 0
 
     def _write_auction(self, g):
-        """The auction on the table (all zero when there is none)."""
+        """The auction on the table (all zero when there is none); of a running one, what changed."""
         a = self._state
-        lo, hi = _AUCTION
-        a[lo:hi] = _ZEROS_AUCTION
-        a[_ALLOWED:_ALLOWED + MAX_SEATS * NUM_COLORS] = _ZEROS_ALLOWED
-        n = g.n
         if g.auc_loc < 0:
-            self._auction_clear = True
+            lo, hi = _AUCTION
+            a[lo:hi] = _ZEROS_AUCTION
+            a[_ALLOWED:_ALLOWED + MAX_SEATS * NUM_COLORS] = _ZEROS_ALLOWED
+            self._auction_seen = None
             return
-        self._auction_clear = False
-        a[_O["auction_location"] + g.auc_loc] = 1
-        for q in g.auc_queue:
-            a[_O["auction_queue"] + q] = 1
-        if g.auc_full:
-            a[_O["auction_full"]] = 1
-        ap, ac, at, acol = _O["auction_passed"], _O["auction_cards"], _O["auction_total"], _O["auction_color"]
+        n = g.n
+        seen = self._auction_seen
         cp = g.auc_cp_color
+        if (not seen or seen[0] != g.auc_loc or seen[1] != g.auc_queue or seen[2] != g.auc_allowed
+                or seen[3] != cp or seen[4] != g.auc_full):
+            # a new auction (or the Central Park color fixed): everything is rewritten
+            seen = self._auction_seen = [g.auc_loc, g.auc_queue[:], g.auc_allowed[:], cp, g.auc_full,
+                                         [None] * n, [None] * n, [None] * n, [None] * n]
+            lo, hi = _AUCTION
+            a[lo:hi] = _ZEROS_AUCTION
+            a[_ALLOWED:_ALLOWED + MAX_SEATS * NUM_COLORS] = _ZEROS_ALLOWED
+            a[_O["auction_location"] + g.auc_loc] = 1
+            for loc in g.auc_queue:
+                a[_O["auction_queue"] + loc] = 1
+            if g.auc_full:
+                a[_O["auction_full"]] = 1
+            for q in range(n):
+                allowed = g.auc_allowed[q] if cp < 0 else 1 << cp
+                for c in range(NUM_COLORS):
+                    if allowed >> c & 1:
+                        a[_ALLOWED + q * NUM_COLORS + c] = 1
+            if cp >= 0:
+                a[_O["central_park_color"] + cp] = 1
+        passed, totals, colors, cards = seen[5:]
+        ap, ac, at, acol = _O["auction_passed"], _O["auction_cards"], _O["auction_total"], _O["auction_color"]
         for q in range(n):
-            if g.auc_passed[q]:
-                a[ap + q] = 1
-            if g.auc_total[q]:
-                a[at + q] = g.auc_total[q] / 50
-                a[ac + q * NUM_KINDS:ac + (q + 1) * NUM_KINDS] = array.array("f", g.auc_cards[q])
-            if g.auc_color[q] >= 0:
-                a[acol + q * NUM_COLORS + g.auc_color[q]] = 1
-            allowed = g.auc_allowed[q] if cp < 0 else 1 << cp
-            for c in range(NUM_COLORS):
-                if allowed >> c & 1:
-                    a[_ALLOWED + q * NUM_COLORS + c] = 1
+            if g.auc_passed[q] != passed[q]:
+                passed[q] = g.auc_passed[q]
+                a[ap + q] = 1 if passed[q] else 0
+            if g.auc_total[q] != totals[q] or g.auc_cards[q] != cards[q]:
+                totals[q], cards[q] = g.auc_total[q], g.auc_cards[q][:]
+                a[at + q] = totals[q] / 50
+                a[ac + q * NUM_KINDS:ac + (q + 1) * NUM_KINDS] = (
+                    array.array("f", cards[q]) if totals[q] else _ZEROS_AUCTION[:NUM_KINDS])
+            if g.auc_color[q] != colors[q]:
+                if colors[q] is not None and colors[q] >= 0:
+                    a[acol + q * NUM_COLORS + colors[q]] = 0
+                colors[q] = g.auc_color[q]
+                if colors[q] >= 0:
+                    a[acol + q * NUM_COLORS + colors[q]] = 1
+        lo, hi = _AUCTION_TAIL
+        a[lo:hi] = _ZEROS_AUCTION_TAIL
         a[_O["high_bid"]] = g.auc_high / 50
         if g.auc_high_bidder >= 0:
             a[_O["high_bidder"] + g.auc_high_bidder] = 1
@@ -537,8 +603,6 @@ class Observer:
             a[_O["alea_bid"] + 3] = sum(4 + x for x in g.auc_alea_cards) / 50
             for x in g.auc_alea_cards:
                 a[_O["alea_cards"] + x] += 1
-        if cp >= 0:
-            a[_O["central_park_color"] + cp] = 1
         if g.auc_winner >= 0:
             b = _O["winning_bid"]
             a[b:b + NUM_KINDS] = array.array("f", g.auc_last_bid)

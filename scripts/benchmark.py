@@ -1,22 +1,28 @@
 """Decisions per second of random legal play, through ``env()`` and through the engine alone.
 
-Run: ``.venv/bin/python scripts/benchmark.py [--seconds 3] [--configs 4x5,2x6]``
+Run: ``.venv/bin/python scripts/benchmark.py [--seconds 3] [--repeat 3] [--configs 4x5,2x6]``
 
 ``env()`` loop: the PettingZoo loop every user writes (``agent_iter`` / ``last()`` with
-observation and mask / ``step``), one random legal action per decision. Engine loop:
+observation and mask / ``step``), one random legal action per decision, on
+``fifth_avenue_v1`` (and ``fifth_avenue_v0``: its smaller observation). Engine loop:
 ``Game.legal_actions()`` / ``Game.apply()`` only. When PettingZoo's ``connect_four_v3``
-imports (it needs pygame: ``pip install -e ".[bench]"``), the same env loop runs on it for scale.
-Agents: mean time of one ``act`` call of each scripted agent, 4 players (``--agents``).
-Single process, so one core.
+imports (it needs pygame: ``pip install -e ".[bench]"``), the same env loop runs on it for
+scale, back to back with ours, ``--repeat`` times; the ratio is of the medians, so a loaded
+machine (the load average is printed) moves both alike. ``observe()``: mean microseconds to
+build the actor's observation along random games, per layout. Agents: mean time of one
+``act`` call of each scripted agent, 4 players (``--agents``). Single process, so one core.
 """
 
 import argparse
+import os
+import statistics
 import time
 
 import numpy as np
 
-from fifthave_env import fifth_avenue_v0
+from fifthave_env import fifth_avenue_v0, fifth_avenue_v1
 from fifthave_env.engine import Game, GameConfig
+from fifthave_env.observation import LAYOUTS, Observer
 
 
 def env_rate(make_env, seconds, seed=0):
@@ -54,6 +60,23 @@ def engine_rate(config, seconds, seed=0):
     return decisions / (time.perf_counter() - start), games
 
 
+def observe_time(config, version, games=4, seed=0):
+    """Mean seconds of one ``Observer.observe`` of the seat asked, decision after decision of random games."""
+    seconds, calls = 0.0, 0
+    for game_seed in range(seed, seed + games):
+        game = Game(config, seed=game_seed)
+        observer = Observer(config, version=version)
+        rng = np.random.default_rng(game_seed)
+        while not game.is_over:
+            start = time.perf_counter()
+            observer.observe(game, game.actor)
+            seconds += time.perf_counter() - start
+            calls += 1
+            legal = game.legal_actions()
+            game.apply(legal[rng.integers(len(legal))])
+    return seconds / calls
+
+
 def agent_act_time(agent_class, games, seed=0):
     """Mean seconds per ``act`` call of ``agent_class`` filling every seat of 4-player games."""
     seconds, calls = 0.0, 0
@@ -79,26 +102,40 @@ def agent_act_time(agent_class, games, seed=0):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--repeat", type=int, default=3, help="measurements per figure (the median is printed)")
     parser.add_argument("--configs", default="2x5,2x6,3x5,3x6,4x5,4x6", help="PLAYERSxPLOTS, comma separated")
     parser.add_argument("--agents", action="store_true", help="also time the scripted agents' act()")
     args = parser.parse_args(argv)
-    reference = None
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     try:
         from pettingzoo.classic import connect_four_v3
-
-        reference, _ = env_rate(connect_four_v3.env, args.seconds)
-        print(f"connect_four_v3 env loop: {reference:10,.0f} decisions/s")
     except ImportError as err:
+        connect_four_v3 = None
         print(f"connect_four_v3 not measured ({err}); install pygame to compare")
-    print(f"{'config':8} {'env() dec/s':>12} {'engine dec/s':>13} {'decisions/game':>15}"
-          + ("  env()/connect_four" if reference else ""))
+    print(f"{'config':8} {'v1 env() dec/s':>15} {'v0 env() dec/s':>15} {'engine dec/s':>13} {'dec/game':>9}"
+          + (f" {'connect_four':>13} {'v1/c4':>7} {'v0/c4':>7}" if connect_four_v3 else ""))
     for spec in args.configs.split(","):
         players, plots = (int(x) for x in spec.split("x"))
-        env_dps, _ = env_rate(lambda: fifth_avenue_v0.env(num_players=players, board=plots), args.seconds)
+        rates = {"v1": [], "v0": [], "c4": []}
+        for _ in range(args.repeat):  # back to back, so load changes hit all alike
+            if connect_four_v3:
+                rates["c4"].append(env_rate(connect_four_v3.env, args.seconds)[0])
+            for name, module in (("v1", fifth_avenue_v1), ("v0", fifth_avenue_v0)):
+                rates[name].append(env_rate(lambda: module.env(num_players=players, board=plots), args.seconds)[0])
         eng_dps, games = engine_rate(GameConfig(num_players=players, board=plots), args.seconds)
         per_game = eng_dps * args.seconds / max(games, 1)
-        ratio = f"  {env_dps / reference:8.1f}x" if reference else ""
-        print(f"{spec:8} {env_dps:12,.0f} {eng_dps:13,.0f} {per_game:15,.0f}{ratio}")
+        v1, v0 = statistics.median(rates["v1"]), statistics.median(rates["v0"])
+        line = f"{spec:8} {v1:15,.0f} {v0:15,.0f} {eng_dps:13,.0f} {per_game:9,.0f}"
+        if connect_four_v3:
+            c4 = statistics.median(rates["c4"])
+            line += f" {c4:13,.0f} {v1 / c4:6.2f}x {v0 / c4:6.2f}x"
+        print(line, flush=True)
+    for spec in args.configs.split(","):
+        players, plots = (int(x) for x in spec.split("x"))
+        config = GameConfig(num_players=players, board=plots)
+        times = "  ".join(f"layout {v}: {observe_time(config, v) * 1e6:6.1f} us" for v in sorted(LAYOUTS))
+        print(f"observe() {spec:5} {times}")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.agents:
         from agents import GreedyAgent, HeuristicAgent, RandomAgent
 

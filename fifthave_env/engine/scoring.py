@@ -23,14 +23,22 @@ def plot_value(g, plot):
     return VP_BY_SHOP_TYPES[POPCOUNT4[shop_mask(g.plot_shops[a]) | shop_mask(g.plot_shops[b])]]
 
 
-def district_scores(g, d):
-    """What scoring district ``d`` gives each real player (Alea never scores, R19)."""
+def plot_values(g):
+    """``plot_value`` of every plot at once (each plot's shops read once); 0 for unused slots."""
+    masks = [shop_mask(shops) for shops in g.plot_shops]
+    return [VP_BY_SHOP_TYPES[POPCOUNT4[masks[pair[0]] | masks[pair[1]]]] if pair else 0 for pair in g.neighbors]
+
+
+def district_scores(g, d, values=None):
+    """What scoring district ``d`` gives each real player (Alea never scores, R19).
+
+    ``values``: the ``plot_values(g)`` of this state, when the caller has them already."""
     scores = [0] * g.n
     base = d * PLOTS_PER_DISTRICT
     for plot in range(base, base + PLOTS_PER_DISTRICT):
         owner = g.plot_owner[plot]
         if 0 <= owner < g.n:
-            scores[owner] += plot_value(g, plot) * g.plot_height[plot]
+            scores[owner] += (plot_value(g, plot) if values is None else values[plot]) * g.plot_height[plot]
     return scores
 
 
