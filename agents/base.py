@@ -1,8 +1,8 @@
 """The agent protocol used everywhere: tournaments, training opponents, the terminal game.
 
 An agent sees only its own seat's view: the observation vector and action mask
-that ``fifth_avenue_v0`` gives that seat (split into named arrays with
-``fifthave_env.observation.views``), plus the public game configuration. It
+that ``fifth_avenue_v1`` (or ``fifth_avenue_v0``) gives that seat (split into named
+arrays with ``fifthave_env.observation.views``), plus the public game configuration. It
 returns a legal action id. Its randomness comes from the generator it is given.
 ``agents.view.SeatView`` turns an observation into readable fields (plots,
 owners, scores, the hand, the auction) for scripted agents.

@@ -99,6 +99,7 @@ a ``TypeError``, for a wrong type) naming the argument, the value and what is al
 
 ## Version History
 
+- v1 (``fifth_avenue_v1``): the observation adds derived views (1409 values); all else as here.
 - v0: first release.
 """
 

@@ -15,9 +15,12 @@ evaluation, checkpoints, self-play.
 
 ## Spaces
 
-- Observation: ``Box(0, 1000, (1409,), float32)``, the learner's own view,
-  exactly the ``"observation"`` of ``fifth_avenue_v1`` (see ``observation.VIEWS``);
-  ``FifthAvenue-v0`` (``observation_version=0``) gives the ``(1176,)`` one of ``fifth_avenue_v0``.
+- Observation: the learner's own view, exactly the ``"observation"`` of the AEC env
+  of the same version (see ``observation.VIEWS``): ``Box(0, 1000, (1409,), float32)``
+  for ``FifthAvenue-v1`` (``observation_version=1``, with the derived views of
+  ``fifth_avenue_v1``), ``(1176,)`` for ``FifthAvenue-v0`` (``observation_version=0``,
+  the default of ``FifthAvenueEnv`` itself, so that existing training code and
+  checkpoints keep their input size).
 - Action: ``Discrete(147)`` (the table in ``engine.actions``).
 - ``env.action_masks()`` is the learner's legal-action mask (bool, 147), the
   method sb3-contrib's ``MaskablePPO`` calls, also through ``SubprocVecEnv``
@@ -84,8 +87,8 @@ type) naming the argument, the value and what is allowed.
 
 ## Version History
 
-- v1: the observation adds derived views (``fifth_avenue_v1``); ``observation_version=1``, the default.
-- v0: first release; ``gymnasium.make("FifthAvenue-v0")`` passes ``observation_version=0``.
+- v1: the observation adds derived views (``fifth_avenue_v1``): ``observation_version=1``.
+- v0: first release: ``observation_version=0``.
 """
 
 import gymnasium as gym
@@ -96,7 +99,7 @@ from .engine import checks
 from .engine.actions import NUM_ACTIONS, action_name, as_action_id
 from .engine.game import Game, IllegalActionError
 from .env_common import RENDER_MODES, EnvUsageError, OpponentError, Renderer, end_reward, game_config
-from .observation import LATEST, OBS_HIGH, OBS_SIZES, Observer
+from .observation import OBS_HIGH, OBS_SIZES, Observer
 from .random_agent import RandomAgent
 
 
@@ -107,7 +110,7 @@ class FifthAvenueEnv(gym.Env):
 
     def __init__(self, num_players=4, board=5, max_turns=300, reward="win_loss", learner_seat=None,
                  opponents=None, illegal_action_reward=-1.0, layout=None, skyscrapers_per_color=18,
-                 random_start=False, render_mode=None, observation_version=LATEST):
+                 random_start=False, render_mode=None, observation_version=0):
         self.config = game_config(reward, render_mode, num_players=num_players, board=board, layout=layout,
                                   max_turns=max_turns, random_start=random_start,
                                   skyscrapers_per_color=skyscrapers_per_color)

@@ -126,3 +126,24 @@ def test_pettingzoo_api_test_v1(num_players, board):
     env = fifth_avenue_v1.env(num_players=num_players, board=board)
     assert env.metadata["name"] == "fifth_avenue_v1"
     api_test(env, num_cycles=300)
+
+
+def test_gym_ids_select_the_layout_and_match_the_aec_env_of_their_version():
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    from fifthave_env import fifth_avenue_v0
+    from fifthave_env.gym_env import FifthAvenueEnv
+
+    for version, aec_module in ((0, fifth_avenue_v0), (1, fifth_avenue_v1)):
+        env = gymnasium.make(f"FifthAvenue-v{version}", num_players=3, learner_seat=1)
+        check_env(env.unwrapped)
+        obs, _ = env.reset(seed=5)
+        aec = aec_module.env(num_players=3)
+        aec.reset(seed=5)
+        assert env.observation_space.shape == aec.observation_space("player_1")["observation"].shape
+        game = env.unwrapped.game
+        assert np.array_equal(obs, Observer(game.config, version=version).observe(game, 1))
+    assert FifthAvenueEnv().observation_space.shape == (1176,)  # the class default stays the first layout
+    with pytest.raises(ValueError, match="layout"):
+        FifthAvenueEnv(observation_version=7)

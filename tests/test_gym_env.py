@@ -6,7 +6,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import fifthave_env
-from fifthave_env import fifth_avenue_v0, fifth_avenue_v1
+from fifthave_env import fifth_avenue_v0
 from fifthave_env.gym_env import FifthAvenueEnv
 from fifthave_env.random_agent import RandomAgent
 from fifthave_env.observation import Observer
@@ -51,9 +51,6 @@ def test_registered_and_passes_check_env():
     check_env(env.unwrapped)
     assert env.get_wrapper_attr("action_masks")().any()
     assert env.observation_space.shape == (1176,) and env.action_space.n == 147
-    latest = gymnasium.make("FifthAvenue-v1", num_players=3)
-    check_env(latest.unwrapped)
-    assert latest.observation_space.shape == (1409,) == FifthAvenueEnv().observation_space.shape
 
 
 def test_unmasked_illegal_action_ends_the_game_with_the_penalty_and_leaves_it_unchanged():
@@ -91,7 +88,7 @@ def test_score_delta_rewards_add_up_to_the_final_score_and_vp_margin_is_the_fina
 
 
 def test_same_seed_same_game_and_observations_match_the_pettingzoo_env():
-    """With a fixed learner seat the gym env deals the same game as fifth_avenue_v1 for the same seed."""
+    """With a fixed learner seat the gym env deals the same game as fifth_avenue_v0 for the same seed."""
     log = []
     env = FifthAvenueEnv(num_players=4, learner_seat=2, opponents=[LoggingOpponent(log) for _ in range(3)])
     learner_obs = []
@@ -106,7 +103,7 @@ def test_same_seed_same_game_and_observations_match_the_pettingzoo_env():
         obs, _, terminated, truncated, info = env.step(action)
         done = terminated or truncated
     final_scores = info["scores"]
-    aec = fifth_avenue_v1.env(num_players=4)
+    aec = fifth_avenue_v0.env(num_players=4)
     aec.reset(seed=42)
     replayed = []
     for seat, action in log:
@@ -134,7 +131,7 @@ def test_observation_and_mask_are_the_learners_own():
         seats.add(info["learner_seat"])
         game = env.game
         assert game.actor == env.learner_seat
-        assert np.array_equal(obs, Observer(env.config).observe(game, env.learner_seat))
+        assert np.array_equal(obs, Observer(env.config, version=0).observe(game, env.learner_seat))
         assert np.array_equal(np.flatnonzero(env.action_masks()), game.legal_actions())
         assert np.array_equal(info["action_mask"], env.action_masks())
     assert seats == {0, 1, 2}
