@@ -172,9 +172,7 @@ class raw_env(AECEnv):
         seat = self._agent_seat.get(agent)
         if seat is None:
             raise checks.InvalidValueError(f"agent must be one of {', '.join(self.possible_agents)}, got {agent!r}")
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if seat == game.actor:
-            mask[game.legal_actions()] = 1
+        mask = game.action_mask() if seat == game.actor else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": self._observer.observe(game, seat), "action_mask": mask}
 
     def _require_game(self):

@@ -161,6 +161,8 @@ _SEAT_ROWS = ("score", "reserve", "supply", "hand_size", "central_park", "hand_c
 _SEAT_COLUMNS = ("plot_owner", "district_skyscrapers", "district_score", "build_value")  # last axis: seats
 _OWN_ROWS = {"is_my_decision": None, "allowed_colors": _ALLOWED, "district_lead": _LEAD,
              "district_deficit": _DEFICIT, "bid_power": _BID_POWER}  # the observer's own row only
+_DECISION_END = _O["final_move"] + 1  # decision, is_my_decision, turn_action, first_draw, pending_tile, final_move
+assert _O["decision"] == 0 and _O["is_actor"] == _O["is_first_player"] + MAX_SEATS
 _PLOTS = (_O["plot_shops"], _O["district_closed"])  # plot_shops, plot_owner, plot_height
 _ROUTE = (_O["commissioner_at"], _O["row"])  # commissioner_at, markers
 _ROW = (_O["row"], _O["box"] + NUM_SHOP_TYPES)  # row, row_active, box
@@ -205,6 +207,8 @@ def _zeros(count):
     return array.array("f", bytes(4 * count))
 
 
+_ZEROS_DECISION = _zeros(_DECISION_END)
+_ZEROS_SEATS = _zeros(MAX_SEATS + OWNERS)
 _ZEROS_PLOTS = _zeros(_PLOTS[1] - _PLOTS[0])
 _ZEROS_ROUTE = _zeros(_ROUTE[1] - _ROUTE[0])
 _ZEROS_ROW = _zeros(_ROW[1] - _ROW[0])
@@ -251,7 +255,6 @@ class Observer:
         self._plots_seen = self._row_seen = self._box_seen = None
         self._district_totals = [0] * self.n
         self._cp_value = 1
-        self._dec_ones = []
         self._cards_seen = None
         self._scalars_seen = None
         self._hands_seen = [None] * self.n
@@ -295,25 +298,22 @@ class Observer:
     def _write_decision(self, g):
         """What changes at nearly every decision: the decision, the actor, the turn's progress."""
         a = self._state
-        for offset in self._dec_ones:
-            a[offset] = 0
-        ones = []
+        a[:_DECISION_END] = _ZEROS_DECISION  # decision .. final_move
         if g.decision < NUM_DECISIONS:
-            ones.append(_O["decision"] + g.decision)
+            a[g.decision] = 1  # decision is the first view
         if g.turn_action >= 0:
-            ones.append(_O["turn_action"] + g.turn_action)
+            a[_O["turn_action"] + g.turn_action] = 1
         if g.first_draw >= 0:
-            ones.append(_O["first_draw"] + g.first_draw)
+            a[_O["first_draw"] + g.first_draw] = 1
         if g.pending_tile >= 0:
-            ones.append(_O["pending_tile"] + g.pending_tile)
+            a[_O["pending_tile"] + g.pending_tile] = 1
         if g.final_move:
-            ones.append(_O["final_move"])
+            a[_O["final_move"]] = 1
+        fp = _O["is_first_player"]
+        a[fp:fp + MAX_SEATS + OWNERS] = _ZEROS_SEATS  # is_first_player, is_actor
+        a[fp + g.first_player] = 1
         if g.actor >= 0:
-            ones.append(_O["is_actor"] + g.actor)
-        ones.append(_O["is_first_player"] + g.first_player)
-        for offset in ones:
-            a[offset] = 1
-        self._dec_ones = ones
+            a[_O["is_actor"] + g.actor] = 1
         p = _O["progress"]
         a[p] = g.turn / g.config.max_turns
         a[p + 1] = g.stops / 2
@@ -623,9 +623,11 @@ def bid_power(hand):
     power = []
     for k in range(0, BLACK * 3, 3):
         fours, fives, sixes = hand[k], hand[k + 1], hand[k + 2]
-        power.append(4 * fours + 5 * fives + 6 * sixes + black1 if fours or fives or sixes else 0)
-        power.append(4 * fours + 5 * fives + black2 if fours or fives else 0)
-        power.append(4 * fours + black3 if fours else 0)
+        limit3 = 4 * fours
+        limit2 = limit3 + 5 * fives
+        power += (limit2 + 6 * sixes + black1 if fours or fives or sixes else 0,
+                  limit2 + black2 if fours or fives else 0,
+                  limit3 + black3 if fours else 0)
     return power
 
 

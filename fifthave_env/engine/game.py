@@ -353,11 +353,15 @@ class Game:
         return []
 
     def action_mask(self, out=None):
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8) if out is None else out
+        """The legal actions as an int8 array of 0/1 (written into ``out`` when given)."""
         if out is not None:
-            mask.fill(0)
-        mask[self.legal_actions()] = 1
-        return mask
+            out.fill(0)
+            out[self.legal_actions()] = 1
+            return out
+        mask = bytearray(NUM_ACTIONS)  # a loop over the few legal ids beats numpy's fancy indexing here
+        for action in self.legal_actions():
+            mask[action] = 1
+        return np.frombuffer(mask, dtype=np.int8)
 
     def describe(self, action):
         """The readable name of an action id on this board (``engine.action_name``)."""
