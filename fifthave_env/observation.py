@@ -37,7 +37,7 @@ import numpy as np
 
 from .engine import auction, scoring
 from .engine.board import NUM_DISTRICTS, NUM_LOCATIONS, NUM_PLOTS, NUM_SHOP_TYPES, PLOTS_PER_DISTRICT, parse_layout
-from .engine.cards import BLACK, KIND_LIMIT, KIND_VALUE, NUM_COLORS, NUM_KINDS
+from .engine.cards import BLACK, NUM_COLORS, NUM_KINDS
 from .engine.game import NUM_DECISIONS
 
 MAX_SEATS = 4

@@ -98,10 +98,11 @@ class GameRecord:
         return game
 
 
-def record_game(agents, config=None, seed=None):
+def record_game(agents, config=None, seed=None, observation_version=0):
     """Play one game between ``agents`` (one per seat, see ``agents.base``) and return its record.
 
-    Each agent sees only its own observation and mask. ``seed`` fixes the game
+    Each agent sees only its own observation (layout ``observation_version``, that of
+    ``fifth_avenue_v0`` by default, as in tournaments) and mask. ``seed`` fixes the game
     and every agent's generator, so the same seed gives the same game.
     """
     config = config if config is not None else GameConfig()
@@ -112,7 +113,7 @@ def record_game(agents, config=None, seed=None):
     for seat, (agent, agent_seed) in enumerate(zip(agents, agent_seeds)):
         agent.reset(config, seat, np.random.default_rng(agent_seed))
     record = GameRecord.start(game)
-    observer = Observer(config)
+    observer = Observer(config, version=observation_version)
     while not game.is_over:
         seat = game.actor
         action = int(agents[seat].act(observer.observe(game, seat), game.action_mask()))
