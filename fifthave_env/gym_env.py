@@ -1,4 +1,4 @@
-"""Fifth Avenue as a single-agent Gymnasium environment (``FifthAvenue-v1``; ``FifthAvenue-v0``).
+"""Fifth Avenue as a single-agent Gymnasium environment (``FifthAvenue-v1``, ``FifthAvenue-v0``).
 
 One seat is the learner; the other seats are played inside ``step()`` by
 opponent agents (the protocol of ``agents.base``: ``reset(config, seat, rng)``,

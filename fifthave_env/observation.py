@@ -36,7 +36,8 @@ from itertools import combinations
 import numpy as np
 
 from .engine import auction, scoring
-from .engine.board import NUM_DISTRICTS, NUM_LOCATIONS, NUM_PLOTS, NUM_SHOP_TYPES, PLOTS_PER_DISTRICT, parse_layout
+from .engine.board import (NUM_DISTRICTS, NUM_LOCATIONS, NUM_PLOTS, NUM_SHOP_TYPES, PLOTS_PER_DISTRICT, SHOP_PLOT,
+                           parse_layout)
 from .engine.cards import BLACK, NUM_COLORS, NUM_KINDS
 from .engine.game import NUM_DECISIONS
 
@@ -269,7 +270,9 @@ class Observer:
         n = self.n
         a[_O["num_players"] + n - 2] = 1
         a[_O["six_plot_board"]] = self.config.board == 6
-        for plot, c in enumerate(parse_layout(self.config.layout, self.config.board)):
+        colors = parse_layout(self.config.layout, self.config.board)
+        self._no_skyscraper_plots = [plot for plot, c in enumerate(colors) if c == SHOP_PLOT]
+        for plot, c in enumerate(colors):
             a[_O["plot_exists"] + plot] = c != -2
             if c >= 0:
                 a[_O["plot_color"] + plot * NUM_COLORS + c] = 1
@@ -392,16 +395,14 @@ class Observer:
         a[lo:hi] = _ZEROS_DERIVED_PLOTS
         pv, pp, sk = _O["plot_value"], _O["plot_points"], _O["district_skyscrapers"]
         values = scoring.plot_values(g)
+        for plot in self._no_skyscraper_plots:
+            values[plot] = 0  # the colorless shop plot takes no skyscraper
+        a[pv:pv + NUM_PLOTS] = array.array("f", [value / MAX_PLOT_VALUE for value in values])
         height, owner = g.plot_height, g.plot_owner
-        for plot, c in enumerate(g.plot_color):
-            if c >= 0:
-                value = values[plot]
-                a[pv + plot] = value / MAX_PLOT_VALUE
-                if height[plot]:
-                    a[pp + plot] = value * height[plot] / 50
-                    a[sk + (plot // PLOTS_PER_DISTRICT) * OWNERS + owner[plot]] += height[plot]
-            else:
-                values[plot] = 0  # the colorless shop plot takes no skyscraper
+        for plot in range(NUM_PLOTS):
+            if height[plot]:
+                a[pp + plot] = values[plot] * height[plot] / 50
+                a[sk + (plot // PLOTS_PER_DISTRICT) * OWNERS + owner[plot]] += height[plot]
         district_score = [0.0] * (NUM_DISTRICTS * MAX_SEATS)
         build_value = [0.0] * (NUM_DISTRICTS * MAX_SEATS)
         lead = [[0.0] * NUM_DISTRICTS for _ in range(n)]
