@@ -284,6 +284,8 @@ class Observer:
         """The observation of ``seat`` as a new array (or written into ``out``)."""
         self.builds += 1
         g = game
+        if g.config is not self.config and g.config != self.config:
+            raise ValueError(f"this Observer builds observations for {self.config}, not for a game of {g.config}")
         self._write_decision(g)
         if g.board_token != self._board_token:
             self._write_board(g)

@@ -1,4 +1,4 @@
-"""Observations are built only when someone reads them (``Observer.builds`` counts them)."""
+"""Observations are built only when someone reads them (``Observer.builds`` counts them), by an observer of their configuration."""
 
 import numpy as np
 
@@ -61,3 +61,15 @@ def test_gym_env_builds_observations_for_opponents_that_read_them():
     returned = play_learner(env, seed=0)
     assert observed.count(0) == returned
     assert observed.count(1) > 0 and observed.count(2) == 0  # greedy seat 1 reads them, random seat 2 never
+
+
+def test_an_observer_refuses_a_game_of_another_configuration():
+    import pytest
+
+    from fifthave_env.engine import Game, GameConfig
+    from fifthave_env.observation import Observer
+
+    observer = Observer(GameConfig(num_players=3))
+    observer.observe(Game(GameConfig(num_players=3), seed=0), 0)  # an equal config is fine
+    with pytest.raises(ValueError, match="num_players=2"):
+        observer.observe(Game(GameConfig(num_players=2), seed=0), 0)
