@@ -25,7 +25,7 @@ def plot_value(g, plot):
 
 def plot_values(g):
     """``plot_value`` of every plot at once (each plot's shops read once); 0 for unused slots."""
-    masks = [shop_mask(shops) for shops in g.plot_shops]
+    masks = [shop_mask(shops) if shops else 0 for shops in g.plot_shops]
     return [VP_BY_SHOP_TYPES[POPCOUNT4[masks[pair[0]] | masks[pair[1]]]] if pair else 0 for pair in g.neighbors]
 
 
