@@ -223,10 +223,12 @@ _ZEROS_ALLOWED = _zeros(MAX_SEATS * NUM_COLORS)
 class Observer:
     """Builds the observations of one game configuration in layout ``version``; reuse it across games.
 
+    The default layout is 0, the one every caller had before layout 1 existed (networks
+    trained on it keep their input size); ``version=1`` (``LATEST``) adds the derived views.
     ``builds`` counts the observations built (tests use it to prove laziness).
     """
 
-    def __init__(self, config, version=LATEST):
+    def __init__(self, config, version=0):
         if version not in LAYOUTS:
             raise ValueError(f"observation layout must be one of {sorted(LAYOUTS)}, got {version!r}")
         self.config = config

@@ -88,14 +88,14 @@ def test_derived_views_follow_their_definitions(num_players, board):
     checked = 0
     for seed in range(1 if num_players == 4 else 2):
         game = Game(config, seed=seed)
-        observer = Observer(config)
+        observer = Observer(config, version=1)
         rng = np.random.default_rng(seed)
         step = 0
         while not game.is_over:
             for seat in range(num_players):
                 if rng.random() < 0.2 or step % 23 == 0:
                     obs = observer.observe(game, seat)
-                    assert np.array_equal(obs, Observer(config).observe(game, seat))
+                    assert np.array_equal(obs, Observer(config, version=1).observe(game, seat))
                     got = views(obs)
                     for name, want in expected_derived(game, seat).items():
                         assert np.allclose(got[name], want, atol=1e-6), (name, seat, game.decision)
@@ -111,7 +111,7 @@ def test_derived_views_are_not_all_trivial():
     config = GameConfig(num_players=4)
     game = Game(config, seed=3)
     rng = np.random.default_rng(3)
-    observer = Observer(config)
+    observer = Observer(config, version=1)
     nonzero = set()
     while not game.is_over:
         v = views(observer.observe(game, game.actor))

@@ -5,7 +5,7 @@ import pytest
 
 from fifthave_env.engine import ALEA, Game, GameConfig
 from fifthave_env.engine.cards import NUM_KINDS
-from fifthave_env.observation import LAYOUTS, OBS_SIZE, OBS_SIZES, VIEWS, VIEWS_V0, Observer, views
+from fifthave_env.observation import LATEST, LAYOUTS, OBS_SIZE, OBS_SIZES, VIEWS, VIEWS_V0, Observer, views
 
 CONFIGS = [(n, b) for n in (2, 3, 4) for b in (5, 6)]
 
@@ -61,13 +61,14 @@ def hide_differently(game, seat, rng):
 def test_hidden_information_never_changes_an_observation(num_players, board):
     """Every view of the latest layout, the derived ones included (a max_bid from true hands would fail here)."""
     rng = np.random.default_rng(0)
+    assert Observer(GameConfig(), version=LATEST).size == OBS_SIZE
     changed_something = 0
     for game in random_positions(num_players, board, seed=num_players * 10 + board, count=18):
         for seat in range(num_players):
             other = hide_differently(game, seat, rng)
             changed_something += other.to_dict()["state"] != game.to_dict()["state"]
-            a = Observer(game.config).observe(game, seat)
-            b = Observer(other.config).observe(other, seat)
+            a = Observer(game.config, version=LATEST).observe(game, seat)
+            b = Observer(other.config, version=LATEST).observe(other, seat)
             assert np.array_equal(a, b), f"seat {seat} sees a hidden difference"
     assert changed_something > 0
 
