@@ -189,7 +189,7 @@ def expected_views(g, seat):
     from fifthave_env.observation import OWNERS
 
     n = g.n
-    v = {name: np.zeros(shape, np.float32) for name, shape, _ in VIEWS}
+    v = {name: np.zeros(shape, np.float32) for name, shape, _ in VIEWS_V0}  # derived: test_derived_views
 
     def rel(owner):
         return OWNERS - 1 if owner == ALEA else (owner - seat) % n
@@ -281,11 +281,12 @@ def expected_views(g, seat):
 @pytest.mark.parametrize("num_players,board", CONFIGS)
 def test_every_view_of_every_seat_matches_the_game(num_players, board):
     """All views, all seats, random positions (auctions with different allowed colors per seat
-    included), against the reference above; one observer per game, so its cache is exercised."""
+    included), against the reference above; one observer per game, so its cache is exercised
+    (a layout-1 observer: its derived views must not disturb the others)."""
     auctions_with_different_rows = 0
     for seed in range(2):
         game = Game(GameConfig(num_players=num_players, board=board, random_start=True), seed=seed)
-        observer = Observer(game.config)
+        observer = Observer(game.config, version=LATEST)
         rng = np.random.default_rng(seed)
         step = 0
         while True:
