@@ -104,6 +104,11 @@ class HeuristicAgent:
             return legal[0]
         return self._handlers[view.decision](view)
 
+    def drop_plan(self):
+        """Forget the bid plan in progress: the seat this agent advises played something else, so the
+        next bidding decision plans again from the cards on the table."""
+        self._pending = None
+
     def _best(self, scored):
         """The choice with the highest score; ties broken at random. ``scored``: (score, action) pairs."""
         noise = self.rng.random(len(scored)) * TIE_NOISE

@@ -78,7 +78,8 @@ type) naming the argument, the value and what is allowed.
 
 ``learner_seat``: a seat number, or ``None`` to draw it at random each game.
 ``info["learner_seat"]`` tells which; at the end ``info`` also has
-``"scores"``, ``"winners"`` (seat numbers) and ``"truncated"``.
+``"scores"``, ``"winners"`` (seat numbers), ``"truncated"`` and ``"opponents"`` (the
+opponents' agent names, by seat).
 
 ## Rendering
 
@@ -242,7 +243,8 @@ class FifthAvenueEnv(gym.Env):
         info = {"learner_seat": self.learner_seat, "action_mask": self.action_masks()}
         game = self.game
         if game.is_over:
-            info.update(scores=list(game.scores), winners=list(game.winners), truncated=game.truncated)
+            info.update(scores=list(game.scores), winners=list(game.winners), truncated=game.truncated,
+                        opponents=[getattr(self._opponents[seat], "name", "?") for seat in sorted(self._opponents)])
         return info
 
     def step(self, action):

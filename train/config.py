@@ -33,6 +33,42 @@ class SelfPlayConfig:
 
 
 @dataclass
+class LeagueConfig:
+    """Opponents by prioritized fictitious self-play (``train.league``): scripted anchors and past snapshots,
+    one per training game, drawn with weight ``max(min_weight, (1 - p) ** pfsp_power)`` for the learner's
+    win rate ``p`` against each."""
+
+    anchors: list = field(default_factory=lambda: ["heuristic", "heuristic-aggressive", "heuristic-conservative",
+                                                   "heuristic-hoarder", "greedy"])
+    """Scripted entries (names of ``AGENT_FACTORIES``) that stay in the league for the whole run."""
+    snapshot_every: int = 200_000
+    """Env steps between snapshots of the learner that join the league (0: none)."""
+    max_snapshots: int = 4
+    """Most snapshots kept; the oldest leaves first."""
+    pfsp_power: float = 2.0
+    """Exponent of the PFSP weighting ``(1 - p) ** power``; 0 samples the entries uniformly."""
+    min_weight: float = 0.02
+    """Floor of an entry's weight before normalising, so every entry keeps being measured."""
+    window: int = 300
+    """Recent games per entry that its win rate is measured over."""
+    prior_games: int = 20
+    """Virtual games at ``prior_win_rate`` added to every entry's record (a new entry starts there)."""
+    prior_win_rate: float = 0.25
+    """Win rate assumed for an entry before its games come in (the fair share with 4 players)."""
+    reweight_every: int = 100
+    """Training games between updates of the sampling weights in the environments."""
+
+    def __post_init__(self):
+        unknown = [n for n in self.anchors if n not in AGENT_FACTORIES]
+        if not self.anchors or unknown:
+            raise ValueError(f"league anchors must be a non-empty list of names from {sorted(AGENT_FACTORIES)}, "
+                             f"got {self.anchors!r}")
+        if self.max_snapshots < 1 or self.window < 1 or self.prior_games < 0 or self.reweight_every < 1:
+            raise ValueError("league: max_snapshots, window and reweight_every must be at least 1, "
+                             "prior_games at least 0")
+
+
+@dataclass
 class TrainConfig:
     """A MaskablePPO run on ``FifthAvenue-v0``: game, opponents, PPO hyperparameters, evaluation, output."""
 
@@ -98,12 +134,24 @@ class TrainConfig:
     init_from: str | None = None
     """A checkpoint whose policy (and optimizer state) starts this run instead of a random initialisation
     (fine-tuning, or self-play from a trained agent); its network shape must match ``net_arch``."""
+    advisers: list = field(default_factory=list)
+    """Scripted agents (names of ``AGENT_FACTORIES``) whose choices for the learner's seat are appended to
+    its observation as one-hot blocks (``train.hints``); empty: the bare observation."""
     selfplay: SelfPlayConfig | None = None
     """Self-play settings; None trains against the scripted ``opponents`` only."""
+    league: LeagueConfig | None = None
+    """League settings (PFSP over scripted anchors and snapshots); replaces ``opponents`` and ``selfplay``."""
 
     def __post_init__(self):
         if isinstance(self.selfplay, dict):
             self.selfplay = SelfPlayConfig(**self.selfplay)
+        if isinstance(self.league, dict):
+            self.league = LeagueConfig(**self.league)
+        if self.league is not None and self.selfplay is not None:
+            raise ValueError("choose either selfplay or league, not both")
+        unknown = [n for n in self.advisers if n not in AGENT_FACTORIES]
+        if unknown:
+            raise ValueError(f"advisers must be agent names from {sorted(AGENT_FACTORIES)}, got {unknown!r}")
         for label, names in (("opponents", self.opponents), ("eval_opponents", self.eval_opponents)):
             unknown = [n for n in names if n not in AGENT_FACTORIES]
             if not names or unknown:
@@ -136,6 +184,10 @@ def config_from_dict(data):
         bad = set(data["selfplay"]) - _field_names(SelfPlayConfig)
         if bad:
             raise ValueError(f"unknown selfplay keys {sorted(bad)}; allowed: {sorted(_field_names(SelfPlayConfig))}")
+    if data.get("league") is not None:
+        bad = set(data["league"]) - _field_names(LeagueConfig)
+        if bad:
+            raise ValueError(f"unknown league keys {sorted(bad)}; allowed: {sorted(_field_names(LeagueConfig))}")
     return TrainConfig(**data)
 
 

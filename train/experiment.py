@@ -52,7 +52,10 @@ def scaled(config, scale):
     selfplay = config.selfplay
     if selfplay is not None:
         selfplay = dataclasses.replace(selfplay, snapshot_every=times(selfplay.snapshot_every))
-    return dataclasses.replace(config, total_timesteps=times(config.total_timesteps), selfplay=selfplay,
+    league = config.league
+    if league is not None:
+        league = dataclasses.replace(league, snapshot_every=times(league.snapshot_every))
+    return dataclasses.replace(config, total_timesteps=times(config.total_timesteps), selfplay=selfplay, league=league,
                                eval_every=times(config.eval_every), checkpoint_every=times(config.checkpoint_every))
 
 
@@ -86,6 +89,11 @@ def plot(rows, config, path):
 def _opponents_text(config):
     scripted = f"scripted opponents drawn per seat from {config.opponents}"
     sp = config.selfplay
+    league = config.league
+    if league is not None:
+        return (f"a league sampled by prioritized fictitious self-play (weight (1 - win rate)^{league.pfsp_power}): "
+                f"anchors {league.anchors} and up to {league.max_snapshots} snapshots of the learner "
+                f"(one every {league.snapshot_every} steps); one entry plays all opponent seats of a game")
     if sp is None:
         return f"training against {scripted}"
     return (f"self-play: each opponent seat is one of the learner's past snapshots (pool of {sp.pool_size}, "

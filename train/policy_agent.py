@@ -20,6 +20,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
 from .checkpoint import read_meta
+from .hints import Advisers
 
 _ACTIVATIONS = {torch.nn.Tanh: np.tanh, torch.nn.ReLU: lambda x: np.maximum(x, 0.0)}
 
@@ -51,13 +52,17 @@ class ActorNet:
 
 
 class PolicyAgent:
-    def __init__(self, policy, deterministic=False, name="ppo", meta=None):
-        """``policy``: a MaskablePPO policy or an ``ActorNet`` made from one."""
+    def __init__(self, policy, deterministic=False, name="ppo", meta=None, advisers=None):
+        """``policy``: a MaskablePPO policy or an ``ActorNet`` made from one. ``advisers``: the scripted
+        advisers whose choices the policy reads after the observation (``train.hints``); by default those
+        of the checkpoint's config in ``meta``."""
         self.net = policy if isinstance(policy, ActorNet) else ActorNet(policy)
         self.deterministic = deterministic
         self.name = name
         self.meta = meta or {}
         self.rng = np.random.default_rng()
+        names = self.meta.get("config", {}).get("advisers", []) if advisers is None else advisers
+        self.advisers = Advisers(names) if names else None
 
     @classmethod
     def load(cls, path, deterministic=False, name=None):
@@ -74,11 +79,18 @@ class PolicyAgent:
                              f"{trained['board']}-plot board, not {config.num_players} players on the "
                              f"{config.board}-plot board")
         self.rng = rng
+        if self.advisers is not None:
+            self.advisers.reset(config, seat, rng)
+
+    def _features(self, observation, action_mask):
+        if self.advisers is None:
+            return observation
+        return self.advisers.features(observation, action_mask)
 
     def action_probabilities(self, observation, action_mask):
         """The policy's probability of every action id (zero for illegal ones)."""
         legal = np.flatnonzero(action_mask)
-        logits = self.net.logits(observation)[legal].astype(np.float64)
+        logits = self.net.logits(self._features(observation, action_mask))[legal].astype(np.float64)
         weights = np.exp(logits - logits.max())
         probs = np.zeros(len(action_mask))
         probs[legal] = weights / weights.sum()
@@ -86,12 +98,16 @@ class PolicyAgent:
 
     def act(self, observation, action_mask):
         legal = np.flatnonzero(action_mask)
-        logits = self.net.logits(observation)[legal]
+        logits = self.net.logits(self._features(observation, action_mask))[legal]
         if self.deterministic:
-            return int(legal[np.argmax(logits)])
-        cumulative = np.cumsum(np.exp(logits.astype(np.float64) - logits.max()))
-        index = np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right")
-        return int(legal[min(index, len(legal) - 1)])
+            action = int(legal[np.argmax(logits)])
+        else:
+            cumulative = np.cumsum(np.exp(logits.astype(np.float64) - logits.max()))
+            index = np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right")
+            action = int(legal[min(index, len(legal) - 1)])
+        if self.advisers is not None:
+            self.advisers.record(action)
+        return action
 
 
 _LOADED = {}  # checkpoint path -> PolicyAgent, per process

@@ -38,8 +38,11 @@ class SelfPlayPool:
         self.next_snapshot = (model.num_timesteps // every + 1) * every if every else None
         model.get_env().env_method("set_opponents", self.sampler())
 
-    def record_game(self, won):
+    def record_game(self, won, info=None):
         self.recent.append(1 if won else 0)
+
+    def log(self, logger):
+        logger.record("selfplay/pool_size", len(self.paths))
 
     def recent_win_rate(self):
         return sum(self.recent) / len(self.recent) if self.recent else 0.0

@@ -39,9 +39,11 @@ from fifthave_env.gym_env import FifthAvenueEnv
 
 from .checkpoint import checkpoint_path, latest_checkpoint, read_meta, save_checkpoint
 from .config import config_from_dict, load_config
+from .hints import AdvisedEnv
 from .evaluate import LEARNER_LABEL, evaluate
 from .opponents import ScriptedOpponents
 from .policy_agent import ActorNet, PolicyAgent
+from .league import League
 from .selfplay import SelfPlayPool
 
 DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "default.json")
@@ -52,7 +54,8 @@ EVAL_FIELDS = ("timesteps", "opponent", "games", "win_rate", "ci_low", "ci_high"
 def _make_env(config):
     def build():
         torch.set_num_threads(1)  # a worker process steps games; torch runs only frozen pool policies there
-        return Monitor(FifthAvenueEnv(**config.env_kwargs(), opponents=ScriptedOpponents(config.opponents)))
+        env = FifthAvenueEnv(**config.env_kwargs(), opponents=ScriptedOpponents(config.opponents))
+        return Monitor(AdvisedEnv(env, config.advisers) if config.advisers else env)
     return build
 
 
@@ -98,11 +101,10 @@ class RunCallback(BaseCallback):
                 self.games += 1
                 self.wins += won
                 if self.pool is not None:
-                    self.pool.record_game(won)
+                    self.pool.record_game(won, info)
         if self.pool is not None:
             reason = self.pool.maybe_snapshot(self.model)
             if reason:
-                self.logger.record("selfplay/pool_size", len(self.pool.paths))
                 tqdm.write(f"[{self.num_timesteps}] snapshot joins the pool ({reason}); "
                            f"pool size {len(self.pool.paths)}")
         if self.next_eval is not None and self.num_timesteps >= self.next_eval:
@@ -114,6 +116,8 @@ class RunCallback(BaseCallback):
         return True
 
     def _on_rollout_end(self):
+        if self.pool is not None:
+            self.pool.log(self.logger)
         if self.games:
             self.logger.record("train/win_rate_recent_games", self.wins / self.games)
             self.games = self.wins = 0
@@ -124,7 +128,7 @@ class RunCallback(BaseCallback):
         net = ActorNet(self.model.policy)  # a snapshot of the current weights, shared by the games
 
         def make_agent():
-            return PolicyAgent(net, deterministic=cfg.eval_deterministic, name=LEARNER_LABEL)
+            return PolicyAgent(net, deterministic=cfg.eval_deterministic, name=LEARNER_LABEL, advisers=cfg.advisers)
         rows = []
         for opponent in cfg.eval_opponents:
             # The same evaluation deals at every point, so successive rows differ only by the policy.
@@ -241,7 +245,11 @@ def train(config, resume=False, show_progress=True):
     else:
         _trim_eval_log(os.path.join(run_dir, "eval.csv"), -1)
         model = build_model(config, env)
-    pool = SelfPlayPool(config, run_dir, pool_paths) if config.selfplay is not None else None
+    pool = None
+    if config.selfplay is not None:
+        pool = SelfPlayPool(config, run_dir, pool_paths)
+    elif config.league is not None:
+        pool = League(config, run_dir, pool_paths)
     callback = RunCallback(config, run_dir, pool, show_progress)
     start_steps, started = model.num_timesteps, time.perf_counter()
     remaining = config.total_timesteps - start_steps

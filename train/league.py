@@ -1,0 +1,126 @@
+"""A league of opponents sampled by prioritized fictitious self-play (PFSP, as in AlphaStar).
+
+Entries: scripted anchors (names of ``agents.tournament.AGENT_FACTORIES``, e.g.
+every HeuristicAgent bidding strategy and GreedyAgent) and snapshots of the
+learner taken every ``snapshot_every`` env steps (the newest ``max_snapshots``
+are kept; the newest stands for the current policy). Each training game draws
+one entry, which plays every opponent seat, with probability proportional to
+
+    weight(entry) = max(min_weight, (1 - p) ** pfsp_power)
+
+where ``p`` is the learner's win rate against that entry over its last
+``window`` games, shrunk toward ``prior_win_rate`` by ``prior_games`` virtual
+games (so a new entry starts near that prior). Opponents the learner beats least
+are played most; ``pfsp_power`` 0 samples uniformly. The weights are pushed to
+the environments (also in worker processes) every ``reweight_every`` games and
+at every snapshot; the mix (weights and win rates per entry) goes to TensorBoard
+under ``league/``.
+
+The training loop calls the same small hook as for ``SelfPlayPool``:
+``start(model)``, ``record_game(won, info)``, ``maybe_snapshot(model)``,
+``log(logger)`` and ``paths`` (the snapshots, saved in checkpoints). The
+opponent of a finished game is read from ``info["opponents"]`` (the agent names
+``FifthAvenueEnv`` reports at the end of a game).
+"""
+
+import os
+from collections import deque
+
+import numpy as np
+
+from agents.tournament import agent_factory
+
+from .checkpoint import save_checkpoint
+from .policy_agent import PolicyFactory
+
+SNAPSHOT_PREFIX = "snapshot@"
+
+
+def pfsp_weights(win_rates, power, min_weight):
+    """``max(min_weight, (1 - p) ** power)`` for each win rate ``p``, normalised to sum to 1."""
+    raw = np.maximum(min_weight, (1.0 - np.asarray(win_rates, dtype=np.float64)) ** power)
+    return raw / raw.sum()
+
+
+class LeagueOpponents:
+    """Picklable opponent sampler: one entry per game (drawn with ``weights``) plays every opponent seat."""
+
+    def __init__(self, labels, specs, weights):
+        self.labels = list(labels)
+        self.specs = list(specs)
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.factories = [PolicyFactory(spec, name=label) if label.startswith(SNAPSHOT_PREFIX)
+                          else agent_factory(spec) for label, spec in zip(self.labels, self.specs)]
+
+    def __call__(self, rng, count):
+        index = int(rng.choice(len(self.labels), p=self.weights))
+        agents = [self.factories[index]() for _ in range(count)]
+        for agent in agents:
+            agent.name = self.labels[index]  # what the env reports in info["opponents"]
+        return agents
+
+
+class League:
+    def __init__(self, config, run_dir, paths=()):
+        self.settings = config.league
+        self.config = config
+        self.directory = os.path.join(run_dir, "pool")
+        self.anchors = list(self.settings.anchors)
+        self.paths = list(paths)
+        self.results = {}  # label -> deque of 1 (learner won) / 0
+        self.games_since_push = 0
+        self.next_snapshot = None
+
+    def labels(self):
+        return self.anchors + [self.snapshot_label(path) for path in self.paths]
+
+    @staticmethod
+    def snapshot_label(path):
+        return SNAPSHOT_PREFIX + os.path.splitext(os.path.basename(path))[0].rsplit("_", 1)[-1].lstrip("0")
+
+    def win_rate(self, label):
+        s = self.settings
+        recent = self.results.get(label, ())
+        if not recent and not s.prior_games:
+            return s.prior_win_rate
+        return (sum(recent) + s.prior_win_rate * s.prior_games) / (len(recent) + s.prior_games)
+
+    def weights(self):
+        s = self.settings
+        return pfsp_weights([self.win_rate(label) for label in self.labels()], s.pfsp_power, s.min_weight)
+
+    def sampler(self):
+        return LeagueOpponents(self.labels(), self.anchors + self.paths, self.weights())
+
+    def push(self, model):
+        self.games_since_push = 0
+        model.get_env().env_method("set_opponents", self.sampler())
+
+    def start(self, model):
+        """Install the league in the model's environments; schedule the next snapshot."""
+        every = self.settings.snapshot_every
+        self.next_snapshot = (model.num_timesteps // every + 1) * every if every else None
+        self.push(model)
+
+    def record_game(self, won, info):
+        label = info["opponents"][0]
+        window = self.results.setdefault(label, deque(maxlen=self.settings.window))
+        window.append(1 if won else 0)
+        self.games_since_push += 1
+
+    def maybe_snapshot(self, model):
+        """Add a snapshot when due (returns "schedule"); re-push the weights every ``reweight_every`` games."""
+        if self.next_snapshot is not None and model.num_timesteps >= self.next_snapshot:
+            path = os.path.join(self.directory, f"snapshot_{model.num_timesteps:010d}.zip")
+            save_checkpoint(model, path, self.config, {"pool_reason": "schedule"})
+            self.paths = (self.paths + [path])[-self.settings.max_snapshots:]
+            self.start(model)
+            return "schedule"
+        if self.games_since_push >= self.settings.reweight_every:
+            self.push(model)
+        return None
+
+    def log(self, logger):
+        for label, weight in zip(self.labels(), self.weights()):
+            logger.record(f"league/weight/{label}", float(weight))
+            logger.record(f"league/win_rate/{label}", self.win_rate(label))
