@@ -1,36 +1,29 @@
 """Behaviour cloning of HeuristicAgent into a MaskablePPO policy, with DAgger and value pretraining.
 
-Command::
+A run whose config has ``bc`` (``BCConfig``) starts here: ``train.train`` builds
+the MaskablePPO model (the very network PPO then fine-tunes) and calls
+``behaviour_cloning`` before the first PPO rollout; the report (agreement per
+fit) goes to ``RUN_DIR/bc.json``, and the run's first evaluation row (step 0)
+is the clone's win rate.
 
-    python -m train.bc --config train/configs/recipe.json --out runs/bc/clone.zip
-                       [--games 300] [--dagger-rounds 1] [--epochs 4] [--eval-games 400]
+Data: games of teachers in every seat (every seat's decisions are recorded).
+Each record is the seat's features (its observation, plus the advisers'
+one-hot choices when the config names ``advisers``, ``train.hints``), its
+legal-action mask, the teacher's action and the seat's discounted end-of-game
+reward (the config's ``reward`` and ``gamma``), the target of the value head.
 
-Data: games of four HeuristicAgents (every seat's decisions are recorded; cheap,
-about 100 decisions per seat and game). Each record is the seat's features (its
-observation, plus the advisers' one-hot choices when the config names
-``advisers``, ``train.hints``), its legal-action mask, the teacher's action and
-the seat's discounted end-of-game reward (the config's ``reward`` and ``gamma``),
-the target of the value head.
+Fit: masked cross-entropy on the actor and squared error on the value head,
+Adam, minibatches; all draws from a generator seeded by the config's seed.
 
-Training: the policy network of the MaskablePPO model that ``train.build_model``
-makes for the config (the very network PPO fine-tunes; save it and start PPO
-with ``init_from``), with masked cross-entropy on the actor and mean squared
-error on the value head, Adam, minibatches.
+DAgger (Ross et al., 2011): after the first fit the clone plays one seat against
+teachers; the teacher labels the clone's own positions (what it would have
+played there) and those records join the data before the next fit, so the
+clone learns to recover from its own mistakes.
 
-DAgger (Ross et al., 2011): after the first fit, the clone plays one seat
-against three teachers; the teacher labels the clone's own positions (what it
-would have played there) and those records join the data set before the next fit,
-so the clone learns to recover from its own mistakes.
-
-Reported: held-out agreement with the teacher on decisions with more than one
-legal action, and the clone's win rate against three HeuristicAgents (the
-tournament of ``train.evaluate``, seats rotated, 95% Wilson interval).
+Agreement is measured on held-out teacher games, over decisions with more than
+one legal action.
 """
 
-import argparse
-import json
-import os
-import sys
 import time
 
 import numpy as np
@@ -42,9 +35,6 @@ from fifthave_env.engine.game import Game
 from fifthave_env.env_common import end_reward, game_config
 from fifthave_env.observation import Observer
 
-from .checkpoint import save_checkpoint
-from .config import load_config
-from .evaluate import LEARNER_LABEL, evaluate
 from .hints import Advisers
 from .policy_agent import ActorNet, PolicyAgent
 
@@ -118,32 +108,31 @@ def play_recorded(config, rng, teacher="heuristic", learner=None, learner_seat=N
     return records
 
 
-def fit(model, data, epochs, batch_size, learning_rate, value_weight, rng, held_out=None):
-    """Masked cross-entropy on the actor and MSE on the value head; returns held-out agreement."""
+def fit(model, data, settings, rng, held_out, log=print):
+    """Masked cross-entropy on the actor and MSE on the value head; returns the held-out agreement."""
     policy = model.policy
     features, masks, actions, returns = data
-    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=settings.learning_rate)
     policy.set_training_mode(True)
-    for epoch in range(epochs):
+    for epoch in range(settings.epochs):
         order = rng.permutation(len(actions))
         total = 0.0
-        for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
+        for start in range(0, len(order), settings.batch_size):
+            idx = order[start:start + settings.batch_size]
             obs = torch.as_tensor(features[idx])
             values, log_prob, _ = policy.evaluate_actions(obs, torch.as_tensor(actions[idx]),
                                                           action_masks=torch.as_tensor(masks[idx]))
-            loss = -log_prob.mean() + value_weight * torch.nn.functional.mse_loss(
+            loss = -log_prob.mean() + settings.value_weight * torch.nn.functional.mse_loss(
                 values.flatten(), torch.as_tensor(returns[idx]))
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             optimizer.step()
-            total += float(loss) * len(idx)
-        print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(order):.4f}"
-              + (f", held-out agreement {agreement(model, held_out):.3f}" if held_out is not None else ""),
-              flush=True)
+            total += loss.item() * len(idx)
+        log(f"  epoch {epoch + 1}/{settings.epochs}: loss {total / len(order):.4f}, "
+            f"held-out agreement {agreement(model, held_out):.3f}")
     policy.set_training_mode(False)
-    return agreement(model, held_out) if held_out is not None else None
+    return agreement(model, held_out)
 
 
 def agreement(model, data):
@@ -156,66 +145,32 @@ def agreement(model, data):
 
 
 def collect(config, games, rng, learner=None):
+    """Records of ``games`` games; ``learner`` (if given) plays one seat drawn per game."""
     records = Records()
     for _ in range(games):
         seat = int(rng.integers(config.num_players))
-        records.extend(*play_recorded(config, rng, learner=learner, learner_seat=seat))
+        records.extend(*play_recorded(config, rng, teacher=config.bc.teacher, learner=learner, learner_seat=seat))
     return records
 
 
-def main(argv=None):
-    from .train import build_model, make_vec_env
-
-    parser = argparse.ArgumentParser(prog="python -m train.bc", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", required=True, help="the TrainConfig PPO will fine-tune with")
-    parser.add_argument("--out", required=True, help="where the cloned checkpoint goes (.zip)")
-    parser.add_argument("--games", type=int, default=300, help="teacher games in the first data set")
-    parser.add_argument("--held-out-games", type=int, default=40)
-    parser.add_argument("--dagger-rounds", type=int, default=1)
-    parser.add_argument("--dagger-games", type=int, default=150, help="clone games per DAgger round")
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--batch-size", type=int, default=512)
-    parser.add_argument("--learning-rate", type=float, default=1e-3)
-    parser.add_argument("--value-weight", type=float, default=0.5)
-    parser.add_argument("--eval-games", type=int, default=400, help="games against three heuristics")
-    parser.add_argument("--seed", type=int)
-    args = parser.parse_args(argv)
-    config = load_config(args.config, {"seed": args.seed, "n_envs": 1, "subproc": False,
-                                       "run_dir": os.path.dirname(os.path.abspath(args.out))})
-    torch.manual_seed(config.seed)
-    torch.set_num_threads(config.torch_threads)
+def behaviour_cloning(config, model, log=print):
+    """Fit ``model``'s policy (a MaskablePPO model built for ``config``) to ``config.bc.teacher``; returns a report
+    (decisions and held-out agreement after each fit, seconds)."""
+    settings = config.bc
     rng = np.random.default_rng([config.seed, 0xBC])
     started = time.perf_counter()
-    held_out = collect(config, args.held_out_games, rng).arrays()
-    data = collect(config, args.games, rng)
-    print(f"{len(data)} teacher decisions from {args.games} games ({time.perf_counter() - started:.0f} s)", flush=True)
-    env = make_vec_env(config)
-    model = build_model(config, env)
-    report = {"advisers": config.advisers, "net_arch": config.net_arch, "rounds": []}
-    for round_ in range(args.dagger_rounds + 1):
+    held_out = collect(config, settings.held_out_games, rng).arrays()
+    data = collect(config, settings.games, rng)
+    log(f"behaviour cloning: {len(data)} decisions of {settings.teacher} from {settings.games} games "
+        f"({time.perf_counter() - started:.0f} s)")
+    report = {"teacher": settings.teacher, "advisers": list(config.advisers), "rounds": []}
+    for round_ in range(settings.dagger_rounds + 1):
         if round_:
-            clone = PolicyAgent(ActorNet(model.policy), deterministic=False, name=LEARNER_LABEL,
-                                advisers=config.advisers)
-            added = collect(config, args.dagger_games, rng, learner=clone)
+            clone = PolicyAgent(ActorNet(model.policy), name="clone", advisers=config.advisers)
+            added = collect(config, settings.dagger_games, rng, learner=clone)
             data.extend(added.features, added.masks, added.actions, added.returns)
-            print(f"DAgger round {round_}: {len(added)} relabelled decisions, {len(data)} in all", flush=True)
-        score = fit(model, data.arrays(), args.epochs, args.batch_size, args.learning_rate, args.value_weight,
-                    rng, held_out)
+            log(f"DAgger round {round_}: {len(added)} of the clone's decisions labelled, {len(data)} in all")
+        score = fit(model, data.arrays(), settings, rng, held_out, log)
         report["rounds"].append({"decisions": len(data), "held_out_agreement": round(score, 4)})
-    save_checkpoint(model, args.out, config, {"behaviour_cloning": report})
-    net = ActorNet(model.policy)
-    for deterministic in (True, False):
-        result = evaluate(lambda: PolicyAgent(net, deterministic=deterministic, name=LEARNER_LABEL,
-                                              advisers=config.advisers),
-                          "heuristic", args.eval_games, config, seed=config.seed + 1_000_003)
-        report["vs_heuristic_" + ("greedy_policy" if deterministic else "sampled")] = result.row()
-    report["seconds"] = round(time.perf_counter() - started)
-    print(json.dumps(report, indent=2))
-    with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
-        json.dump(report, f, indent=2)
-    env.close()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    return report

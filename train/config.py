@@ -69,6 +69,31 @@ class LeagueConfig:
 
 
 @dataclass
+class BCConfig:
+    """Behaviour cloning of HeuristicAgent before PPO (``train.bc``): the policy network PPO fine-tunes
+    first imitates the teacher (masked cross-entropy) and its value head learns the games' outcomes."""
+
+    teacher: str = "heuristic"
+    """The agent imitated (a name of ``AGENT_FACTORIES``); it plays every seat of the data games."""
+    games: int = 300
+    """Games of four teachers recorded (every seat's decisions: about 400 per game with 4 players)."""
+    held_out_games: int = 40
+    """Further games whose decisions measure the agreement and are never trained on."""
+    dagger_rounds: int = 1
+    """DAgger rounds: the clone plays one seat, the teacher labels its positions, the fit is repeated."""
+    dagger_games: int = 150
+    """Clone games per DAgger round."""
+    epochs: int = 4
+    """Passes over the data per fit."""
+    batch_size: int = 512
+    """Minibatch size."""
+    learning_rate: float = 1e-3
+    """Adam step size."""
+    value_weight: float = 0.5
+    """Weight of the value head's squared error (targets: discounted end-of-game rewards) in the loss."""
+
+
+@dataclass
 class TrainConfig:
     """A MaskablePPO run on ``FifthAvenue-v0``: game, opponents, PPO hyperparameters, evaluation, output."""
 
@@ -139,12 +164,18 @@ class TrainConfig:
     its observation as one-hot blocks (``train.hints``); empty: the bare observation."""
     selfplay: SelfPlayConfig | None = None
     """Self-play settings; None trains against the scripted ``opponents`` only."""
+    bc: BCConfig | None = None
+    """Behaviour cloning that makes the starting policy of a new run (``train.bc``); None: no cloning."""
     league: LeagueConfig | None = None
     """League settings (PFSP over scripted anchors and snapshots); replaces ``opponents`` and ``selfplay``."""
 
     def __post_init__(self):
         if isinstance(self.selfplay, dict):
             self.selfplay = SelfPlayConfig(**self.selfplay)
+        if isinstance(self.bc, dict):
+            self.bc = BCConfig(**self.bc)
+        if self.bc is not None and self.init_from is not None:
+            raise ValueError("choose either bc (clone a starting policy) or init_from, not both")
         if isinstance(self.league, dict):
             self.league = LeagueConfig(**self.league)
         if self.league is not None and self.selfplay is not None:
@@ -184,6 +215,10 @@ def config_from_dict(data):
         bad = set(data["selfplay"]) - _field_names(SelfPlayConfig)
         if bad:
             raise ValueError(f"unknown selfplay keys {sorted(bad)}; allowed: {sorted(_field_names(SelfPlayConfig))}")
+    if data.get("bc") is not None:
+        bad = set(data["bc"]) - _field_names(BCConfig)
+        if bad:
+            raise ValueError(f"unknown bc keys {sorted(bad)}; allowed: {sorted(_field_names(BCConfig))}")
     if data.get("league") is not None:
         bad = set(data["league"]) - _field_names(LeagueConfig)
         if bad:

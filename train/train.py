@@ -37,6 +37,7 @@ from tqdm import tqdm
 
 from fifthave_env.gym_env import FifthAvenueEnv
 
+from .bc import behaviour_cloning
 from .checkpoint import checkpoint_path, latest_checkpoint, read_meta, save_checkpoint
 from .config import config_from_dict, load_config
 from .hints import AdvisedEnv
@@ -245,6 +246,10 @@ def train(config, resume=False, show_progress=True):
     else:
         _trim_eval_log(os.path.join(run_dir, "eval.csv"), -1)
         model = build_model(config, env)
+        if config.bc is not None:
+            report = behaviour_cloning(config, model, log=tqdm.write)
+            with open(os.path.join(run_dir, "bc.json"), "w") as f:
+                json.dump(report, f, indent=2)
     pool = None
     if config.selfplay is not None:
         pool = SelfPlayPool(config, run_dir, pool_paths)
