@@ -4,6 +4,7 @@ import os
 
 import numpy as np
 import pytest
+import torch
 
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.gym_env import FifthAvenueEnv
@@ -12,7 +13,8 @@ from train.config import LeagueConfig, TrainConfig, config_from_dict
 from train.hints import AdvisedEnv, Advisers
 from train.league import League, LeagueOpponents, pfsp_weights
 from train.policy_agent import PolicyAgent
-from train.train import train
+from train.opponents import ScriptedOpponents
+from train.train import build_model, make_vec_env, train
 
 
 def league_config(run_dir="unused", **league):
@@ -122,3 +124,29 @@ def test_advisers_drop_a_bid_plan_the_seat_did_not_follow():
     assert advisers.agents[0].dropped == 0
     advisers.record(6)
     assert advisers.agents[0].dropped == 1
+
+
+def test_advised_policy_starts_as_its_first_adviser_and_plays_the_same_in_numpy(tmp_path):
+    config = TrainConfig(seed=5, num_players=4, advisers=["heuristic", "greedy"], opponents=["heuristic"],
+                         n_envs=1, subproc=False, n_steps=64, batch_size=64, net_arch=[32], run_dir=str(tmp_path))
+    model = build_model(config, make_vec_env(config))
+    agent = PolicyAgent(model.policy, deterministic=True, advisers=config.advisers)
+    env = AdvisedEnv(FifthAvenueEnv(num_players=4, opponents=ScriptedOpponents(["heuristic"])), config.advisers)
+    observation, info = env.reset(seed=1)
+    followed = decisions = 0
+    while True:
+        with torch.no_grad():
+            dist = model.policy.get_distribution(torch.as_tensor(observation[None]),
+                                                 action_masks=info["action_mask"][None])
+        torch_probs = dist.distribution.probs[0].numpy()
+        net = agent.net.logits(observation)
+        legal = info["action_mask"]
+        numpy_probs = np.exp(net[legal] - net[legal].max())
+        assert np.allclose(numpy_probs / numpy_probs.sum(), torch_probs[legal], atol=1e-5)
+        advised = int(observation[-2 * NUM_ACTIONS:-NUM_ACTIONS].argmax())
+        followed += int(np.argmax(np.where(legal, net, -np.inf))) == advised
+        decisions += 1
+        observation, _, terminated, truncated, info = env.step(advised)
+        if terminated or truncated:
+            break
+    assert followed == decisions > 50

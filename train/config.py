@@ -162,6 +162,9 @@ class TrainConfig:
     advisers: list = field(default_factory=list)
     """Scripted agents (names of ``AGENT_FACTORIES``) whose choices for the learner's seat are appended to
     its observation as one-hot blocks (``train.hints``); empty: the bare observation."""
+    advice_prior: float = 5.0
+    """With ``advisers``: the logits by which the untrained policy prefers the first adviser's choice (a skip
+    connection from the advice to the actor's output, ``train.hints.AdvisedPolicy``)."""
     selfplay: SelfPlayConfig | None = None
     """Self-play settings; None trains against the scripted ``opponents`` only."""
     bc: BCConfig | None = None

@@ -26,7 +26,8 @@ _ACTIVATIONS = {torch.nn.Tanh: np.tanh, torch.nn.ReLU: lambda x: np.maximum(x, 0
 
 
 class ActorNet:
-    """The actor of a MaskablePPO ``MlpPolicy`` as numpy arrays: observation -> action logits."""
+    """The actor of a MaskablePPO ``MlpPolicy`` (or ``train.hints.AdvisedPolicy``) as numpy arrays:
+    observation -> action logits."""
 
     def __init__(self, policy):
         if not isinstance(policy.features_extractor, FlattenExtractor):
@@ -41,14 +42,20 @@ class ActorNet:
             else:
                 raise TypeError(f"unsupported layer {module!r} in the policy network; "
                                 f"supported: Linear, {', '.join(a.__name__ for a in _ACTIVATIONS)}")
+        # AdvisedPolicy: the output layer also reads the advice at the end of the observation
+        self.advice_size = getattr(policy.mlp_extractor, "advice_size", 0)
 
     def logits(self, observation):
         x = np.asarray(observation, dtype=np.float32)
-        for weight, bias, activation in self.layers:
-            x = x @ weight + bias
+        hidden = x
+        for weight, bias, activation in self.layers[:-1]:
+            hidden = hidden @ weight + bias
             if activation is not None:
-                x = activation(x)
-        return x
+                hidden = activation(hidden)
+        if self.advice_size:
+            hidden = np.concatenate([hidden, x[..., -self.advice_size:]], axis=-1)
+        weight, bias, _ = self.layers[-1]
+        return hidden @ weight + bias
 
 
 class PolicyAgent:

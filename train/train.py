@@ -35,16 +35,17 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from tqdm import tqdm
 
+from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.gym_env import FifthAvenueEnv
 
 from .bc import behaviour_cloning
 from .checkpoint import checkpoint_path, latest_checkpoint, read_meta, save_checkpoint
 from .config import config_from_dict, load_config
-from .hints import AdvisedEnv
 from .evaluate import LEARNER_LABEL, evaluate
+from .hints import AdvisedEnv, AdvisedPolicy
+from .league import League
 from .opponents import ScriptedOpponents
 from .policy_agent import ActorNet, PolicyAgent
-from .league import League
 from .selfplay import SelfPlayPool
 
 DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "default.json")
@@ -195,12 +196,15 @@ def format_table(rows):
 
 def build_model(config, env):
     """A new MaskablePPO model for ``config`` on ``env``, starting from ``config.init_from`` if set."""
+    policy_kwargs = {"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}}
+    if config.advisers:
+        policy_kwargs.update(advice_size=len(config.advisers) * NUM_ACTIONS, advice_prior=config.advice_prior)
     model = MaskablePPO(
-        "MlpPolicy", env, n_steps=config.n_steps, batch_size=config.batch_size, n_epochs=config.n_epochs,
+        AdvisedPolicy if config.advisers else "MlpPolicy", env, n_steps=config.n_steps, batch_size=config.batch_size, n_epochs=config.n_epochs,
         learning_rate=config.learning_rate, gamma=config.gamma, gae_lambda=config.gae_lambda,
         clip_range=config.clip_range, ent_coef=config.ent_coef, vf_coef=config.vf_coef,
         max_grad_norm=config.max_grad_norm, seed=config.seed, device="cpu", verbose=0,
-        policy_kwargs={"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}},
+        policy_kwargs=policy_kwargs,
         tensorboard_log=os.path.join(config.run_dir, "tb"))
     if config.init_from is not None:
         model.set_parameters(config.init_from, exact_match=True, device="cpu")

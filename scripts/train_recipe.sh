@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The committed 4-player recipe, end to end: behaviour cloning + PPO (train/configs/recipe.json) through
+# fifthave-experiment, then the final policy published as results/training/policy.zip and evaluated in
+# 1,000 seat-rotated tournament games against three HeuristicAgents and against three RandomAgents.
+#
+#   bash scripts/train_recipe.sh [--scale S] [--run-dir DIR]     (extra options go to fifthave-experiment)
+#
+# Environment: PYTHON (default .venv/bin/python), OUT (default results/training), EVAL_GAMES (default 1000),
+# WORKERS (tournament processes, default 2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-.venv/bin/python}
+OUT=${OUT:-results/training}
+EVAL_GAMES=${EVAL_GAMES:-1000}
+WORKERS=${WORKERS:-2}
+CONFIG=train/configs/recipe.json
+RUN_DIR=$("$PYTHON" -c "import json; print(json.load(open('$CONFIG'))['run_dir'])")
+for ((i = 1; i <= $#; i++)); do
+    if [[ "${!i}" == "--run-dir" ]]; then j=$((i + 1)); RUN_DIR=${!j}; fi
+done
+
+started=$(date +%s)
+"$PYTHON" -m train.experiment --config "$CONFIG" --out "$OUT" --no-progress "$@"
+"$PYTHON" -m train.publish "$RUN_DIR" "$OUT/policy.zip"
+trained=$(date +%s)
+
+for opponent in heuristic random; do
+    "$PYTHON" -m agents.tournament --agents "policy:$OUT/policy.zip" "$opponent*3" --games "$EVAL_GAMES" \
+        --seed 2026 --workers "$WORKERS" --quiet --out "$OUT/final_vs_$opponent" | tee "$OUT/final_vs_$opponent.txt"
+done
+echo "training $((trained - started)) s, final evaluation $(($(date +%s) - trained)) s" | tee "$OUT/recipe_time.txt"
