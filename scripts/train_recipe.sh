@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The committed 4-player recipe, end to end: behaviour cloning + PPO (train/configs/recipe.json) through
-# fifthave-experiment, then the final policy published as results/training/policy.zip and evaluated in
-# 1,000 seat-rotated tournament games against three HeuristicAgents and against three RandomAgents.
+# The committed 4-player recipe, end to end: behaviour cloning + PPO against a PFSP league
+# (train/configs/recipe.json) through fifthave-experiment, then the final policy published as
+# results/training/policy.zip and evaluated in 1,000 seat-rotated tournament games against three
+# HeuristicAgents and against three RandomAgents; the tables are appended to results/training/README.md.
 #
 #   bash scripts/train_recipe.sh [--scale S] [--run-dir DIR]     (extra options go to fifthave-experiment)
 #
@@ -26,6 +27,27 @@ trained=$(date +%s)
 
 for opponent in heuristic random; do
     "$PYTHON" -m agents.tournament --agents "policy:$OUT/policy.zip" "$opponent*3" --games "$EVAL_GAMES" \
-        --seed 2026 --workers "$WORKERS" --quiet --out "$OUT/final_vs_$opponent" | tee "$OUT/final_vs_$opponent.txt"
+        --seed 2026 --workers "$WORKERS" --quiet --out "$OUT/final_vs_$opponent" > "$OUT/final_vs_$opponent.txt"
+    cat "$OUT/final_vs_$opponent.txt"
 done
-echo "training $((trained - started)) s, final evaluation $(($(date +%s) - trained)) s" | tee "$OUT/recipe_time.txt"
+finished=$(date +%s)
+{
+    echo
+    echo "## Final evaluation of policy.zip ($EVAL_GAMES seat-rotated games per table)"
+    echo
+    echo "Training (cloning + PPO + the evaluations above) took $((trained - started)) s, this evaluation" \
+         "$((finished - trained)) s. Reproduce without retraining:"
+    echo
+    for opponent in heuristic random; do
+        echo "    fifthave-tournament --agents policy:$OUT/policy.zip $opponent*3 --games $EVAL_GAMES --seed 2026" \
+             "--out $OUT/final_vs_$opponent"
+    done
+    echo
+    echo "Retrain: \`bash scripts/train_recipe.sh $*\`."
+    echo
+    echo "What the recipe is, what each part gave and what limits it: [RECIPE.md](RECIPE.md)."
+    for opponent in heuristic random; do
+        echo
+        grep -v "^wrote " "$OUT/final_vs_$opponent.txt"
+    done
+} >> "$OUT/README.md"
