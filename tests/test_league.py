@@ -14,6 +14,7 @@ from train.hints import AdvisedEnv, Advisers
 from train.league import League, LeagueOpponents, pfsp_weights
 from train.policy_agent import PolicyAgent
 from train.opponents import ScriptedOpponents
+from train.publish import publish
 from train.train import build_model, make_vec_env, train
 
 
@@ -88,6 +89,14 @@ def test_league_run_snapshots_and_records_opponents(tmp_path):
     meta = read_meta(latest_checkpoint(tmp_path / "league"))
     assert [os.path.basename(p) for p in meta["pool"]] == ["snapshot_0000001024.zip"]  # max_snapshots=1
     assert os.path.exists(tmp_path / "league" / "pool" / "snapshot_0000000512.zip")
+
+    # The published policy drops the optimizer state and plays like the checkpoint.
+    published = tmp_path / "policy.zip"
+    assert publish(tmp_path / "league", published) == latest_checkpoint(tmp_path / "league")
+    assert os.path.getsize(published) < os.path.getsize(latest_checkpoint(tmp_path / "league"))
+    original, copy = PolicyAgent.load(latest_checkpoint(tmp_path / "league")), PolicyAgent.load(str(published))
+    observation = np.random.default_rng(0).random(original.net.layers[0][0].shape[0]).astype(np.float32)
+    assert np.array_equal(original.net.logits(observation), copy.net.logits(observation))
 
 
 def test_advisers_append_the_scripted_choice_and_agree_with_the_agent():
