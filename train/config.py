@@ -214,18 +214,11 @@ def config_from_dict(data):
     unknown = set(data) - _field_names(TrainConfig)
     if unknown:
         raise ValueError(f"unknown config keys {sorted(unknown)}; allowed: {sorted(_field_names(TrainConfig))}")
-    if data.get("selfplay") is not None:
-        bad = set(data["selfplay"]) - _field_names(SelfPlayConfig)
-        if bad:
-            raise ValueError(f"unknown selfplay keys {sorted(bad)}; allowed: {sorted(_field_names(SelfPlayConfig))}")
-    if data.get("bc") is not None:
-        bad = set(data["bc"]) - _field_names(BCConfig)
-        if bad:
-            raise ValueError(f"unknown bc keys {sorted(bad)}; allowed: {sorted(_field_names(BCConfig))}")
-    if data.get("league") is not None:
-        bad = set(data["league"]) - _field_names(LeagueConfig)
-        if bad:
-            raise ValueError(f"unknown league keys {sorted(bad)}; allowed: {sorted(_field_names(LeagueConfig))}")
+    for key, section in (("selfplay", SelfPlayConfig), ("bc", BCConfig), ("league", LeagueConfig)):
+        if data.get(key) is not None:
+            bad = set(data[key]) - _field_names(section)
+            if bad:
+                raise ValueError(f"unknown {key} keys {sorted(bad)}; allowed: {sorted(_field_names(section))}")
     return TrainConfig(**data)
 
 
