@@ -48,6 +48,8 @@ finished=$(date +%s)
     echo "What the recipe is, what each part gave and what limits it: [RECIPE.md](RECIPE.md)."
     for opponent in heuristic random; do
         echo
+        echo '```'
         grep -v "^wrote " "$OUT/final_vs_$opponent.txt"
+        echo '```'
     done
 } >> "$OUT/README.md"
