@@ -70,6 +70,7 @@ import numpy as np
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
+from fifthave_env.engine.determinize import SeatSampler
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION
 
 from .base import RandomAgent
@@ -94,7 +95,12 @@ TABLE_COLUMNS = (
 
 def agent_factory(name):
     """A picklable factory for an agent named in ``AGENT_FACTORIES`` (e.g. ``"heuristic-aggressive"``),
-    or ``"policy:PATH"`` for a trained checkpoint (needs the ``train`` extra)."""
+    ``"search[:ROLLOUTS[:DEPTH[:POLICY]]]"`` (``agents.search``), or ``"policy:PATH"`` for a trained
+    checkpoint (needs the ``train`` extra)."""
+    if name == "search" or name.startswith("search:"):
+        from .search import search_factory
+
+        return search_factory(name)
     if name.startswith("policy:"):
         from train.policy_agent import PolicyFactory
 
@@ -102,7 +108,8 @@ def agent_factory(name):
     try:
         return AGENT_FACTORIES[name]
     except KeyError:
-        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(AGENT_FACTORIES)}") from None
+        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(AGENT_FACTORIES)}, "
+                         "search[:ROLLOUTS[:DEPTH[:POLICY]]], policy:PATH") from None
 
 
 # ---- one game ------------------------------------------------------------------------------
@@ -172,6 +179,8 @@ def play_game(setup, game_index):
     for seat, entry in enumerate(seats):
         agent = setup.factories[entry]()
         agent.reset(env.unwrapped.config, seat, np.random.default_rng([setup.seed, deal, rotation, entry]))
+        if hasattr(agent, "attach_sampler"):  # search agents get samples of what their seat knows, no more
+            agent.attach_sampler(SeatSampler(game, seat))
         agents.append(agent)
     entered = [0] * n
     won = [0] * n

@@ -58,6 +58,23 @@ def determinize(game, seat, rng):
     return sample
 
 
+class SeatSampler:
+    """``sampler(rng)``: a determinization of ``game`` (as it is at the call) for ``seat``.
+
+    The one way a game runner hands a live game to a searching agent: the agent
+    calls it and gets samples that hold only what its seat knows.
+    """
+
+    __slots__ = ("_game", "_seat")
+
+    def __init__(self, game, seat):
+        self._game = game
+        self._seat = seat
+
+    def __call__(self, rng):
+        return determinize(self._game, self._seat, rng)
+
+
 def _redeal(g, others, color, rng):
     """Redraw the hidden cards of one color (``BLACK`` for black) in place."""
     kinds = range(color * 3, color * 3 + 3)
