@@ -94,3 +94,30 @@ def test_names_and_bad_options():
         search_factory("search:4:1:smart")
     with pytest.raises(ValueError, match="rollouts must be >= 1"):
         SearchAgent(rollouts=0)
+
+
+def test_a_network_plugs_in_as_evaluator(tmp_path):
+    """The documented hook: a MaskablePPO checkpoint's critic scores the rolled-out positions."""
+    sb3 = pytest.importorskip("sb3_contrib")
+    from fifthave_env.gym_env import FifthAvenueEnv
+    from train.search_value import ValueNetEvaluator, network_search_factory
+
+    path = str(tmp_path / "net.zip")
+    sb3.MaskablePPO("MlpPolicy", FifthAvenueEnv(num_players=2), n_steps=64, seed=0, device="cpu").save(path)
+    evaluator = ValueNetEvaluator(path)
+    game = Game(GameConfig(num_players=2), seed=0)
+    assert 0.0 <= evaluator(game, 0) <= 1.0
+    agent = network_search_factory(path, rollouts=2, depth=0)()
+    agent.reset(game.config, 0, np.random.default_rng(0))
+    agent.attach_sampler(SeatSampler(game, 0))
+    observer = Observer(game.config)
+    rng = np.random.default_rng(0)
+    while agent.searched == 0 and not game.is_over:
+        seat = game.actor
+        if seat == 0:
+            action = agent.act(observer.observe(game, 0), game.action_mask())
+        else:
+            legal = game.legal_actions()
+            action = legal[rng.integers(len(legal))]
+        game.apply(int(action))
+    assert agent.searched == 1
