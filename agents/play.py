@@ -19,6 +19,7 @@ from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine.game import CHOOSE_ACTION_DECISION
 from fifthave_env.render_text import render_text
 
+from .base import give_sampler
 from .tournament import AGENT_FACTORIES, agent_factory
 
 CHOICE_HELP = {
@@ -99,6 +100,7 @@ def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write
     for s, name, child in zip(others, opponents, seed_seq.spawn(len(others))):
         agents[s] = agent_factory(name)()
         agents[s].reset(env.unwrapped.config, s, np.random.default_rng(child))
+        give_sampler(agents[s], game, s)
     write(f"You are seat {seat}. Opponents: " + ", ".join(f"seat {s} {agents[s].name}" for s in others))
     write(HELP)
 

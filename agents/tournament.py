@@ -70,10 +70,9 @@ import numpy as np
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
-from fifthave_env.engine.determinize import SeatSampler
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION
 
-from .base import RandomAgent
+from .base import RandomAgent, give_sampler
 from .bidding import BIDDING_STRATEGIES
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
@@ -179,8 +178,7 @@ def play_game(setup, game_index):
     for seat, entry in enumerate(seats):
         agent = setup.factories[entry]()
         agent.reset(env.unwrapped.config, seat, np.random.default_rng([setup.seed, deal, rotation, entry]))
-        if hasattr(agent, "attach_sampler"):  # search agents get samples of what their seat knows, no more
-            agent.attach_sampler(SeatSampler(game, seat))
+        give_sampler(agent, game, seat)
         agents.append(agent)
     entered = [0] * n
     won = [0] * n

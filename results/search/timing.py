@@ -13,9 +13,9 @@ import time
 
 import numpy as np
 
+from agents.base import give_sampler
 from agents.tournament import agent_factory
 from fifthave_env.engine import Game, GameConfig
-from fifthave_env.engine.determinize import SeatSampler
 from fifthave_env.observation import Observer
 
 
@@ -29,8 +29,7 @@ def time_agent(name, games=4, seed=0):
         agents = [agent_factory(name if s == seat else "heuristic")() for s in range(4)]
         for s, agent in enumerate(agents):
             agent.reset(config, s, np.random.default_rng([seed, i, s]))
-            if hasattr(agent, "attach_sampler"):
-                agent.attach_sampler(SeatSampler(game, s))
+            give_sampler(agent, game, s)
         observer = Observer(config)
         while not game.is_over:
             s = game.actor
