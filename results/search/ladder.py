@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 SEED = 2026
 # (agent, games): the cheap rungs get many games; the search rungs as many as CPU allows
 RUNGS = [("random", 300), ("greedy", 300), ("heuristic", 300),
-         ("search:4:1", 100), ("search:12:1", 300), ("search:32:2", 60)]
+         ("search:4:1", 100), ("search:12:1", 300), ("search:32:2", 40)]
 COLUMNS = ("agent", "games", "win_rate", "ci_low_deal", "ci_high_deal", "wilson_low", "wilson_high", "fair_share",
            "mean_vp", "mean_rank", "cpu_ms_per_decision", "wall_ms_per_decision", "load_average")
 
