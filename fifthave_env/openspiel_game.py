@@ -28,6 +28,7 @@ same observer (:class:`fifthave_env.observation.Observer`):
   knows (its seed from ``sampler()``), with the same information-state string
   for ``player``. OpenSpiel's Python ``ISMCTSBot`` (``open_spiel.python.algorithms.ismcts``)
   uses it; ``set_resampler(resampler)`` on the bot works too (``resampler(state, player)``).
+  (The C++ ``pyspiel.ISMCTSBot`` crashed on this Python game with open_spiel 2.0.2.)
   In a resampled state, the other players' histories are the resampling player's
   (tagged), so a sample holds nothing that player does not know.
 """
