@@ -62,8 +62,8 @@ from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 from .view import SeatView
 
-DEFAULT_ROLLOUTS = 24
-DEFAULT_DEPTH = 4
+DEFAULT_ROLLOUTS = 12
+DEFAULT_DEPTH = 1
 CENTRAL_PARK_VP = 3.0  # expected VP of a Central Park skyscraper (R27: 2, 3 or 5 by types drawn)
 MARGIN_SCALE = 6.0  # VP of projected margin that moves the value from 0.5 to ~0.73
 NOT_SEARCHED = frozenset((G.PLACE_START_DECISION, G.SHOP_PLOT_DECISION))
