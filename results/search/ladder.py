@@ -45,6 +45,19 @@ def deal_clustered_interval(records, entry=0, z=1.96):
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
+def markdown_table(rows):
+    """The ladder as a markdown table (ladder.md; README.md quotes it)."""
+    lines = ["| agent | games | win rate | 95% CI (by deal) | 95% CI (Wilson) | mean VP | mean rank "
+             "| CPU ms / decision | wall ms / decision (load) |",
+             "|---|---:|---:|---|---|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['agent']} | {r['games']} | {r['win_rate']:.3f} | [{r['ci_low_deal']:.3f}, "
+                     f"{r['ci_high_deal']:.3f}] | [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}] | "
+                     f"{r['mean_vp']:.1f} | {r['mean_rank']:.2f} | {r['cpu_ms_per_decision']:.1f} | "
+                     f"{r['wall_ms_per_decision']:.1f} ({r['load_average']:.0f}) |")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=2)
@@ -80,6 +93,7 @@ def main():
             writer = csv.DictWriter(f, COLUMNS)
             writer.writeheader()
             writer.writerows(ordered)
+        (HERE / "ladder.md").write_text(markdown_table(ordered))
         print(f"{name}: win {mean:.3f} [{low:.3f}, {high:.3f}] VP {row['mean_vp']:.1f} "
               f"cpu {timing['cpu_ms_per_decision']:.1f} ms/decision (load {timing['load_average']:.1f})", flush=True)
 
