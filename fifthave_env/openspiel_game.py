@@ -9,7 +9,7 @@ same observer (:class:`fifthave_env.observation.Observer`):
 
 - **Parameters**: ``players`` (2-4), ``board`` (5 or 6), ``max_turns`` (R29
   truncation, default 300), ``seed`` (default 0): the k-th call of
-  ``new_initial_state()`` deals the game ``Game(config, seed=[seed, k])``.
+  ``new_initial_state()`` deals ``Game(config, seed=game.deal_seed(k))``, an int drawn from ``[seed, k]``.
 - **Actions**: our action ids (``engine.actions``), ``num_distinct_actions`` = ``NUM_ACTIONS``.
 - **Chance**: ``SAMPLED_STOCHASTIC``: shuffles and draws happen inside the
   engine with the state's own generator (cloned with the state), as in the
@@ -18,7 +18,7 @@ same observer (:class:`fifthave_env.observation.Observer`):
   others, 0 for everyone at truncation (R29) - our ``win_loss`` reward
   (``env_common.end_reward``). General-sum.
 - **Observations**: the observation tensor is our observation vector for the
-  player (``observation.views`` names its parts; the observer's ``dict`` holds
+  player in the latest layout (``observation.LATEST``; ``observation.views`` names its parts; the observer's ``dict`` holds
   them); the observation string lists its non-zero entries. The
   information-state string (perfect recall) is the player's whole history:
   for every step, the action taken and a digest of the player's observation
@@ -41,7 +41,7 @@ import pyspiel
 from .engine import Game, GameConfig, determinize
 from .engine.actions import NUM_ACTIONS
 from .env_common import end_reward
-from .observation import OBS_SIZE, Observer, views
+from .observation import LATEST, OBS_SIZES, Observer, views
 
 GAME_NAME = "fifth_avenue"
 DEFAULT_PARAMS = {"players": 4, "board": 5, "max_turns": 300, "seed": 0}
@@ -85,8 +85,12 @@ class FifthAvenueGame(pyspiel.Game):
         )
         super().__init__(_GAME_TYPE, info, params)
 
+    def deal_seed(self, k):
+        """The engine seed of the k-th ``new_initial_state()``."""
+        return int(np.random.SeedSequence([self.seed, k]).generate_state(1, np.uint64)[0])
+
     def new_initial_state(self):
-        game = Game(self.config, seed=[self.seed, self._deals])
+        game = Game(self.config, seed=self.deal_seed(self._deals))
         self._deals += 1
         return FifthAvenueState(self, game)
 
@@ -107,7 +111,7 @@ class FifthAvenueState(pyspiel.State):
     def __init__(self, game, engine_game, histories=None):
         super().__init__(game)
         self.game = engine_game
-        self._observer = Observer(engine_game.config)
+        self._observer = Observer(engine_game.config, version=LATEST)
         self.histories = histories if histories is not None else [[] for _ in range(engine_game.n)]
         if histories is None:
             self._record(-1)
@@ -165,8 +169,8 @@ class FifthAvenueObserver:
     """Our observation vector (tensor) and its named views (dict); PyObserver interface."""
 
     def __init__(self, config):
-        self._observer = Observer(config)
-        self.tensor = np.zeros(OBS_SIZE, np.float32)
+        self._observer = Observer(config, version=LATEST)
+        self.tensor = np.zeros(OBS_SIZES[LATEST], np.float32)
         self.dict = views(self.tensor)
 
     def set_from(self, state, player):

@@ -9,7 +9,7 @@ from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 from fifthave_env import openspiel_game  # noqa: E402,F401  (registers fifth_avenue)
 from fifthave_env.engine import Game, GameConfig  # noqa: E402
 from fifthave_env.env_common import end_reward  # noqa: E402
-from fifthave_env.observation import OBS_SIZE, Observer  # noqa: E402
+from fifthave_env.observation import LATEST, OBS_SIZES, Observer  # noqa: E402
 
 
 def replay_in_engine(config, seed, actions):
@@ -36,7 +36,7 @@ def test_random_bots_play_full_games_with_our_engines_returns(players, board):
     bots = [pyspiel.make_uniform_random_bot(p, 10 + p) for p in range(players)]
     for k in range(2):
         state, actions = play(game, bots)
-        engine = replay_in_engine(GameConfig(num_players=players, board=board), [3, k], actions)
+        engine = replay_in_engine(GameConfig(num_players=players, board=board), game.deal_seed(k), actions)
         assert engine.is_over and engine.scores == state.game.scores
         assert state.returns() == [end_reward("win_loss", engine, p) for p in range(players)]
         assert sorted(set(state.returns())) in ([-1.0, 1.0], [1.0], [0.0])
@@ -50,8 +50,8 @@ def test_observation_tensor_is_ours_and_infostates_have_perfect_recall():
     for _ in range(150):
         for p in range(3):
             tensor = np.asarray(state.observation_tensor(p), np.float32)
-            assert tensor.shape == (OBS_SIZE,)
-            assert np.array_equal(tensor, Observer(state.game.config).observe(state.game, p))
+            assert tensor.shape == (OBS_SIZES[LATEST],)
+            assert np.array_equal(tensor, Observer(state.game.config, version=LATEST).observe(state.game, p))
             info = state.information_state_string(p)
             assert info not in seen[p]  # a new step is a new information state (perfect recall)
             seen[p].add(info)
@@ -85,11 +85,11 @@ def test_ismcts_bot_plays_with_our_resampler():
     bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=4, random_state=np.random.RandomState(0))
     bots = [bot] + [pyspiel.make_uniform_random_bot(p, p) for p in range(1, players)]
     state, actions = play(game, bots)
-    engine = replay_in_engine(GameConfig(num_players=players, max_turns=6), [5, 0], actions)
+    engine = replay_in_engine(GameConfig(num_players=players, max_turns=6), game.deal_seed(0), actions)
     assert engine.is_over and engine.scores == state.game.scores
     assert state.returns() == [end_reward("win_loss", engine, p) for p in range(players)]
 
 
 def test_bad_parameters_are_rejected():
-    with pytest.raises(Exception, match="num_players must be 2, 3 or 4"):
+    with pytest.raises(Exception, match="num_players must be one of 2, 3, 4"):
         pyspiel.load_game("fifth_avenue", {"players": 5})

@@ -24,7 +24,7 @@ def time_agent(name, games=4, seed=0):
     cpu = wall = 0.0
     calls = 0
     for i in range(games):
-        game = Game(config, seed=[seed, i])
+        game = Game(config, seed=seed * 1000 + i)
         seat = i % 4
         agents = [agent_factory(name if s == seat else "heuristic")() for s in range(4)]
         for s, agent in enumerate(agents):
