@@ -55,15 +55,21 @@ def init_ray(address=None, num_cpus=None, quiet=True):
     Does nothing if Ray is already initialized in this process.
     """
     ray = require_ray()
+    check_reachable(address)
     if ray.is_initialized():
         return ray
-    check_reachable(address)
     kwargs = dict(include_dashboard=False, logging_level="ERROR" if quiet else "INFO", log_to_driver=not quiet)
-    if address is None:
-        ray.init(num_cpus=num_cpus, **kwargs)
-    else:
+    if address is not None:
         ray.init(address=address, **kwargs)
-    return ray
+        return ray
+    for attempt in range(3):
+        try:
+            ray.init(num_cpus=num_cpus, **kwargs)
+            return ray
+        except Exception as error:  # Ray gives a local node 30 s to start; a busy machine can miss that
+            if "timed out during startup" not in str(error) or attempt == 2:
+                raise
+            ray.shutdown()
 
 
 def _play_chunk(setup, indices):

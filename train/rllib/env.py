@@ -66,12 +66,15 @@ from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.engine.game import IllegalActionError
 from fifthave_env.observation import OBS_HIGH, OBS_SIZE
 
-OBSERVATION_SPACE = spaces.Dict({
-    "observations": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
-    "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
-})
-ACTION_SPACE = spaces.Discrete(NUM_ACTIONS)
 LEARNER = "learner"
+
+
+def observation_space():
+    """One agent's observation space (a new object: seeding it affects no other agent)."""
+    return spaces.Dict({
+        "observations": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+        "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
+    })
 
 
 def seat_agent_ids(num_players):
@@ -96,8 +99,8 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
         self.scripted_factories = [agent_factory(name) for name in names]
         self.possible_agents = (role_agent_ids if names else seat_agent_ids)(self.num_players)
         self.agents = list(self.possible_agents)
-        self.observation_spaces = {a: OBSERVATION_SPACE for a in self.possible_agents}
-        self.action_spaces = {a: ACTION_SPACE for a in self.possible_agents}
+        self.observation_spaces = {a: observation_space() for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.observation_space = spaces.Dict(self.observation_spaces)
         self.action_space = spaces.Dict(self.action_spaces)
         self._rng = None
