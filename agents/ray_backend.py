@@ -64,7 +64,7 @@ def init_ray(address=None, num_cpus=None, quiet=True):
         return ray
     for attempt in range(3):
         try:
-            ray.init(num_cpus=num_cpus, **kwargs)
+            ray.init(address="local", num_cpus=num_cpus, **kwargs)  # a new one, even beside a `ray start` cluster
             return ray
         except Exception as error:  # Ray gives a local node 30 s to start; a busy machine can miss that
             if "timed out during startup" not in str(error) or attempt == 2:

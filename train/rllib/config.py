@@ -45,6 +45,9 @@ class RLlibConfig:
     total_env_steps: int = 200_000
     """Env steps (decisions of RLlib-played seats) to sample in total; training stops at the first
     iteration that reaches it."""
+    max_seconds: float = 0.0
+    """Wall-clock budget of the training loop in seconds (0: none); training stops at the first iteration
+    past it, whichever of this and ``total_env_steps`` comes first."""
     num_env_runners: int = 1
     """Ray actors that sample games (each one CPU); 0 samples in the driver process."""
     num_envs_per_env_runner: int = 1
@@ -80,6 +83,8 @@ class RLlibConfig:
     0: no evaluation)."""
     eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
     """Scripted agents the learner is evaluated against; every other seat plays that agent."""
+    eval_deterministic: bool = True
+    """The learner plays its most likely legal action in evaluation instead of sampling."""
     run_dir: str = "runs/rllib"
     """Where ``config.json``, ``eval.csv``, ``cluster.txt`` and ``checkpoints/iter_NNNNNN`` go."""
 

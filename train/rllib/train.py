@@ -183,7 +183,7 @@ def _evaluate_checkpoint(directory, config, iteration, env_steps, log_path, addr
 
     rows = []
     for opponent in config.eval_opponents:
-        result = evaluate(RLlibFactory(directory, name="rllib"), opponent, config.eval_games, config,
+        result = evaluate(RLlibFactory(directory, config.eval_deterministic, name="rllib"), opponent, config.eval_games, config,
                           seed=config.seed + 1, backend="ray", address=address)
         rows.append({"iteration": iteration, "env_steps": env_steps, **result.row()})
     new = not os.path.exists(log_path)
@@ -206,7 +206,8 @@ def _env_runner_nodes(algo):
 
 
 def train(config, address=None, num_cpus=None, log=print):
-    """Run ``config``; returns ``(checkpoint directory, evaluation rows of the last checkpoint, seconds)``."""
+    """Run ``config``; returns ``(last checkpoint directory, its evaluation rows, seconds of training)``
+    (evaluations excluded)."""
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
     ray = init_ray(address, num_cpus=num_cpus if address is None else None)
@@ -214,14 +215,19 @@ def train(config, address=None, num_cpus=None, log=print):
     os.makedirs(os.path.join(run_dir, "checkpoints"), exist_ok=True)
     with open(os.path.join(run_dir, "config.json"), "w") as f:
         json.dump(config.to_dict(), f, indent=1)
+    cpus = ray.cluster_resources().get("CPU", 0)
+    if config.eval_games and cpus < config.num_env_runners + 1:
+        raise ValueError(f"the evaluation games need a CPU beside the {config.num_env_runners} env runners, but "
+                         f"the Ray cluster has {cpus:g} CPUs: lower --num-env-runners or add a node")
     algo = ppo_config(config).build_algo()
     pool = SnapshotPool(algo, config)
     cluster_lines = ["Ray nodes:", *node_summary(ray), f"env runners per node: {_env_runner_nodes(algo)}"]
     log("\n".join(cluster_lines))
     eval_log = os.path.join(run_dir, "eval.csv")
     start = time.perf_counter()
-    env_steps, rows, directory = 0, [], None
-    while env_steps < config.total_env_steps:
+    env_steps, rows, directory, eval_seconds = 0, [], None, 0.0
+    last = False
+    while not last:
         result = algo.train()
         iteration = algo.iteration
         runners = result[ENV_RUNNER_RESULTS]
@@ -229,19 +235,20 @@ def train(config, address=None, num_cpus=None, log=print):
         win_rate = runners.get("learner_win_rate")
         if pool.due(iteration, win_rate):
             pool.add(iteration)
-        elapsed = time.perf_counter() - start
-        log(f"iter {iteration:4d}  env steps {env_steps:8d}  {env_steps / elapsed:6.0f}/s  learner win rate "
+        seconds = time.perf_counter() - start - eval_seconds
+        log(f"iter {iteration:4d}  env steps {env_steps:8d}  {env_steps / seconds:6.0f}/s  learner win rate "
             f"{'-' if win_rate is None else f'{win_rate:.2f}'}  pool {len(pool.ids)}")
-        last = env_steps >= config.total_env_steps
+        last = env_steps >= config.total_env_steps or bool(config.max_seconds and seconds >= config.max_seconds)
         if last or (config.checkpoint_every and iteration % config.checkpoint_every == 0):
             directory = save(algo, config, os.path.join(run_dir, "checkpoints", f"iter_{iteration:06d}"),
                              iteration, env_steps)
             if config.eval_games:
+                eval_start = time.perf_counter()
                 rows = _evaluate_checkpoint(directory, config, iteration, env_steps, eval_log, address)
+                eval_seconds += time.perf_counter() - eval_start
                 for row in rows:
                     log(f"  vs {row['opponent']}: win rate {row['win_rate']:.3f} "
                         f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}] over {row['games']} games")
-    seconds = time.perf_counter() - start
     with open(os.path.join(run_dir, "cluster.txt"), "w") as f:
         f.write("\n".join(cluster_lines) + f"\ntraining: {env_steps} env steps in {seconds:.0f} s\n")
     algo.stop()
@@ -260,6 +267,7 @@ def main(argv=None):
     parser.add_argument("--board", type=int, choices=(5, 6))
     parser.add_argument("--address", help="join the Ray cluster whose head is at HOST:PORT (ray start --head "
                         "prints it); default: start a local Ray")
+    parser.add_argument("--max-seconds", type=float, help="wall-clock budget of the training loop")
     parser.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (default: all, and at least "
                         "num_env_runners + 1 so that evaluation games find one)")
     args = parser.parse_args(argv)
@@ -268,7 +276,7 @@ def main(argv=None):
         config = load_rllib_config(args.config, {
             "run_dir": args.run_dir, "total_env_steps": args.total_env_steps,
             "num_env_runners": args.num_env_runners, "seed": args.seed, "num_players": args.num_players,
-            "board": args.board})
+            "board": args.board, "max_seconds": args.max_seconds})
         num_cpus = args.num_cpus or max(os.cpu_count() or 1, config.num_env_runners + 1)
         directory, rows, seconds = train(config, address=args.address, num_cpus=num_cpus)
     except (ValueError, ImportError, ConnectionError) as error:
