@@ -16,6 +16,7 @@ the cluster this machine belongs to). An address that does not answer fails
 within seconds instead of Ray's long connection retries.
 """
 
+import os
 import socket
 
 INSTALL_HINT = ('Ray is not installed: install the distributed extra with pip install "fifthave[distributed]" '
@@ -23,7 +24,14 @@ INSTALL_HINT = ('Ray is not installed: install the distributed extra with pip in
 
 
 def require_ray():
-    """The ``ray`` module, or an ImportError that says how to install it."""
+    """The ``ray`` module, or an ImportError that says how to install it.
+
+    ``ray start`` clusters use token authentication (Ray 2.60) and a driver sends the token only in token
+    mode, which Ray reads at import: with a token in ``~/.ray/auth_token`` and no ``RAY_AUTH_MODE`` set,
+    token mode is chosen here (as ``ray.init`` does for a new local Ray anyway).
+    """
+    if "RAY_AUTH_MODE" not in os.environ and os.path.exists(os.path.expanduser("~/.ray/auth_token")):
+        os.environ["RAY_AUTH_MODE"] = "token"
     try:
         import ray
     except ImportError as error:
@@ -60,7 +68,13 @@ def init_ray(address=None, num_cpus=None, quiet=True):
         return ray
     kwargs = dict(include_dashboard=False, logging_level="ERROR" if quiet else "INFO", log_to_driver=not quiet)
     if address is not None:
-        ray.init(address=address, **kwargs)
+        try:
+            ray.init(address=address, **kwargs)
+        except (ConnectionError, RuntimeError) as error:
+            raise ConnectionError(
+                f"could not join the Ray cluster at {address} ({error}); if its head uses token authentication "
+                f"(the default of ray start), copy the head's ~/.ray/auth_token to this machine and set "
+                f"RAY_AUTH_MODE=token before Python starts") from None
         return ray
     for attempt in range(3):
         try:
