@@ -1,6 +1,7 @@
 """Training throughput: RLlib PPO with 1 and 2 env runners against our SB3 path, on the same budget.
 
-    PYTHONPATH=. nice -n 10 python scripts/rllib_benchmark.py --steps 24000 --out results/rllib/throughput.json
+    PYTHONPATH=. nice -n 10 python scripts/rllib_benchmark.py --steps 24000 --out results/rllib/throughput.json \
+        [--address HOST:PORT]
 
 The same PPO settings on both sides (rollouts of 4000 decisions: 8 envs x 500
 steps in SB3, ``train_batch_size=4000`` in RLlib; minibatches of 500, 4 epochs,
@@ -67,12 +68,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=24000)
     parser.add_argument("--out")
+    parser.add_argument("--address", help="join this Ray cluster instead of starting a local Ray")
     args = parser.parse_args()
     from agents.ray_backend import init_ray
 
     rows = [sb3_rate(args.steps)]
     print(rows[-1], flush=True)
-    init_ray(num_cpus=3)
+    init_ray(args.address, num_cpus=None if args.address else 3)
     for runners in (1, 2):
         rows.append(rllib_rate(args.steps, runners))
         print(rows[-1], flush=True)

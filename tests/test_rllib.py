@@ -1,7 +1,7 @@
 """RLlib and Ray: the MultiAgentEnv adapter, masked modules, a tiny self-play run, tournaments on Ray.
 
 Tests that need Ray skip when it is not installed (the ``distributed`` extra; scripts/setup.sh installs it).
-One local Ray (2 CPUs) is shared by the module's tests.
+One local Ray (2 CPUs) is shared by the module's tests (and, under xdist, they run in one worker).
 """
 
 import importlib.util
@@ -147,6 +147,7 @@ def test_masking_module_samples_only_legal_actions_and_numpy_actor_matches_it():
 # ---- training and tournaments on Ray -----------------------------------------------------------
 
 @needs_ray
+@pytest.mark.xdist_group("ray")
 def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_session, tmp_path):
     from train.rllib.config import RLlibConfig
     from train.rllib.train import train
@@ -167,6 +168,7 @@ def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_sessi
 
 
 @needs_ray
+@pytest.mark.xdist_group("ray")
 def test_ray_backend_gives_the_local_table(ray_session):
     lineup = [(name, agent_factory(name)) for name in ("heuristic", "greedy", "random")]
     local = run_tournament(lineup, games=12, seed=7)

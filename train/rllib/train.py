@@ -71,7 +71,8 @@ def _learner_win_callback():
     from .env import LEARNER
 
     class LearnerWinRate(RLlibCallback):
-        """Logs ``learner_win_rate``: the learner seat's share of the win (1/k for a k-way shared win)."""
+        """Logs ``learner_win_rate`` (the learner seat's share of the win, 1/k for a k-way shared win), its VP and
+        ``truncated_rate`` over the last 100 games."""
 
         def on_episode_end(self, *, episode, metrics_logger=None, **kwargs):
             learner = episode.agent_episodes.get(LEARNER)
@@ -83,6 +84,8 @@ def _learner_win_callback():
                 return
             share = 1 / len(winners) if f"player_{info['seat']}" in winners else 0.0
             metrics_logger.log_value("learner_win_rate", share, reduce="mean", window=100)
+            metrics_logger.log_value("truncated_rate", float(info.get("truncated", False)), reduce="mean", window=100)
+            metrics_logger.log_value("learner_vp", float(info["scores"][info["seat"]]), reduce="mean", window=100)
 
     return LearnerWinRate
 
@@ -205,6 +208,10 @@ def _env_runner_nodes(algo):
     return dict(collections.Counter(nodes))
 
 
+def _fmt(value, spec=".2f"):
+    return "-" if value is None else format(value, spec)
+
+
 def train(config, address=None, num_cpus=None, log=print):
     """Run ``config``; returns ``(last checkpoint directory, its evaluation rows, seconds of training)``
     (evaluations excluded)."""
@@ -237,7 +244,9 @@ def train(config, address=None, num_cpus=None, log=print):
             pool.add(iteration)
         seconds = time.perf_counter() - start - eval_seconds
         log(f"iter {iteration:4d}  env steps {env_steps:8d}  {env_steps / seconds:6.0f}/s  learner win rate "
-            f"{'-' if win_rate is None else f'{win_rate:.2f}'}  pool {len(pool.ids)}")
+            f"{_fmt(win_rate)}  VP {_fmt(runners.get('learner_vp'), '.1f')}  truncated "
+            f"{_fmt(runners.get('truncated_rate'))}  game length {_fmt(runners.get('episode_len_mean'), '.0f')}  "
+            f"pool {len(pool.ids)}")
         last = env_steps >= config.total_env_steps or bool(config.max_seconds and seconds >= config.max_seconds)
         if last or (config.checkpoint_every and iteration % config.checkpoint_every == 0):
             directory = save(algo, config, os.path.join(run_dir, "checkpoints", f"iter_{iteration:06d}"),
