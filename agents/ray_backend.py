@@ -18,6 +18,7 @@ within seconds instead of Ray's long connection retries.
 
 import os
 import socket
+import sys
 
 INSTALL_HINT = ('Ray is not installed: install the distributed extra with pip install "fifthave[distributed]" '
                 "(or run bash scripts/setup.sh, which installs every extra)")
@@ -27,10 +28,11 @@ def require_ray():
     """The ``ray`` module, or an ImportError that says how to install it.
 
     ``ray start`` clusters use token authentication (Ray 2.60) and a driver sends the token only in token
-    mode, which Ray reads at import: with a token in ``~/.ray/auth_token`` and no ``RAY_AUTH_MODE`` set,
-    token mode is chosen here (as ``ray.init`` does for a new local Ray anyway).
+    mode, which Ray reads at import: with a token in ``~/.ray/auth_token``, no ``RAY_AUTH_MODE`` set and
+    Ray not imported yet, token mode is chosen here (as ``ray.init`` does for a new local Ray anyway).
     """
-    if "RAY_AUTH_MODE" not in os.environ and os.path.exists(os.path.expanduser("~/.ray/auth_token")):
+    if ("ray" not in sys.modules and "RAY_AUTH_MODE" not in os.environ
+            and os.path.exists(os.path.expanduser("~/.ray/auth_token"))):
         os.environ["RAY_AUTH_MODE"] = "token"
     try:
         import ray
