@@ -124,13 +124,13 @@ def test_masking_module_samples_only_legal_actions_and_numpy_actor_matches_it():
 
     from train.policy_agent import ActorNet
     from train.rllib.agent import actor_modules
-    from train.rllib.env import FifthAvenueMultiAgentEnv, observation_space
+    from train.rllib.env import FifthAvenueMultiAgentEnv
 
     torch.manual_seed(0)
-    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, observation_space=observation_space(),
-                          action_space=FifthAvenueMultiAgentEnv().action_spaces["player_0"],
-                          model_config=DefaultModelConfig(fcnet_hiddens=[32, 32], vf_share_layers=False)).build()
     env = FifthAvenueMultiAgentEnv()
+    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, observation_space=env.observation_spaces["player_0"],
+                          action_space=env.action_spaces["player_0"],
+                          model_config=DefaultModelConfig(fcnet_hiddens=[32, 32], vf_share_layers=False)).build()
     observations, _ = env.reset(seed=4)
     (_, observation), = observations.items()
     batch = {"obs": {key: torch.as_tensor(np.repeat(value[None], 200, axis=0)) for key, value in observation.items()}}

@@ -3,7 +3,7 @@
 A checkpoint directory holds RLlib's own algorithm state (``algorithm/``, to
 resume or inspect with RLlib) and, for playing, the actor of the shared policy:
 ``actor.pt`` (a torch state dict, read with ``weights_only=True`` so a
-checkpoint cannot run code) and ``meta.json`` (layer sizes, activation, the
+checkpoint cannot run code) and ``meta.json`` (observation size, layer sizes, activation, the
 training config, versions). Acting needs neither Ray nor torch at play time:
 the actor runs in numpy (``train.policy_agent.ActorNet``) and samples from the
 masked policy with the generator ``reset`` gives it, so games replay from their
@@ -16,7 +16,6 @@ import os
 import torch
 
 from fifthave_env.engine.actions import NUM_ACTIONS
-from fifthave_env.observation import OBS_SIZE
 
 from ..policy_agent import ActorNet, PolicyAgent
 
@@ -30,8 +29,8 @@ def actor_modules(rl_module):
     return [*rl_module.encoder.actor_encoder.net.mlp, *rl_module.pi.net.mlp]
 
 
-def build_actor(hidden, activation):
-    layers, size = [], OBS_SIZE
+def build_actor(obs_size, hidden, activation):
+    layers, size = [], obs_size
     for width in hidden:
         layers += [torch.nn.Linear(size, width), _TORCH_ACTIVATIONS[activation]()]
         size = width
@@ -39,9 +38,12 @@ def build_actor(hidden, activation):
 
 
 def save_actor(rl_module, directory, meta):
-    """Write ``actor.pt`` and ``meta.json`` (``meta`` must hold ``hidden`` and ``activation``)."""
-    actor = build_actor(meta["hidden"], meta["activation"])
-    actor.load_state_dict({f"{i}.{k}": v for i, m in enumerate(actor_modules(rl_module))
+    """Write ``actor.pt`` and ``meta.json`` (``meta`` must hold ``hidden`` and ``activation``; the observation
+    size is read from the module and added)."""
+    modules = actor_modules(rl_module)
+    meta = dict(meta, obs_size=int(modules[0].in_features))
+    actor = build_actor(meta["obs_size"], meta["hidden"], meta["activation"])
+    actor.load_state_dict({f"{i}.{k}": v for i, m in enumerate(modules)
                            for k, v in m.state_dict().items()})
     os.makedirs(directory, exist_ok=True)
     torch.save(actor.state_dict(), os.path.join(directory, ACTOR_FILE))
@@ -58,7 +60,7 @@ def load_actor(directory):
     with open(meta_path) as f:
         meta = json.load(f)
     try:
-        actor = build_actor(meta["hidden"], meta["activation"])
+        actor = build_actor(meta["obs_size"], meta["hidden"], meta["activation"])
         actor.load_state_dict(torch.load(actor_path, map_location="cpu", weights_only=True))
     except (KeyError, RuntimeError, TypeError, ValueError) as error:
         raise ValueError(f"{directory!r}: the actor does not match its meta.json ({error})") from None

@@ -14,8 +14,8 @@ modules play.
 
 ## Observation Space
 
-``Dict(observations=Box(0, 1000, (1176,), float32), action_mask=Box(0, 1, (147,), float32))``
-per agent: the AEC observation under the key ``"observations"`` and its mask as
+``Dict(observations=Box(...), action_mask=Box(0, 1, (147,), float32))`` per agent: the AEC
+observation (its ``Box``, e.g. ``(1176,)`` floats) under the key ``"observations"`` and its mask as
 floats, the layout RLlib's action-masking RLModule reads
 (``ray.rllib.examples.rl_modules.classes.action_masking_rlm``).
 
@@ -64,15 +64,15 @@ from agents.tournament import agent_factory
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.engine.game import IllegalActionError
-from fifthave_env.observation import OBS_HIGH, OBS_SIZE
 
 LEARNER = "learner"
 
 
-def observation_space():
-    """One agent's observation space (a new object: seeding it affects no other agent)."""
+def observation_space(observation_box):
+    """One agent's observation space around the AEC env's observation ``Box`` (a new object: seeding it
+    affects no other agent)."""
     return spaces.Dict({
-        "observations": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+        "observations": spaces.Box(observation_box.low, observation_box.high, observation_box.shape, np.float32),
         "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
     })
 
@@ -99,7 +99,8 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
         self.scripted_factories = [agent_factory(name) for name in names]
         self.possible_agents = (role_agent_ids if names else seat_agent_ids)(self.num_players)
         self.agents = list(self.possible_agents)
-        self.observation_spaces = {a: observation_space() for a in self.possible_agents}
+        box = self.aec.observation_space(self.aec.possible_agents[0])["observation"]
+        self.observation_spaces = {a: observation_space(box) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.observation_space = spaces.Dict(self.observation_spaces)
         self.action_space = spaces.Dict(self.action_spaces)
