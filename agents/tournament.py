@@ -56,6 +56,7 @@ Console: ``fifthave-tournament --agents heuristic random*3 --board 5 --games 500
 """
 
 import argparse
+import collections
 import csv
 import functools
 import itertools
@@ -94,8 +95,9 @@ TABLE_COLUMNS = (
 
 def agent_factory(name):
     """A picklable factory for an agent named in ``AGENT_FACTORIES`` (e.g. ``"heuristic-aggressive"``),
-    ``"search[:ROLLOUTS[:DEPTH[:POLICY]]]"`` (``agents.search``), or ``"policy:PATH"`` for a trained
-    checkpoint (needs the ``train`` extra)."""
+    ``"search[:ROLLOUTS[:DEPTH[:POLICY]]]"`` (``agents.search``), ``"policy:PATH"`` for a trained
+    checkpoint (needs the ``train`` extra), or ``"rllib:PATH"`` for a ``fifthave-rllib`` checkpoint
+    directory."""
     if name == "search" or name.startswith("search:"):
         from .search import search_factory
 
@@ -104,11 +106,15 @@ def agent_factory(name):
         from train.policy_agent import PolicyFactory
 
         return PolicyFactory(name[len("policy:"):])
+    if name.startswith("rllib:"):
+        from train.rllib.agent import RLlibFactory
+
+        return RLlibFactory(name[len("rllib:"):])
     try:
         return AGENT_FACTORIES[name]
     except KeyError:
         raise ValueError(f"unknown agent {name!r}; choose from {', '.join(AGENT_FACTORIES)}, "
-                         "search[:ROLLOUTS[:DEPTH[:POLICY]]], policy:PATH") from None
+                         "search[:ROLLOUTS[:DEPTH[:POLICY]]], policy:PATH, rllib:PATH") from None
 
 
 # ---- one game ------------------------------------------------------------------------------
@@ -392,13 +398,15 @@ def games_per_deal(num_players, seat_orders="cyclic", orders_per_deal=0):
 
 
 def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0, workers=1,
-                   max_turns=300, progress=False, seat_orders="cyclic", orders_per_deal=None):
+                   max_turns=300, progress=False, seat_orders="cyclic", orders_per_deal=None, backend="local",
+                   address=None):
     """Play ``games`` games (a multiple of the games per deal) and summarize them; see the module docstring.
 
     ``num_players`` defaults to the number of entries, and must equal it.
     ``workers`` processes share the games (1: in this process). ``seat_orders``:
     ``"cyclic"``, ``"all"`` or ``"sample"`` (``orders_per_deal`` of them, default
-    ``num_players``).
+    ``num_players``). ``backend="ray"`` plays the games as Ray tasks instead, on a local Ray or on
+    the cluster at ``address`` (``agents.ray_backend``); same table.
     """
     labels, factories = _labelled(agent_factories)
     num_players = len(factories) if num_players is None else num_players
@@ -417,10 +425,16 @@ def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0
                          f"played in all its seat orders, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers!r}")
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
     setup = _Setup(factories, num_players, board, max_turns, seed, seat_orders, orders_per_deal)
     start = time.perf_counter()
     indices = range(games)
-    if workers == 1:
+    if backend == "ray":
+        from .ray_backend import play_games
+
+        records = sorted(_progress(play_games(setup, games, address), games, progress), key=lambda r: r["game"])
+    elif workers == 1:
         results = (play_game(setup, g) for g in indices)
         records = list(_progress(results, games, progress))
     else:
@@ -461,7 +475,7 @@ def parse_lineup(specs):
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Play a seeded tournament between Fifth Avenue agents and report per-agent statistics.",
-        epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip")
+        epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip, rllib:CHECKPOINT_DIR")
     parser.add_argument("--agents", nargs="+", required=True,
                         help="one agent per seat, e.g. heuristic random*3 (2-4 seats)")
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))
@@ -474,6 +488,10 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--max-turns", type=int, default=300)
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help="ray: play the games as Ray tasks (needs the distributed extra); same table")
+    parser.add_argument("--address", help="with --backend ray: join the Ray cluster whose head is at HOST:PORT "
+                        "(default: start a local Ray)")
     parser.add_argument("--out", help="write OUT.json, OUT.csv and OUT.png")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
@@ -482,14 +500,17 @@ def main(argv=None):
         result = run_tournament([(name, agent_factory(name)) for name in lineup], board=args.board,
                                 games=args.games, seed=args.seed, workers=args.workers,
                                 max_turns=args.max_turns, progress=not args.quiet, seat_orders=args.seat_orders,
-                                orders_per_deal=args.orders_per_deal)
-    except ValueError as error:
+                                orders_per_deal=args.orders_per_deal, backend=args.backend, address=args.address)
+    except (ValueError, ImportError, ConnectionError) as error:
         parser.error(str(error))
     s = result.settings
     print(f"{s['num_players']} players, {s['board']}-plot board, {s['games']} games, seed {s['seed']}, "
           f"{result.seconds:.0f} s")
     print(result.format_table())
     print("act() ms per call:", ", ".join(f"{k} {v:.3f}" for k, v in result.act_ms().items()))
+    if args.backend == "ray":
+        nodes = collections.Counter(r["node"] for r in result.records)
+        print("games per Ray node:", ", ".join(f"{node} {count}" for node, count in sorted(nodes.items())))
     truncated = sum(r["truncated"] for r in result.records)
     if truncated:
         print(f"{truncated} game(s) truncated at {s['max_turns']} turns")

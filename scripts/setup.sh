@@ -12,4 +12,4 @@ VPY=.venv/bin/python
 if ! "$VPY" -c "import torch" >/dev/null 2>&1; then
   "$VPY" -m pip install --quiet "torch==2.13.0"
 fi
-"$VPY" -m pip install --quiet -e ".[train,analysis,notebooks,research,dev]"
+"$VPY" -m pip install --quiet -e ".[train,analysis,notebooks,research,dev,distributed]"

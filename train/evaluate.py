@@ -33,13 +33,14 @@ class EvalResult:
                 "opponent_mean_vp": round(self.opponent_mean_vp, 2)}
 
 
-def evaluate(make_agent, opponent, games, config, seed):
-    """A tournament of the agent ``make_agent()`` returns against ``opponent`` in every other seat."""
+def evaluate(make_agent, opponent, games, config, seed, **tournament_options):
+    """A tournament of the agent ``make_agent()`` returns against ``opponent`` in every other seat
+    (``tournament_options``, e.g. ``workers`` or ``backend``, go to ``run_tournament``)."""
     n = config.num_players
     games = -(-games // n) * n
     lineup = [(LEARNER_LABEL, make_agent)] + [(opponent, agent_factory(opponent))] * (n - 1)
     result = run_tournament(lineup, num_players=n, board=config.board, games=games, seed=seed,
-                            max_turns=config.max_turns)
+                            max_turns=config.max_turns, **tournament_options)
     mine, theirs = result.row(LEARNER_LABEL), result.row(opponent)
     return EvalResult(opponent, games, mine["win_rate"], mine["win_ci_low"], mine["win_ci_high"],
                       mine["mean_vp"], mine["mean_rank"], theirs["mean_vp"])

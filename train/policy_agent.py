@@ -30,16 +30,23 @@ class ActorNet:
     def __init__(self, policy):
         if not isinstance(policy.features_extractor, FlattenExtractor):
             raise TypeError(f"only MlpPolicy (flat observations) is supported, got {policy.features_extractor!r}")
-        self.layers = []  # (weight transposed, bias, activation or None)
-        for module in [*policy.mlp_extractor.policy_net, policy.action_net]:
+        self.layers = self.from_modules([*policy.mlp_extractor.policy_net, policy.action_net]).layers
+
+    @classmethod
+    def from_modules(cls, modules):
+        """From torch ``Linear`` and activation modules in order (also the actor of an RLlib PPO module)."""
+        net = cls.__new__(cls)
+        net.layers = []  # (weight transposed, bias, activation or None)
+        for module in modules:
             if isinstance(module, torch.nn.Linear):
-                self.layers.append([module.weight.detach().numpy().T.copy(), module.bias.detach().numpy().copy(),
-                                    None])
-            elif type(module) in _ACTIVATIONS and self.layers:
-                self.layers[-1][2] = _ACTIVATIONS[type(module)]
+                net.layers.append([module.weight.detach().numpy().T.copy(), module.bias.detach().numpy().copy(),
+                                   None])
+            elif type(module) in _ACTIVATIONS and net.layers:
+                net.layers[-1][2] = _ACTIVATIONS[type(module)]
             else:
                 raise TypeError(f"unsupported layer {module!r} in the policy network; "
                                 f"supported: Linear, {', '.join(a.__name__ for a in _ACTIVATIONS)}")
+        return net
 
     def logits(self, observation):
         x = np.asarray(observation, dtype=np.float32)
