@@ -14,8 +14,9 @@ learner plays ``eval_games`` games against each of ``eval_opponents``
 TensorBoard (``RUN_DIR/tb``, next to sb3's training curves) and to
 ``RUN_DIR/eval.csv``; every ``checkpoint_every`` steps (and at the end) a
 checkpoint is written atomically to ``RUN_DIR/checkpoints``. ``--resume``
-continues an interrupted run from its newest checkpoint with its saved config
-(``--total-timesteps`` may raise the budget); the resumed run is seeded from the
+continues an interrupted run from its newest intact checkpoint with its saved
+config (a truncated or corrupt newer one is skipped with a warning naming it;
+``--total-timesteps`` may raise the budget); the resumed run is seeded from the
 checkpoint's step count, so it is reproducible but not bit-identical to an
 uninterrupted run. At the end the evaluation table is printed.
 """
@@ -37,7 +38,14 @@ from tqdm import tqdm
 
 from fifthave_env.gym_env import FifthAvenueEnv
 
-from .checkpoint import checkpoint_path, latest_checkpoint, read_meta, save_checkpoint
+from .checkpoint import (
+    CheckpointError,
+    checkpoint_path,
+    latest_checkpoint,
+    newest_intact_checkpoint,
+    remove_stale_temporaries,
+    save_checkpoint,
+)
 from .config import config_from_dict, load_config
 from .evaluate import LEARNER_LABEL, evaluate
 from .opponents import ScriptedOpponents
@@ -221,17 +229,21 @@ def train(config, resume=False, show_progress=True):
     """Run (or resume) the training ``config`` describes."""
     run_dir = config.run_dir
     torch.set_num_threads(config.torch_threads)
-    checkpoint = latest_checkpoint(run_dir)
-    if checkpoint is not None and not resume:
+    if latest_checkpoint(run_dir) is not None and not resume:
         raise FileExistsError(f"{run_dir} already holds checkpoints; pass --resume to continue that run "
                               f"or choose another --run-dir")
+    for directory in ("checkpoints", "pool"):  # what a killed writer left behind
+        remove_stale_temporaries(os.path.join(run_dir, directory))
+    checkpoint, meta = newest_intact_checkpoint(run_dir) if resume else (None, None)
+    if resume and checkpoint is None and latest_checkpoint(run_dir) is not None:
+        raise CheckpointError(f"--resume: no checkpoint in {os.path.join(run_dir, 'checkpoints')} is intact "
+                              f"(each is named in a warning above with what is wrong)")
     os.makedirs(run_dir, exist_ok=True)
     with open(os.path.join(run_dir, "config.json"), "w") as f:
         json.dump(config.to_dict(), f, indent=2)
     env = make_vec_env(config)
     pool_paths = []
     if checkpoint is not None:
-        meta = read_meta(checkpoint)
         model = MaskablePPO.load(checkpoint, env=env, device="cpu",
                                  tensorboard_log=os.path.join(run_dir, "tb"))
         model.set_random_seed(config.seed + model.num_timesteps)
