@@ -153,3 +153,21 @@ def test_a_run_or_resume_starts_by_removing_stale_temporaries(saved, tmp_path):
         path.write_bytes(b"killed mid-write")
     train(config, resume=True, show_progress=False)  # nothing left to train: the budget is reached
     assert not any(path.exists() for path in left)
+
+
+def test_the_train_command_ends_naming_the_checkpoint_and_how_to_use_it_and_refuses_a_second_start_cleanly(
+        tmp_path, capsys):
+    from train.train import main
+
+    config = tmp_path / "tiny.json"
+    config.write_text(json.dumps(tiny_config(tmp_path / "run", eval_every=0, checkpoint_every=0).to_dict()))
+    assert main(["--config", str(config), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    checkpoint = ckpt.checkpoint_path(str(tmp_path / "run"), 1024)
+    assert f"checkpoint: {checkpoint}" in printed
+    assert f"fifthave-play --opponents policy:{checkpoint}\n" in printed  # 2 players: one opponent, the policy
+    assert f"fifthave-tournament --agents policy:{checkpoint} heuristic*1 --games 100" in printed
+    assert f"tensorboard --logdir {tmp_path / 'run' / 'tb'}" in printed
+    with pytest.raises(SystemExit):
+        main(["--config", str(config), "--no-progress"])
+    assert "already holds checkpoints; pass --resume to continue that run" in capsys.readouterr().err

@@ -22,6 +22,7 @@ import io
 import json
 import os
 import re
+import sys
 import time
 import warnings
 import zipfile
@@ -197,3 +198,20 @@ def _process_exists(pid):
     except PermissionError:
         return True  # another user's process
     return True
+
+
+def how_to_use(path, num_players):
+    """Lines for the end of a run: the checkpoint, and the commands that play against it, evaluate it in a
+    tournament and open its TensorBoard logs (spelled with this environment's bin directory when the
+    console scripts live there, e.g. ``.venv/bin/``)."""
+    bin_dir = os.path.dirname(sys.executable)
+    prefix = os.path.join(os.path.relpath(bin_dir), "") if os.path.exists(os.path.join(bin_dir, "fifthave-play")) else ""
+    others = num_players - 1
+    run_dir = os.path.dirname(os.path.dirname(path))
+    return [
+        f"checkpoint: {path}",
+        f"play against it:   {prefix}fifthave-play --opponents policy:{path}" + " heuristic" * (others - 1),
+        f"tournament:        {prefix}fifthave-tournament --agents policy:{path} heuristic*{others} --games 100",
+        f"TensorBoard:       {prefix}tensorboard --logdir {os.path.join(run_dir, 'tb')}   (then open "
+        f"http://localhost:6006)",
+    ]

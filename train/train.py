@@ -41,6 +41,7 @@ from fifthave_env.gym_env import FifthAvenueEnv
 from .checkpoint import (
     CheckpointError,
     checkpoint_path,
+    how_to_use,
     latest_checkpoint,
     newest_intact_checkpoint,
     remove_stale_temporaries,
@@ -285,7 +286,8 @@ def build_parser(program, default_config):
 
 
 def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
-    args = build_parser(program, default_config).parse_args(argv)
+    parser = build_parser(program, default_config)
+    args = parser.parse_args(argv)
     overrides = {"run_dir": args.run_dir, "total_timesteps": args.total_timesteps, "seed": args.seed,
                  "num_players": args.num_players, "board": args.board, "opponents": args.opponents,
                  "eval_games": args.eval_games, "n_envs": args.n_envs, "init_from": args.init_from}
@@ -297,12 +299,16 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
         config = config_from_dict(data)
     else:
         config = load_config(args.config, overrides)
-    result = train(config, resume=args.resume, show_progress=not args.no_progress)
+    try:
+        result = train(config, resume=args.resume, show_progress=not args.no_progress)
+    except (FileExistsError, CheckpointError) as error:
+        parser.error(str(error))
     print(f"\n{result.steps} env steps in {result.wall_seconds:.0f} s ({result.eval_seconds:.0f} s of evaluation): "
           f"{result.steps_per_second:.0f} training steps/s")
     rows = read_eval_log(config.run_dir)
     print(f"\nEvaluation of {config.run_dir} ({config.num_players} players, {config.board}-plot board):")
     print(format_table(rows))
+    print("\n" + "\n".join(how_to_use(latest_checkpoint(config.run_dir), config.num_players)))
     return 0
 
 
