@@ -8,7 +8,8 @@ with the number, the full name (``draw gray``), a word of one name only (``c``
 for ``action C``, ``gray``) or any part of a name that matches one legal action
 only; ``board`` shows the board again, ``legend`` explains its notation
 (``bro[2x1]``), ``help`` explains, ``quit`` (or end of input) leaves. A wrong
-answer is explained (the decision and what is legal in it) and asked again. The opponents' actions are printed as they happen.
+answer is explained (the decision and what is legal in it) and asked again.
+The opponents' actions are printed as they happen.
 The game runs through the PettingZoo env, so agents see only their own seat.
 """
 

@@ -205,7 +205,8 @@ def how_to_use(path, num_players):
     tournament and open its TensorBoard logs (spelled with this environment's bin directory when the
     console scripts live there, e.g. ``.venv/bin/``)."""
     bin_dir = os.path.dirname(sys.executable)
-    prefix = os.path.join(os.path.relpath(bin_dir), "") if os.path.exists(os.path.join(bin_dir, "fifthave-play")) else ""
+    installed = os.path.exists(os.path.join(bin_dir, "fifthave-play"))
+    prefix = os.path.join(os.path.relpath(bin_dir), "") if installed else ""
     others = num_players - 1
     run_dir = os.path.dirname(os.path.dirname(path))
     return [
