@@ -232,6 +232,13 @@ def test_hoarder_keeps_black_cards_until_it_strikes():
     assert total(plan("hoarder", many, 30, 25)) == 34  # 8 black cards: strikes, up to twice the worth
 
 
+def test_a_striking_hoarder_gives_small_auctions_only_eighty_percent_of_their_worth():
+    striking = cards("gray 4", "gray 5", *["black 4"] * 4, *["black 5"] * 4)  # 8 black cards
+    assert total(plan("hoarder", striking, 4, 10, builds=(1,))) == 5
+    assert plan("hoarder", striking, 8, 10, builds=(1,)) is None  # 9 is above 80% of 10 (worth < strike_worth)
+    assert total(plan("value", striking, 8, 10, builds=(1,))) == 9
+
+
 def test_unknown_bidding_strategy_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown bidding strategy 'bluff'; choose one of value"):
         HeuristicAgent(bidding="bluff")

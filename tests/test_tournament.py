@@ -5,6 +5,7 @@ import functools
 import json
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from agents import GreedyAgent, HeuristicAgent, RandomAgent
@@ -21,6 +22,7 @@ from agents.tournament import (
     summarize,
 )
 from fifthave_env import IllegalActionError
+from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM
 
 LINEUP = [("heuristic", HeuristicAgent), ("greedy", GreedyAgent), ("random", RandomAgent)]
 
@@ -146,6 +148,28 @@ def test_auction_statistics_are_consistent():
     assert sum(sum(r["auctions_won"]) for r in result.records) > 0
     assert {row["agent"] for row in result.table} == {"heuristic", "greedy", "random"}
     assert all(set(row) == set(TABLE_COLUMNS) for row in result.table)
+
+
+class EagerBidder:
+    """Confirms whenever it may, else lays a card, else plays at random: it raises again and again in an auction."""
+
+    name = "eager"
+
+    def reset(self, config, seat, rng):
+        self.rng = rng
+
+    def act(self, observation, action_mask):
+        if action_mask[BID_CONFIRM]:
+            return BID_CONFIRM
+        cards = [a for a in np.flatnonzero(action_mask) if BID_ADD <= a < BID_CONFIRM]
+        return int(cards[0]) if cards else int(self.rng.choice(np.flatnonzero(action_mask)))
+
+
+def test_an_auction_counts_once_as_entered_however_often_a_seat_raises_in_it():
+    result = run_tournament([("a", EagerBidder), ("b", EagerBidder), ("c", EagerBidder)], games=3, seed=0)
+    for r in result.records:
+        assert r["auctions"] > 0
+        assert all(0 < entered <= r["auctions"] for entered in r["auctions_entered"])
 
 
 def record(scores, winners, entries, game=0):
