@@ -198,6 +198,12 @@ def test_value_bidding_bids_up_to_the_worth_and_no_further():
     assert total(plan("value", hand, 20, 12)) == 22  # 4+4+4+5+5 builds 2, worth 24
 
 
+def test_value_bidding_may_pay_exactly_the_worth_and_not_one_point_more():
+    hand = cards("gray 4", "gray 5", "black 5", "black 6")
+    assert total(plan("value", hand, 9, 10, builds=(1,))) == 10
+    assert plan("value", hand, 10, 10, builds=(1,)) is None  # 11 (5 + 6) is one above the worth
+
+
 def test_conservative_bidding_lets_expensive_auctions_go():
     hand = cards("gray 4", "gray 4", "gray 5", "black 4", "black 5", "black 6")
     assert total(plan("value", hand, 8, 5)) == 12  # three 4s build 3, worth 15
