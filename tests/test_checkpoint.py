@@ -92,7 +92,7 @@ def meta_of(saved):
     (lambda meta: {**meta, "num_timesteps": -5}, "num_timesteps must be an int >= 0, got -5"),
     (lambda meta: {**meta, "num_timesteps": "512"}, "num_timesteps must be an int >= 0, got '512'"),
     (lambda meta: {**meta, "num_timesteps": True}, "num_timesteps must be an int >= 0, got True"),
-    (lambda meta: {**meta, "versions": ["1"]}, "versions must be an object of version strings"),
+    (lambda meta: {**meta, "versions": ["1"]}, "versions must be an object of versions \\(strings or ints\\)"),
     (lambda meta: {**meta, "config": "runs/x"}, "config must be an object \\(a TrainConfig\\)"),
     (lambda meta: {**meta, "config": {**meta["config"], "learning_rat": 1}},
      "config is not a valid TrainConfig: unknown config keys \\['learning_rat'\\]"),

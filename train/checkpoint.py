@@ -121,7 +121,8 @@ def validate_meta(meta, path):
         raise CheckpointError(f"{where}: num_timesteps must be an int >= 0, got {steps!r}")
     versions_ = meta["versions"]
     if not isinstance(versions_, dict) or not all(isinstance(v, (str, int)) for v in versions_.values()):
-        raise CheckpointError(f"{where}: versions must be an object of version strings, got {versions_!r}")
+        raise CheckpointError(f"{where}: versions must be an object of versions (strings or ints), "
+                              f"got {versions_!r}")
     if not isinstance(meta["config"], dict):
         raise CheckpointError(f"{where}: config must be an object (a TrainConfig), got {meta['config']!r}")
     try:
