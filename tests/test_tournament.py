@@ -130,6 +130,16 @@ def test_a_float_action_is_refused_not_truncated():
         play_game(setup, 0)
 
 
+def true_for_action_b(legal):
+    return True if 1 in legal else legal[0]  # int() would play id 1, action B
+
+
+def test_a_bool_is_refused_not_played_as_an_action_id():
+    setup = tournament_setup([("random", RandomAgent), ("bool", functools.partial(Scripted, true_for_action_b))])
+    with pytest.raises(AgentError, match=r"agent 'bool' .*in decision 'choose action'.*got True of type bool"):
+        play_game(setup, 0)
+
+
 def tournament_setup(lineup, seed=0):
     import agents.tournament as tournament
 
