@@ -81,6 +81,12 @@ MUTATIONS = [
     (ENGINE_DIR + "game.py", "if self.piles[c] and c != self.first_draw]",
      "if self.piles[c]]", ENGINE),
     (ENGINE_DIR + "game.py", "self.markers[self.auc_comm][loc] = False", "pass", ENGINE),
+    # the board (R6, R7)
+    (ENGINE_DIR + "board.py", "    1: (3, 4),", "    1: (4,),", ENGINE),
+    (ENGINE_DIR + "board.py", "neighbors.append((base + (p - 1) % k, base + (p + 1) % k))",
+     "neighbors.append((base + (p - 1) % k, base + (p + 2) % k))", ENGINE),
+    (ENGINE_DIR + "board.py", "stack[0:0] = SUCCESSORS[loc]", "pass", ENGINE),
+    # cards (R1)
     (ENGINE_DIR + "cards.py", "BLACK_COUNTS = (20, 16, 14)  # R1", "BLACK_COUNTS = (20, 15, 15)  # R1", ENGINE),
     (ENGINE_DIR + "cards.py", "BUILD_LIMIT = (3, 2, 1)", "BUILD_LIMIT = (3, 2, 2)", ENGINE),
     (ENGINE_DIR + "cards.py", "if cards[k] and KIND_LIMIT[k] < limit:", "if KIND_LIMIT[k] < limit:", ENGINE),
