@@ -144,11 +144,11 @@ WORKERS = 1
 EQUIVALENT = {}
 
 
-def scratch_copy():
-    """A copy of the code and the tests in a temporary directory."""
+def scratch_copy(root):
+    """A copy of the code and the tests of the repository at ``root`` in a temporary directory."""
     target = tempfile.mkdtemp(prefix="fifthave-mutate-")
     for name in COPIED:
-        source = os.path.join(ROOT, name)
+        source = os.path.join(root, name)
         if os.path.isdir(source):
             shutil.copytree(source, os.path.join(target, name), ignore=shutil.ignore_patterns("__pycache__"))
         else:
@@ -193,6 +193,7 @@ def main(argv=None):
     parser.add_argument("--list", action="store_true", help="print the mutations and exit")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per mutation")
     parser.add_argument("--workers", type=int, default=1, help="pytest-xdist workers per run")
+    parser.add_argument("--repo", default=ROOT, help="the repository (working tree) to copy and mutate")
     args = parser.parse_args(argv)
     global WORKERS
     WORKERS = args.workers
@@ -202,7 +203,7 @@ def main(argv=None):
             path, old, new, _ = MUTATIONS[number - 1]
             print(f"{number:3d} {path}: {old.strip()!r} -> {new.strip()!r}")
         return 0
-    copy = scratch_copy()
+    copy = scratch_copy(args.repo)
     outcomes = {}
     try:
         for number in chosen:
