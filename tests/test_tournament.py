@@ -22,7 +22,7 @@ from agents.tournament import (
     summarize,
 )
 from fifthave_env import IllegalActionError
-from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM
+from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, ActionTypeError
 
 LINEUP = [("heuristic", HeuristicAgent), ("greedy", GreedyAgent), ("random", RandomAgent)]
 
@@ -105,7 +105,7 @@ def illegal_id(legal):
     return next(a for a in range(147) if a not in legal)
 
 
-@pytest.mark.parametrize("answer,cause", [(broken, ZeroDivisionError), (float_of_legal, IllegalActionError),
+@pytest.mark.parametrize("answer,cause", [(broken, ZeroDivisionError), (float_of_legal, ActionTypeError),
                                           (illegal_id, IllegalActionError)])
 @pytest.mark.parametrize("workers", [1, 2])
 def test_an_agent_that_raises_or_plays_an_illegal_action_stops_the_tournament_naming_itself(answer, cause,
