@@ -117,14 +117,14 @@ MUTATIONS = [
      "terminated = game.is_over", ENVS),
     ("fifthave_env/gym_env.py", "return self._observer.observe(self.game, self.learner_seat)",
      "return self._observer.observe(self.game, max(self.game.actor, 0))", ENVS),
-    # the tournament
+    # the tournament and its statistics
     ("agents/tournament.py", "env_seed = deal_seed(setup.seed, deal)", "env_seed = deal_seed(setup.seed, game_index)",
      TOURNAMENT),
     ("agents/tournament.py", "return [(seat + rotation) % num_players for seat in range(num_players)]",
      "return [seat for seat in range(num_players)]", TOURNAMENT),
     ("agents/tournament.py", "wins += 1 / len(record[\"winners\"])", "wins += 1",
      TOURNAMENT),
-    ("agents/tournament.py", "ranks.append(better + (equal + 1) / 2)", "ranks.append(better + 1)",
+    ("agents/stats.py", "ranks.append(better + (equal + 1) / 2)", "ranks.append(better + 1)",
      TOURNAMENT),
     ("agents/tournament.py", "if before == BID_DECISION and action == BID_CONFIRM and seat not in confirmed_here:",
      "if before == BID_DECISION and action == BID_CONFIRM:", TOURNAMENT),
