@@ -28,8 +28,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RULES = sorted(f"tests/{name}" for name in os.listdir(os.path.join(ROOT, "tests")) if name.startswith("test_rules_"))
 # Fast, focused tests first: pytest stops at the first failure, so a caught mutation costs little.
 ENGINE = RULES + ["tests/test_env.py", "tests/test_replay.py", "tests/test_properties.py"]
-OBSERVATION = ["tests/test_observation.py", "tests/test_env.py", "tests/test_gym_env.py",
-               "tests/test_rules_information.py", "tests/test_agents.py"]
+OBSERVATION = ["tests/test_observation.py", "tests/test_observation_details.py", "tests/test_env.py",
+               "tests/test_gym_env.py", "tests/test_rules_information.py", "tests/test_agents.py"]
 ENVS = ["tests/test_env.py", "tests/test_gym_env.py"]
 TOURNAMENT = ["tests/test_tournament.py", "tests/test_agents.py"]
 BIDDING = ["tests/test_agents.py", "tests/test_tournament.py"]
