@@ -174,8 +174,8 @@ def run_mutation(copy, number, mutation, timeout):
         seconds = time.perf_counter() - started
         if result.returncode == 0:
             return "survived", f"{seconds:.0f} s"
-        if result.returncode == 1:
-            failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
+        failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
+        if result.returncode == 1 or failed:  # with xdist, -x reports the stop as an interruption (code 2)
             return "caught", (failed[0][7:] if failed else "tests failed") + f" ({seconds:.0f} s)"
         return "error", f"pytest exit code {result.returncode}: {result.stdout[-300:]}"
     except subprocess.TimeoutExpired:
