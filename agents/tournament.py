@@ -33,6 +33,11 @@ of the games per deal. The env seed of deal ``k`` and the generator of each
 agent derive from ``(seed, k)`` and ``(seed, k, r, e)`` only, so results do not
 depend on the number of workers.
 
+Agents' answers go through ``fifthave_env.engine.actions.as_action_id`` (an int id;
+3.9 is refused, not played as 3). An agent that raises, or answers with something
+that is not a legal id, stops the tournament with ``AgentError`` naming the agent
+(label, seat), the game (index, deal, seeds) and the decision, its error chained.
+
 Statistics per label (``TABLE_COLUMNS``): ``win_rate`` (a shared win counts
 1/k for each of the k winners) with a 95% interval clustered by deal (games of
 one deal, and the seats of one label in one game, are not independent:
@@ -69,9 +74,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fifthave_env import fifth_avenue_v0
-from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP
+from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP, IllegalActionError, as_action_id
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
-from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION
+from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
 
 from .base import RandomAgent, give_sampler
 from .bidding import BIDDING_STRATEGIES
@@ -91,6 +96,14 @@ TABLE_COLUMNS = (
     "elo", "elo_ci_low", "elo_ci_high", "auctions_entered", "auctions_won", "mean_winning_bid", "vp_per_card",
     "stops_declared",
 )
+
+
+TABLE_LEGEND = """\
+win rate (95% CI): wins per seat-game (a shared win counts 1/k), interval clustered by deal; fair: 1 / players
+VP: mean final victory points; rank: mean place (1 = best); Elo: Bradley-Terry rating, 1500 = reference
+entered: auctions per game the agent confirmed a bid in; won: auctions won per game
+bid: mean winning bid (card points); VP/card: final VP per card paid for won auctions
+stops: building stops declared per game"""
 
 
 def agent_factory(name):
@@ -119,8 +132,17 @@ def agent_factory(name):
 
 # ---- one game ------------------------------------------------------------------------------
 
+class AgentError(RuntimeError):
+    """An agent raised, or chose an action that is not an int id or not legal, in a tournament game.
+
+    The message names the agent (label, entry and seat), the game (index, deal, rotation, the
+    tournament seed and the env seed) and the decision; the agent's own error is chained as
+    ``__cause__`` (with ``workers > 1``, its traceback text comes along as the cause)."""
+
+
 @dataclass
 class _Setup:
+    labels: list
     factories: list
     num_players: int
     board: int
@@ -172,18 +194,32 @@ def deal_seatings(num_players, seat_orders="cyclic", seed=0, deal=0, orders_per_
 
 
 def play_game(setup, game_index):
-    """Play one game of the tournament; a JSON-ready record of what happened."""
+    """Play one game of the tournament; a JSON-ready record of what happened.
+
+    Raises ``AgentError`` if an agent fails to make or reset itself, raises in ``act``, or
+    answers with something that is not a legal action id (``as_action_id``: 3.9 is refused, not 3)."""
     n = setup.num_players
     per_deal = games_per_deal(n, setup.seat_orders, setup.orders_per_deal)
     deal, rotation = divmod(game_index, per_deal)
     seats = deal_seatings(n, setup.seat_orders, setup.seed, deal, setup.orders_per_deal)[rotation]
+    env_seed = deal_seed(setup.seed, deal)
     env = fifth_avenue_v0.env(num_players=n, board=setup.board, max_turns=setup.max_turns)
-    env.reset(seed=deal_seed(setup.seed, deal))
+    env.reset(seed=env_seed)
     game = env.unwrapped.game
+
+    def agent_error(seat, doing, error):
+        entry = seats[seat]
+        return AgentError(f"agent {setup.labels[entry]!r} (entry {entry}, seat {seat}) failed in game {game_index} "
+                          f"(deal {deal}, rotation {rotation}; tournament seed {setup.seed}, env seed {env_seed}) "
+                          f"at turn {game.turn} {doing}: {type(error).__name__}: {error}")
+
     agents = []
     for seat, entry in enumerate(seats):
-        agent = setup.factories[entry]()
-        agent.reset(env.unwrapped.config, seat, np.random.default_rng([setup.seed, deal, rotation, entry]))
+        try:
+            agent = setup.factories[entry]()
+            agent.reset(env.unwrapped.config, seat, np.random.default_rng([setup.seed, deal, rotation, entry]))
+        except Exception as error:
+            raise agent_error(seat, "while being made and reset", error) from error
         give_sampler(agent, game, seat)
         agents.append(agent)
     entered = [0] * n
@@ -204,12 +240,21 @@ def play_game(setup, game_index):
             continue
         if observation is None:  # the agent reads only the mask: no observation is built
             observation = {"observation": None, "action_mask": game.action_mask()}
+        before, before_loc = game.decision, game.auc_loc
+        doing = f"in decision '{DECISION_NAMES[before]}'"
         start = time.perf_counter()
-        action = int(agents[seat].act(observation["observation"], observation["action_mask"]))
+        try:
+            action = agents[seat].act(observation["observation"], observation["action_mask"])
+            if action.__class__ is not int:  # a plain int goes straight to the game, which checks its range
+                action = as_action_id(action)
+        except Exception as error:
+            raise agent_error(seat, doing, error) from error
         act_seconds[seat] += time.perf_counter() - start
         act_calls[seat] += 1
-        before, before_loc = game.decision, game.auc_loc
-        env.step(action)
+        try:
+            env.step(action)
+        except IllegalActionError as error:  # the game is untouched; the agent chose an illegal id
+            raise agent_error(seat, doing, error) from error
         if before == BID_DECISION and action == BID_CONFIRM and seat not in confirmed_here:
             confirmed_here.add(seat)
             entered[seat] += 1
@@ -427,7 +472,7 @@ def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0
         raise ValueError(f"workers must be at least 1, got {workers!r}")
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
-    setup = _Setup(factories, num_players, board, max_turns, seed, seat_orders, orders_per_deal)
+    setup = _Setup(labels, factories, num_players, board, max_turns, seed, seat_orders, orders_per_deal)
     start = time.perf_counter()
     indices = range(games)
     if backend == "ray":
@@ -507,6 +552,7 @@ def main(argv=None):
     print(f"{s['num_players']} players, {s['board']}-plot board, {s['games']} games, seed {s['seed']}, "
           f"{result.seconds:.0f} s")
     print(result.format_table())
+    print(TABLE_LEGEND)
     print("act() ms per call:", ", ".join(f"{k} {v:.3f}" for k, v in result.act_ms().items()))
     if args.backend == "ray":
         nodes = collections.Counter(r["node"] for r in result.records)

@@ -86,6 +86,10 @@ def test_selfplay_snapshots_join_the_pool_and_play(tmp_path):
     assert sampler.pool_paths == pool
     opponents = sampler(np.random.default_rng(0), 1)
     assert isinstance(opponents[0], PolicyAgent)  # scripted_fraction 0: only past policies
+    game_env = FifthAvenueEnv(num_players=2)  # and a past policy plays: a legal action for its seat
+    observation, info = game_env.reset(seed=0)
+    opponents[0].reset(game_env.unwrapped.game.config, 0, np.random.default_rng(0))
+    assert info["action_mask"][opponents[0].act(observation, info["action_mask"])]
 
 
 def test_checkpoint_write_is_atomic(tmp_path, monkeypatch):
@@ -137,8 +141,15 @@ def test_experiment_scale_and_report(tmp_path):
     assert (tmp_path / "out" / "win_rate.png").stat().st_size > 1000
 
 
-def test_same_config_and_seed_give_the_same_policy(tmp_path):
-    models = [train(tiny_config(tmp_path / name, total_timesteps=512, eval_every=0, checkpoint_every=0),
-                    show_progress=False).model for name in ("a", "b")]
+def test_same_config_and_seed_give_the_same_policy_and_training_changes_it(tmp_path):
+    configs = [tiny_config(tmp_path / name, total_timesteps=512, eval_every=0, checkpoint_every=0)
+               for name in ("a", "b")]
+    models = [train(config, show_progress=False).model for config in configs]
     first, second = (m.policy.state_dict() for m in models)
     assert all(torch.equal(first[k], second[k]) for k in first)
+    # The same seed builds the same untrained policy; 512 steps of PPO moved every layer away from it.
+    untrained = build_model(configs[0], make_vec_env(configs[0])).policy.state_dict()
+    again = build_model(configs[1], make_vec_env(configs[1])).policy.state_dict()
+    assert all(torch.equal(untrained[k], again[k]) for k in untrained)
+    assert all(not torch.equal(first[k], untrained[k]) for k in first if k.startswith(("mlp_extractor.policy_net",
+                                                                                       "action_net")))

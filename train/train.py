@@ -14,8 +14,9 @@ learner plays ``eval_games`` games against each of ``eval_opponents``
 TensorBoard (``RUN_DIR/tb``, next to sb3's training curves) and to
 ``RUN_DIR/eval.csv``; every ``checkpoint_every`` steps (and at the end) a
 checkpoint is written atomically to ``RUN_DIR/checkpoints``. ``--resume``
-continues an interrupted run from its newest checkpoint with its saved config
-(``--total-timesteps`` may raise the budget); the resumed run is seeded from the
+continues an interrupted run from its newest intact checkpoint with its saved
+config (a truncated or corrupt newer one is skipped with a warning naming it;
+``--total-timesteps`` may raise the budget); the resumed run is seeded from the
 checkpoint's step count, so it is reproducible but not bit-identical to an
 uninterrupted run. At the end the evaluation table is printed.
 """
@@ -37,7 +38,15 @@ from tqdm import tqdm
 
 from fifthave_env.gym_env import FifthAvenueEnv
 
-from .checkpoint import checkpoint_path, latest_checkpoint, read_meta, save_checkpoint
+from .checkpoint import (
+    CheckpointError,
+    checkpoint_path,
+    how_to_use,
+    latest_checkpoint,
+    newest_intact_checkpoint,
+    remove_stale_temporaries,
+    save_checkpoint,
+)
 from .config import config_from_dict, load_config
 from .evaluate import LEARNER_LABEL, evaluate
 from .opponents import ScriptedOpponents
@@ -221,17 +230,21 @@ def train(config, resume=False, show_progress=True):
     """Run (or resume) the training ``config`` describes."""
     run_dir = config.run_dir
     torch.set_num_threads(config.torch_threads)
-    checkpoint = latest_checkpoint(run_dir)
-    if checkpoint is not None and not resume:
+    if latest_checkpoint(run_dir) is not None and not resume:
         raise FileExistsError(f"{run_dir} already holds checkpoints; pass --resume to continue that run "
                               f"or choose another --run-dir")
+    for directory in ("checkpoints", "pool"):  # what a killed writer left behind
+        remove_stale_temporaries(os.path.join(run_dir, directory))
+    checkpoint, meta = newest_intact_checkpoint(run_dir) if resume else (None, None)
+    if resume and checkpoint is None and latest_checkpoint(run_dir) is not None:
+        raise CheckpointError(f"--resume: no checkpoint in {os.path.join(run_dir, 'checkpoints')} is intact "
+                              f"(each is named in a warning above with what is wrong)")
     os.makedirs(run_dir, exist_ok=True)
     with open(os.path.join(run_dir, "config.json"), "w") as f:
         json.dump(config.to_dict(), f, indent=2)
     env = make_vec_env(config)
     pool_paths = []
     if checkpoint is not None:
-        meta = read_meta(checkpoint)
         model = MaskablePPO.load(checkpoint, env=env, device="cpu",
                                  tensorboard_log=os.path.join(run_dir, "tb"))
         model.set_random_seed(config.seed + model.num_timesteps)
@@ -273,7 +286,8 @@ def build_parser(program, default_config):
 
 
 def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
-    args = build_parser(program, default_config).parse_args(argv)
+    parser = build_parser(program, default_config)
+    args = parser.parse_args(argv)
     overrides = {"run_dir": args.run_dir, "total_timesteps": args.total_timesteps, "seed": args.seed,
                  "num_players": args.num_players, "board": args.board, "opponents": args.opponents,
                  "eval_games": args.eval_games, "n_envs": args.n_envs, "init_from": args.init_from}
@@ -285,12 +299,16 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
         config = config_from_dict(data)
     else:
         config = load_config(args.config, overrides)
-    result = train(config, resume=args.resume, show_progress=not args.no_progress)
+    try:
+        result = train(config, resume=args.resume, show_progress=not args.no_progress)
+    except (FileExistsError, CheckpointError) as error:
+        parser.error(str(error))
     print(f"\n{result.steps} env steps in {result.wall_seconds:.0f} s ({result.eval_seconds:.0f} s of evaluation): "
           f"{result.steps_per_second:.0f} training steps/s")
     rows = read_eval_log(config.run_dir)
     print(f"\nEvaluation of {config.run_dir} ({config.num_players} players, {config.board}-plot board):")
     print(format_table(rows))
+    print("\n" + "\n".join(how_to_use(latest_checkpoint(config.run_dir), config.num_players)))
     return 0
 
 
