@@ -294,5 +294,11 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
     return 0
 
 
+def selfplay_main(argv=None):
+    """``fifthave-selfplay``: ``fifthave-train`` with the self-play config as the default."""
+    default = os.path.join(os.path.dirname(__file__), "configs", "selfplay.json")
+    return main(argv, default_config=default, program="fifthave-selfplay")
+
+
 if __name__ == "__main__":
     sys.exit(main())
