@@ -20,7 +20,7 @@ from train.train import build_model, main, make_vec_env, train
 
 def tiny_config(run_dir, **changes):
     settings = dict(seed=3, num_players=2, opponents=["random"], eval_opponents=["random"], total_timesteps=1024,
-                    n_envs=2, subproc=False, n_steps=256, batch_size=128, n_epochs=1, net_arch=[32],
+                    n_envs=2, workers=0, n_steps=256, batch_size=128, n_epochs=1, net_arch=[32],
                     eval_every=512, eval_games=4, checkpoint_every=512, run_dir=str(run_dir))
     settings.update(changes)
     return TrainConfig(**settings)

@@ -84,9 +84,20 @@ class PolicyAgent:
         probs[legal] = weights / weights.sum()
         return probs
 
+    @property
+    def batch_net(self):
+        """The network whose logits ``choose`` reads: ``train.vec_env`` stacks the observations of all
+        games waiting on the same network, runs it once, and hands each agent its row."""
+        return self.net
+
     def act(self, observation, action_mask):
+        return self.choose(self.net.logits(observation), action_mask)
+
+    def choose(self, logits, action_mask):
+        """The action for these logits of the network: the most likely legal one, or a sample with
+        this agent's generator (one draw per decision, whether acting alone or in a batch)."""
         legal = np.flatnonzero(action_mask)
-        logits = self.net.logits(observation)[legal]
+        logits = logits[legal]
         if self.deterministic:
             return int(legal[np.argmax(logits)])
         cumulative = np.cumsum(np.exp(logits.astype(np.float64) - logits.max()))

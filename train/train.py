@@ -31,34 +31,26 @@ from dataclasses import dataclass
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from tqdm import tqdm
-
-from fifthave_env.gym_env import FifthAvenueEnv
 
 from .checkpoint import checkpoint_path, latest_checkpoint, read_meta, save_checkpoint
 from .config import config_from_dict, load_config
 from .evaluate import LEARNER_LABEL, evaluate
 from .opponents import ScriptedOpponents
 from .policy_agent import ActorNet, PolicyAgent
+from .ppo import PipelinedMaskablePPO
 from .selfplay import SelfPlayPool
+from .vec_env import FifthAvenueVecEnv
 
 DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "default.json")
 EVAL_FIELDS = ("timesteps", "opponent", "games", "win_rate", "ci_low", "ci_high", "mean_vp", "mean_rank",
                "opponent_mean_vp")
 
 
-def _make_env(config):
-    def build():
-        torch.set_num_threads(1)  # a worker process steps games; torch runs only frozen pool policies there
-        return Monitor(FifthAvenueEnv(**config.env_kwargs(), opponents=ScriptedOpponents(config.opponents)))
-    return build
-
-
 def make_vec_env(config):
-    builders = [_make_env(config) for _ in range(config.n_envs)]
-    return SubprocVecEnv(builders) if config.subproc and config.n_envs > 1 else DummyVecEnv(builders)
+    """The training games of ``config``: ``n_envs`` games in ``workers`` processes."""
+    return FifthAvenueVecEnv(config.n_envs, config.env_kwargs(), ScriptedOpponents(config.opponents),
+                             workers=config.workers)
 
 
 def _next_multiple(value, every):
@@ -190,13 +182,14 @@ def format_table(rows):
 
 def build_model(config, env):
     """A new MaskablePPO model for ``config`` on ``env``, starting from ``config.init_from`` if set."""
-    model = MaskablePPO(
+    model = PipelinedMaskablePPO(
         "MlpPolicy", env, n_steps=config.n_steps, batch_size=config.batch_size, n_epochs=config.n_epochs,
         learning_rate=config.learning_rate, gamma=config.gamma, gae_lambda=config.gae_lambda,
         clip_range=config.clip_range, ent_coef=config.ent_coef, vf_coef=config.vf_coef,
         max_grad_norm=config.max_grad_norm, seed=config.seed, device="cpu", verbose=0,
         policy_kwargs={"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}},
         tensorboard_log=os.path.join(config.run_dir, "tb"))
+    model.update_threads = config.torch_threads
     if config.init_from is not None:
         model.set_parameters(config.init_from, exact_match=True, device="cpu")
     return model
