@@ -310,6 +310,9 @@ class _Local:
     """A shard in this process with the worker interface."""
 
     def __init__(self, count, env_kwargs, opponents):
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1, user_api="blas")  # batched numpy forwards: many BLAS threads only contend here
         self.shard = GameShard(count, env_kwargs, opponents)
         self.pending = None
 
