@@ -16,9 +16,9 @@ from train.train import main, train
 
 def small_config(run_dir, **changes):
     # Self-play with a pool from step 256 on, so policy opponents (answered in batches) are in the games
-    # that a resume must restore; two worker processes, as a default run has.
-    settings = dict(seed=5, num_players=3, opponents=["random", "heuristic"], eval_opponents=["random"],
-                    total_timesteps=1024, n_envs=4, workers=2, n_steps=64, batch_size=128, n_epochs=1,
+    # that a resume must restore (the worker processes are tested in test_vec_env.py).
+    settings = dict(seed=5, num_players=3, opponents=["random"], eval_opponents=["random"],
+                    total_timesteps=1024, n_envs=4, workers=0, n_steps=64, batch_size=128, n_epochs=1,
                     net_arch=[16], eval_every=512, eval_games=3, checkpoint_every=256, run_dir=str(run_dir),
                     selfplay=SelfPlayConfig(snapshot_every=256, scripted_fraction=0.3, promote_window=20))
     settings.update(changes)

@@ -32,7 +32,6 @@ from a single one.
 import base64
 import io
 import multiprocessing
-import os
 import pickle
 import time
 import traceback
@@ -258,10 +257,17 @@ def _load_object(text):
 
 # ---- worker processes ------------------------------------------------------------------------------
 
-def _work(connection, count, env_kwargs, opponents):
+def _limit_threads():
+    """One thread for numpy's BLAS and torch here: batched forwards are small, and the cores are shared."""
     import torch
+    from threadpoolctl import threadpool_limits
 
+    threadpool_limits(1, user_api="blas")
     torch.set_num_threads(1)
+
+
+def _work(connection, count, env_kwargs, opponents):
+    _limit_threads()
     shard = GameShard(count, env_kwargs, opponents)
     while True:
         command, data = connection.recv()
@@ -312,7 +318,7 @@ class _Local:
     def __init__(self, count, env_kwargs, opponents):
         from threadpoolctl import threadpool_limits
 
-        threadpool_limits(1, user_api="blas")  # batched numpy forwards: many BLAS threads only contend here
+        threadpool_limits(1, user_api="blas")  # batched numpy forwards: more BLAS threads only contend
         self.shard = GameShard(count, env_kwargs, opponents)
         self.pending = None
 
@@ -343,17 +349,11 @@ class FifthAvenueVecEnv(VecEnv):
         if workers == 0:
             self.shards = [_Local(n_envs, env_kwargs, opponents)]
         else:
-            context = multiprocessing.get_context("spawn")
-            saved = {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-            os.environ.update({k: "1" for k in saved})  # a worker's numpy uses one thread (inherited at spawn)
-            try:
-                self.shards = [_Worker(context, size, env_kwargs, opponents) for size in sizes]
-            finally:
-                for k, v in saved.items():
-                    if v is None:
-                        os.environ.pop(k)
-                    else:
-                        os.environ[k] = v
+            # Workers fork from a server process that imported this module once (fast starts, and no
+            # torch threads inherited from this process).
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload([__name__])
+            self.shards = [_Worker(context, size, env_kwargs, opponents) for size in sizes]
         observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
         super().__init__(n_envs, observation_space, spaces.Discrete(NUM_ACTIONS))
         self.masks = np.zeros((n_envs, NUM_ACTIONS), dtype=bool)
