@@ -9,8 +9,7 @@ import pytest
 from train import checkpoint as ckpt
 from train import train as train_module
 from train.config import SelfPlayConfig, TrainConfig
-from train.evaluate import evaluate
-from train.policy_agent import PolicyAgent
+from train.evaluate import evaluate_checkpoint
 from train.train import main, train
 
 
@@ -62,7 +61,5 @@ def test_an_evaluation_row_evaluates_the_checkpoint_of_its_step(tmp_path):
     rows = table(config.run_dir)
     assert [int(r["timesteps"]) for r in rows] == [0, 256, 512]
     for row in rows:
-        path = ckpt.checkpoint_path(config.run_dir, int(row["timesteps"]))
-        again = evaluate(lambda: PolicyAgent.load(path, config.eval_deterministic, name="learner"), "random",
-                         config.eval_games, config, seed=config.seed + 1_000_003).row()
-        assert {k: str(v) for k, v in again.items()} == {k: row[k] for k in again}
+        again, = evaluate_checkpoint(ckpt.checkpoint_path(config.run_dir, int(row["timesteps"])))
+        assert {k: str(v) for k, v in again.items()} == row

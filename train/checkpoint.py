@@ -131,3 +131,27 @@ def weights_hash(policy):
         digest.update(name.encode())
         digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
     return digest.hexdigest()
+
+
+# ---- publication -----------------------------------------------------------------------------------
+
+OPTIMIZER_MEMBER = "policy.optimizer.pth"
+_RUN_ONLY_META = ("run_state", "pool")  # what only a resumed run needs
+
+
+def export_policy(checkpoint, path):
+    """Write a small copy of ``checkpoint`` for publication: the policy without the optimizer state,
+    the games in progress and the pool (``PolicyAgent.load`` / ``policy:PATH`` read it; ``--resume``
+    and ``init_from`` need the full checkpoint). Returns the size in bytes."""
+    meta = read_meta(checkpoint)
+    for key in _RUN_ONLY_META:
+        meta.pop(key, None)
+    meta["exported_from"] = os.path.basename(checkpoint)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(checkpoint) as source, zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as target:
+        for member in source.namelist():
+            if member not in (OPTIMIZER_MEMBER, META_NAME):
+                target.writestr(member, source.read(member))
+        target.writestr(META_NAME, json.dumps(meta, indent=2))
+    atomic_write_bytes(path, buffer.getvalue())
+    return len(buffer.getvalue())

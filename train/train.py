@@ -48,7 +48,7 @@ from tqdm import tqdm
 from .checkpoint import (checkpoint_path, generator_states, latest_checkpoint, read_meta, restore_generator_states,
                          save_checkpoint, weights_hash)
 from .config import config_from_dict, load_config
-from .evaluate import LEARNER_LABEL, evaluate
+from .evaluate import EVAL_FIELDS, LEARNER_LABEL, eval_seed, evaluate, format_table, read_eval_log
 from .opponents import ScriptedOpponents
 from .policy_agent import ActorNet, PolicyAgent
 from .ppo import PipelinedMaskablePPO
@@ -56,8 +56,6 @@ from .selfplay import SelfPlayPool
 from .vec_env import FifthAvenueVecEnv
 
 DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "default.json")
-EVAL_FIELDS = ("timesteps", "opponent", "games", "win_rate", "ci_low", "ci_high", "mean_vp", "mean_rank",
-               "opponent_mean_vp", "truncated")
 
 
 def make_vec_env(config):
@@ -153,7 +151,7 @@ class RunCallback(BaseCallback):
         rows = []
         for opponent in cfg.eval_opponents:
             # The same evaluation deals at every point, so successive rows differ only by the policy.
-            result = evaluate(make_agent, opponent, cfg.eval_games, cfg, seed=cfg.seed + 1_000_003)
+            result = evaluate(make_agent, opponent, cfg.eval_games, cfg, seed=eval_seed(cfg))
             row = {"timesteps": self.num_timesteps, **result.row()}
             rows.append(row)
             self.logger.record(f"eval/win_rate_vs_{opponent}", row["win_rate"])
@@ -205,23 +203,6 @@ def _trim_eval_log(path, up_to):
         writer.writerows(rows)
 
 
-def read_eval_log(run_dir):
-    with open(os.path.join(run_dir, "eval.csv"), newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def format_table(rows):
-    """A markdown table of evaluation rows."""
-    lines = ["| steps | opponent | games | win rate | 95% CI | mean VP | opponents' mean VP | mean rank | truncated |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {int(r['timesteps'])} | {r['opponent']} | {r['games']} | {float(r['win_rate']):.3f} | "
-                     f"[{float(r['ci_low']):.3f}, {float(r['ci_high']):.3f}] | {float(r['mean_vp']):.1f} | "
-                     f"{float(r['opponent_mean_vp']):.1f} | {float(r['mean_rank']):.2f} | "
-                     f"{r.get('truncated', '')} |")
-    return "\n".join(lines)
-
-
 def build_model(config, env):
     """A new MaskablePPO model for ``config`` on ``env``, starting from ``config.init_from`` if set."""
     model = PipelinedMaskablePPO(
@@ -256,6 +237,7 @@ class TrainResult:
 
 def train(config, resume=False, show_progress=True):
     """Run (or resume) the training ``config`` describes."""
+    started = time.perf_counter()  # the wall time includes starting the workers and loading a checkpoint
     run_dir = config.run_dir
     torch.set_num_threads(1)  # the rollout's forward passes; the update uses config.torch_threads
     checkpoint = latest_checkpoint(run_dir)
@@ -289,7 +271,7 @@ def train(config, resume=False, show_progress=True):
             model = build_model(config, env)
         pool = SelfPlayPool(config, run_dir, pool_paths) if config.selfplay is not None else None
         callback = RunCallback(config, run_dir, pool, show_progress, resume_state=state)
-        start_steps, started = model.num_timesteps, time.perf_counter()
+        start_steps = model.num_timesteps
         remaining = config.total_timesteps - start_steps
         if remaining > 0:
             model.learn(remaining, callback=callback, reset_num_timesteps=checkpoint is None, tb_log_name="ppo")
