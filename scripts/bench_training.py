@@ -134,8 +134,10 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, help="override the configs' workers")
     parser.add_argument("--torch-threads", type=int, help="override the configs' update threads")
     parser.add_argument("--n-envs", type=int, help="override the configs' n_envs")
+    parser.add_argument("--n-steps", type=int, help="override the configs' n_steps")
     args = parser.parse_args(argv)
-    overrides = {"workers": args.workers, "torch_threads": args.torch_threads, "n_envs": args.n_envs}
+    overrides = {"workers": args.workers, "torch_threads": args.torch_threads, "n_envs": args.n_envs,
+                 "n_steps": args.n_steps}
     print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores; other jobs share the machine)")
     for name in args.runs:
         with tempfile.TemporaryDirectory() as directory:

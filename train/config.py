@@ -60,8 +60,9 @@ class TrainConfig:
     workers: int = 2
     """Worker processes that step the games (``train.vec_env``), each owning a share of the ``n_envs`` games,
     while this process chooses the learner's actions; 0 steps them in this process."""
-    torch_threads: int = 2
-    """Torch threads for the PPO update (the games wait meanwhile); the rollout's forward passes use one."""
+    torch_threads: int = 1
+    """Torch threads for the PPO update (the games wait meanwhile; 2 pays on an idle 2-core machine, but on a
+    shared one threads that wait for each other are many times slower); the rollout's forward passes use one."""
     n_steps: int = 1024
     """Steps per environment per PPO rollout."""
     batch_size: int = 256
