@@ -119,7 +119,12 @@ class GameShard:
             logits = group[0][2].batch_net.logits(stack)
             for row, (i, seat, agent) in enumerate(group):
                 env = self.envs[i]
-                env._play_opponent_action(seat, agent.choose(logits[row], env.game.action_mask(self._mask)))
+                try:
+                    action = agent.choose(logits[row], env.game.action_mask(self._mask))
+                except Exception as err:
+                    env._fail(f"opponent {env._opponent_name(agent)} at seat {seat} raised "
+                              f"{type(err).__name__}: {err}", err)
+                env._play_opponent_action(seat, action)
 
     def _read(self, i, observation):
         self.obs[i] = observation
