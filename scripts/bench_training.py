@@ -33,12 +33,11 @@ import time
 import gymnasium as gym
 import numpy as np
 import torch
-from gymnasium import spaces
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from fifthave_env.engine.actions import NUM_ACTIONS  # noqa: E402
-from fifthave_env.observation import OBS_HIGH, OBS_SIZE  # noqa: E402
+from fifthave_env.gym_env import FifthAvenueEnv  # noqa: E402
 from train.checkpoint import save_checkpoint  # noqa: E402
 from train.config import load_config  # noqa: E402
 from train.opponents import PoolOpponents  # noqa: E402
@@ -50,11 +49,11 @@ CONFIGS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 class DoNothingEnv(gym.Env):
     """FifthAvenue-v0's spaces, a constant observation, every action legal, 130-step episodes."""
 
-    observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
-    action_space = spaces.Discrete(NUM_ACTIONS)
+    observation_space = FifthAvenueEnv().observation_space
+    action_space = FifthAvenueEnv().action_space
 
     def __init__(self):
-        self.observation = np.zeros(OBS_SIZE, dtype=np.float32)
+        self.observation = np.zeros(self.observation_space.shape, dtype=np.float32)
         self.mask = np.ones(NUM_ACTIONS, dtype=bool)
         self.t = 0
 

@@ -37,12 +37,10 @@ import time
 import traceback
 
 import numpy as np
-from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.gym_env import FifthAvenueEnv
-from fifthave_env.observation import OBS_HIGH, OBS_SIZE
 
 
 def _batched(agent):
@@ -74,7 +72,7 @@ class GameShard:
 
     def __init__(self, count, env_kwargs, opponents):
         self.envs = [_RecordingEnv(**env_kwargs, opponents=opponents) for _ in range(count)]
-        self.obs = np.zeros((count, OBS_SIZE), dtype=np.float32)
+        self.obs = np.zeros((count, *self.envs[0].observation_space.shape), dtype=np.float32)
         self.masks = np.zeros((count, NUM_ACTIONS), dtype=bool)
         self.seeds = [None] * count
         self.starts = [None] * count  # per game: (seed or None, generator state or None, opponent sampler)
@@ -112,7 +110,7 @@ class GameShard:
             agent = self.envs[i]._opponents[seat]
             by_net.setdefault(id(agent.batch_net), []).append((i, seat, agent))
         for group in by_net.values():
-            stack = np.empty((len(group), OBS_SIZE), dtype=np.float32)
+            stack = np.empty((len(group), self.obs.shape[1]), dtype=np.float32)
             for row, (i, seat, _) in enumerate(group):
                 env = self.envs[i]
                 env._observer.observe(env.game, seat, out=stack[row])
@@ -359,8 +357,8 @@ class FifthAvenueVecEnv(VecEnv):
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload([__name__])
             self.shards = [_Worker(context, size, env_kwargs, opponents) for size in sizes]
-        observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
-        super().__init__(n_envs, observation_space, spaces.Discrete(NUM_ACTIONS))
+        model = FifthAvenueEnv(**env_kwargs)  # its spaces (the observation layout decides the size)
+        super().__init__(n_envs, model.observation_space, model.action_space)
         self.masks = np.zeros((n_envs, NUM_ACTIONS), dtype=bool)
         self._actions = None
         self.closed = False
