@@ -20,7 +20,7 @@ from train.train import build_model, main, make_vec_env, train
 
 def tiny_config(run_dir, **changes):
     settings = dict(seed=3, num_players=2, opponents=["random"], eval_opponents=["random"], total_timesteps=1024,
-                    n_envs=2, subproc=False, n_steps=256, batch_size=128, n_epochs=1, net_arch=[32],
+                    n_envs=2, workers=0, n_steps=256, batch_size=128, n_epochs=1, net_arch=[32],
                     eval_every=512, eval_games=4, checkpoint_every=512, run_dir=str(run_dir))
     settings.update(changes)
     return TrainConfig(**settings)
@@ -125,18 +125,19 @@ def test_experiment_scale_and_report(tmp_path):
                          selfplay=SelfPlayConfig(snapshot_every=512))
     bigger = scaled(config, 2.5)
     assert (bigger.total_timesteps, bigger.eval_every, bigger.checkpoint_every) == (5120, 2560, 2560)
+    assert bigger.eval_games == 10 and scaled(config, 0.1).eval_games == config.num_players
     assert bigger.selfplay.snapshot_every == 1280 and config.selfplay.snapshot_every == 512
     os.makedirs(config.run_dir)
     with open(os.path.join(config.run_dir, "eval.csv"), "w") as f:
-        f.write("timesteps,opponent,games,win_rate,ci_low,ci_high,mean_vp,mean_rank,opponent_mean_vp\n"
-                "1024,random,4,0.5,0.15,0.85,30,2,25\n2048,random,4,0.75,0.3,0.95,40,1.5,20\n")
+        f.write("timesteps,opponent,games,win_rate,ci_low,ci_high,mean_vp,mean_rank,opponent_mean_vp,truncated\n"
+                "1024,random,4,0.5,0.15,0.85,30,2,25,0\n2048,random,4,0.75,0.3,0.95,40,1.5,20,1\n")
     run = {"command": "fifthave-experiment --scale 1", "steps": 2048, "wall_seconds": 10.0, "eval_seconds": 2.0,
            "steps_per_second": 256.0}
     write_report(config, str(tmp_path / "out"), run)
     rows = write_report(config, str(tmp_path / "out"))  # a rewrite keeps the command and timing
     assert [r["win_rate"] for r in rows] == ["0.5", "0.75"]
     report = (tmp_path / "out" / "README.md").read_text()
-    assert "`fifthave-experiment --scale 1`" in report and "| 2048 | random | 4 | 0.750 |" in report
+    assert "`fifthave-experiment --scale 1`" in report and "| 2048 | random | 4 | 0.750 |" in report and "| 1.50 | 1 |" in report
     assert "throughput 256 env steps/s" in report
     assert (tmp_path / "out" / "win_rate.png").stat().st_size > 1000
 

@@ -217,3 +217,79 @@ def how_to_use(path, num_players):
         f"TensorBoard:       {prefix}tensorboard --logdir {os.path.join(run_dir, 'tb')}   (then open "
         f"http://localhost:6006)",
     ]
+
+
+# ---- run state: what a resumed run needs to continue bit for bit -----------------------------------
+
+def generator_states():
+    """The process-wide generators training draws from (numpy's legacy one, torch's, Python's), as JSON data."""
+    import random
+
+    import numpy as np
+
+    name, keys, position, has_gauss, cached = np.random.get_state()
+    version, python_state, gauss = random.getstate()
+    return {"numpy": [name, keys.tolist(), int(position), int(has_gauss), float(cached)],
+            "torch": torch.get_rng_state().tolist(),
+            "python": [version, list(python_state), gauss]}
+
+
+def restore_generator_states(states):
+    """Put back what ``generator_states`` returned; a clear error (and nothing changed) for damaged data."""
+    import random
+
+    import numpy as np
+
+    try:
+        name, keys, position, has_gauss, cached = states["numpy"]
+        numpy_state = (name, np.asarray(keys, dtype=np.uint32), position, has_gauss, cached)
+        torch_state = torch.tensor(states["torch"], dtype=torch.uint8)
+        version, python_state, gauss = states["python"]
+        python_state = (version, tuple(python_state), gauss)
+        saved_numpy, saved_torch, saved_python = np.random.get_state(), torch.get_rng_state(), random.getstate()
+        try:
+            np.random.set_state(numpy_state)
+            torch.set_rng_state(torch_state)
+            random.setstate(python_state)
+        except Exception:
+            np.random.set_state(saved_numpy)
+            torch.set_rng_state(saved_torch)
+            random.setstate(saved_python)
+            raise
+    except (KeyError, TypeError, ValueError, RuntimeError) as err:
+        raise ValueError(f"the checkpoint's generator states are damaged: {err}") from err
+
+
+def weights_hash(policy):
+    """SHA-256 of a policy's weights (every tensor of its state dict, in order, names included)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name, tensor in policy.state_dict().items():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return digest.hexdigest()
+
+
+# ---- publication -----------------------------------------------------------------------------------
+
+OPTIMIZER_MEMBER = "policy.optimizer.pth"
+_RUN_ONLY_META = ("run_state", "pool")  # what only a resumed run needs
+
+
+def export_policy(checkpoint, path):
+    """Write a small copy of ``checkpoint`` for publication: the policy without the optimizer state,
+    the games in progress and the pool (``PolicyAgent.load`` / ``policy:PATH`` read it; ``--resume``
+    and ``init_from`` need the full checkpoint). Returns the size in bytes."""
+    meta = read_meta(checkpoint)
+    for key in _RUN_ONLY_META:
+        meta.pop(key, None)
+    meta["exported_from"] = os.path.basename(checkpoint)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(checkpoint) as source, zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as target:
+        for member in source.namelist():
+            if member not in (OPTIMIZER_MEMBER, META_NAME):
+                target.writestr(member, source.read(member))
+        target.writestr(META_NAME, json.dumps(meta, indent=2))
+    atomic_write_bytes(path, buffer.getvalue())
+    return len(buffer.getvalue())

@@ -16,7 +16,8 @@ games and self-play opponents several times cheaper.
 
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.save_util import load_from_zip_file
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
 from .checkpoint import read_meta
@@ -70,8 +71,7 @@ class PolicyAgent:
     def load(cls, path, deterministic=False, name=None):
         """The policy of a checkpoint written by ``train`` (its config and versions in ``agent.meta``)."""
         meta = read_meta(path)
-        model = MaskablePPO.load(path, device="cpu")
-        return cls(model.policy, deterministic=deterministic, name=name or f"ppo@{meta['num_timesteps']}",
+        return cls(load_policy(path), deterministic=deterministic, name=name or f"ppo@{meta['num_timesteps']}",
                    meta=meta)
 
     def reset(self, config, seat, rng):
@@ -91,14 +91,42 @@ class PolicyAgent:
         probs[legal] = weights / weights.sum()
         return probs
 
+    @property
+    def batch_net(self):
+        """The network whose logits ``choose`` reads: ``train.vec_env`` stacks the observations of all
+        games waiting on the same network, runs it once, and hands each agent its row."""
+        return self.net
+
     def act(self, observation, action_mask):
+        return self.choose(self.net.logits(observation), action_mask)
+
+    def choose(self, logits, action_mask):
+        """The action for these logits of the network: the most likely legal one, or a sample with
+        this agent's generator (one draw per decision, whether acting alone or in a batch)."""
         legal = np.flatnonzero(action_mask)
-        logits = self.net.logits(observation)[legal]
+        logits = logits[legal]
         if self.deterministic:
             return int(legal[np.argmax(logits)])
         cumulative = np.cumsum(np.exp(logits.astype(np.float64) - logits.max()))
         index = np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right")
         return int(legal[min(index, len(legal) - 1)])
+
+
+def load_policy(path):
+    """The MaskablePPO policy saved in a checkpoint, without its optimizer (published checkpoints have none).
+
+    Unlike ``MaskablePPO.load`` it leaves the process's generators alone (that reseeds them), so a
+    self-play run that loads a past policy in the middle of training stays reproducible.
+    """
+    data, params, _ = load_from_zip_file(path, device="cpu", print_system_info=False)
+    if data is None or "policy" not in params:
+        raise ValueError(f"{path} holds no MaskablePPO policy")
+    with torch.random.fork_rng(devices=[]):  # building the modules draws initial weights
+        policy = MaskableActorCriticPolicy(data["observation_space"], data["action_space"], lambda _: 0.0,
+                                           **data.get("policy_kwargs", {}))
+    policy.load_state_dict(params["policy"])
+    policy.set_training_mode(False)
+    return policy
 
 
 _LOADED = {}  # checkpoint path -> PolicyAgent, per process

@@ -9,7 +9,8 @@ pushed to the environments (also in worker processes) as a new
 run continues with it.
 
 Command: ``fifthave-selfplay [--config train/configs/selfplay.json] ...`` (the
-options of ``fifthave-train``).
+options of ``fifthave-train``; the entry point is ``train.train.selfplay_main``,
+so imports flow one way: ``train.train`` uses this module, never the reverse).
 """
 
 import os
@@ -61,13 +62,3 @@ class SelfPlayPool:
         self.start(model)
         return reason
 
-
-def main(argv=None):
-    from .train import main as train_main
-
-    default = os.path.join(os.path.dirname(__file__), "configs", "selfplay.json")
-    return train_main(argv, default_config=default, program="fifthave-selfplay")
-
-
-if __name__ == "__main__":
-    main()
