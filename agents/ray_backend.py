@@ -88,23 +88,22 @@ def init_ray(address=None, num_cpus=None, quiet=True):
             ray.shutdown()
 
 
-def _play_chunk(setup, indices):
+def _play_chunk(play_game, setup, indices):
     import ray
-
-    from .tournament import play_game
 
     node = ray.get_runtime_context().get_node_id()[:8]
     return [dict(play_game(setup, index), node=node) for index in indices]
 
 
-def play_games(setup, games, address=None):
-    """Yield the records of games ``0 .. games-1`` of ``setup`` (an ``agents.tournament._Setup``) as Ray
+def play_games(play_game, setup, games, address=None):
+    """Yield the records of games ``0 .. games-1`` of ``setup`` (an ``agents.tournament._Setup``), each played
+    by ``play_game(setup, index)`` (passed in, so this module need not import the tournament), as Ray
     tasks finish them (in no fixed order; each record holds its ``"game"`` index)."""
     ray = init_ray(address)
     remote = ray.remote(num_cpus=1)(_play_chunk)
     setup_ref = ray.put(setup)
     chunk = 2 * setup.num_players  # two deals per task: small enough to spread, big enough to amortize
-    pending = [remote.remote(setup_ref, list(range(start, min(start + chunk, games))))
+    pending = [remote.remote(play_game, setup_ref, list(range(start, min(start + chunk, games))))
                for start in range(0, games, chunk)]
     while pending:
         done, pending = ray.wait(pending, num_returns=1)

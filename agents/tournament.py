@@ -63,7 +63,6 @@ Console: ``fifthave-tournament --agents heuristic random*3 --board 5 --games 500
 import argparse
 import collections
 import csv
-import functools
 import itertools
 import json
 import multiprocessing
@@ -78,18 +77,9 @@ from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP, IllegalAction
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
 
-from .base import RandomAgent, give_sampler
-from .bidding import BIDDING_STRATEGIES
-from .greedy import GreedyAgent
-from .heuristic import HeuristicAgent
+from .base import give_sampler
+from .registry import AGENT_FACTORIES
 from .stats import bootstrap_elo, bradley_terry_elo, clustered_rate_interval, seat_ranks
-
-AGENT_FACTORIES = {
-    "random": RandomAgent,
-    "greedy": GreedyAgent,
-    "heuristic": HeuristicAgent,
-    **{f"heuristic-{name}": functools.partial(HeuristicAgent, bidding=name) for name in BIDDING_STRATEGIES},
-}
 
 TABLE_COLUMNS = (
     "agent", "seat_games", "win_rate", "win_ci_low", "win_ci_high", "fair_share", "mean_vp", "mean_rank",
@@ -478,7 +468,7 @@ def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0
     if backend == "ray":
         from .ray_backend import play_games
 
-        records = sorted(_progress(play_games(setup, games, address), games, progress), key=lambda r: r["game"])
+        records = sorted(_progress(play_games(play_game, setup, games, address), games, progress), key=lambda r: r["game"])
     elif workers == 1:
         results = (play_game(setup, g) for g in indices)
         records = list(_progress(results, games, progress))

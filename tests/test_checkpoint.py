@@ -11,18 +11,16 @@ import pytest
 from test_train import tiny_config
 
 from train import checkpoint as ckpt
-from train.train import build_model, make_vec_env, train
+from train.train import train
 
 
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
-    """A run directory with two intact checkpoints (512 and 1024 steps) of an untrained tiny model."""
+    """A run directory with two intact checkpoints (512 and 1024 steps) of a tiny training run."""
     run_dir = tmp_path_factory.mktemp("run")
     config = tiny_config(run_dir, eval_every=0)
-    model = build_model(config, make_vec_env(config))
-    for steps in (512, 1024):
-        model.num_timesteps = steps
-        ckpt.save_checkpoint(model, ckpt.checkpoint_path(run_dir, steps), config, {"pool": []})
+    train(config, show_progress=False)
+    assert all(os.path.exists(ckpt.checkpoint_path(run_dir, steps)) for steps in (512, 1024))
     return run_dir, config
 
 

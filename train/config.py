@@ -9,7 +9,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
-from agents.tournament import AGENT_FACTORIES
+from agents.registry import AGENT_FACTORIES
 
 
 @dataclass
