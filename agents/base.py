@@ -17,10 +17,11 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from fifthave_env.engine.determinize import SeatSampler
 from fifthave_env.engine.game import GameConfig
 from fifthave_env.random_agent import RandomAgent
 
-__all__ = ["Agent", "RandomAgent"]
+__all__ = ["Agent", "RandomAgent", "give_sampler"]
 
 
 @runtime_checkable
@@ -33,3 +34,10 @@ class Agent(Protocol):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """A legal action id (``action_mask[id] == 1``) for this seat's observation."""
+
+
+def give_sampler(agent, game, seat):
+    """Hand a searching agent (one with ``attach_sampler``, e.g. ``agents.search.SearchAgent``) its
+    seat's door to ``game``: a sampler of determinizations that hold only what the seat knows."""
+    if hasattr(agent, "attach_sampler"):
+        agent.attach_sampler(SeatSampler(game, seat))

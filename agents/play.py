@@ -4,10 +4,12 @@
 
 You see the board (the ansi picture) and your own hand before each of your
 decisions, and the legal actions as a numbered list of readable names. Answer
-with the number, the full name (``draw gray``) or any part of a name that
-matches one legal action only (``gray``); ``board`` shows the board again,
-``help`` explains, ``quit`` (or end of input) leaves. A wrong answer is
-explained and asked again. The opponents' actions are printed as they happen.
+with the number, the full name (``draw gray``), a word of one name only (``c``
+for ``action C``, ``gray``) or any part of a name that matches one legal action
+only; ``board`` shows the board again, ``legend`` explains its notation
+(``bro[2x1]``), ``help`` explains, ``quit`` (or end of input) leaves. A wrong
+answer is explained (the decision and what is legal in it) and asked again.
+The opponents' actions are printed as they happen.
 The game runs through the PettingZoo env, so agents see only their own seat.
 """
 
@@ -16,9 +18,10 @@ import argparse
 import numpy as np
 
 from fifthave_env import fifth_avenue_v0
-from fifthave_env.engine.game import CHOOSE_ACTION_DECISION
+from fifthave_env.engine.game import CHOOSE_ACTION_DECISION, DECISION_NAMES
 from fifthave_env.render_text import render_text
 
+from .base import give_sampler
 from .tournament import AGENT_FACTORIES, agent_factory
 
 CHOICE_HELP = {
@@ -27,17 +30,38 @@ CHOICE_HELP = {
     "action C": "draw a black card, move a commissioner, draw 2 colored cards, move a commissioner",
     "action D": "score a district holding a commissioner, draw black cards, move a commissioner",
 }
-HELP = ("Answer with the number of an action, its full name, or a part of its name that matches only one "
-        "legal action. Other words: 'board' (show the board again), 'help', 'quit'.")
+WHY_NOT_CHOICE = {  # what the rules ask of a turn action that is not always possible (R13)
+    "b": "a shop to take from the active group of the shop row and a plot that can take it",
+    "d": "an open district holding a commissioner, to score",
+}
+HELP = ("Answer with the number of an action, its full name, a word of one name only (a letter A-D when choosing "
+        "an action), or a part of its name that matches only one legal action. Other words: 'board' (show the "
+        "board again), 'legend' (what the board's signs mean), 'help', 'quit'.")
+BOARD_LEGEND = """\
+Board: one line per district (its number and name), then one box per plot, e.g. bro[G2x1]:
+  bro       the plot's card color: gra gray, bro brown, vio violet, ora orange, gre green; sp a shop-only plot
+  [G...]    shops on the plot: B boutique, J jeweler, G gallery, P perfume
+  [...2x1]  a skyscraper of seat 2 (A: Alea, the dummy bidder), 1 storey high
+  <white>   the commissioners in the district; markers:wb  the white / beige commissioner's markers (auctions)
+  CLOSED    a building stop closed the district
+row: the shop row in its groups ('.' a shop taken); box: the shops in the Central Park box
+piles: color:value of the top card(cards left); black:(cards left)
+seat lines: VP, skyscrapers in reserve / in the general supply / in Central Park, cards in hand; * the seat asked
+AUCTION: the district (or Central Park) auctioned, the high bid, and each seat's cards laid"""
 
 
 class QuitGame(Exception):
     """The player left the game."""
 
 
-def match_action(answer, legal, names):
-    """The action id ``answer`` picks among ``legal`` (with readable ``names``), or a ValueError saying why not."""
-    text = answer.strip().lower()
+def match_action(answer, legal, names, decision=None):
+    """The action id ``answer`` picks among ``legal`` (with readable ``names``), or a ValueError saying why not.
+
+    Tried in order: a number from the list, a full name, a word that is a whole word of one name only
+    (``c`` picks ``action C``: the letter is a word of that name, while every name holds a "c"), then a
+    part of one name only. ``decision`` (e.g. ``"choose action"``) goes into the explanation of a miss.
+    """
+    text = " ".join(answer.lower().split())
     if not text:
         raise ValueError(f"please type a number from 1 to {len(legal)} or an action name")
     if text.isdigit():
@@ -48,17 +72,25 @@ def match_action(answer, legal, names):
     lowered = [name.lower() for name in names]
     if text in lowered:
         return legal[lowered.index(text)]
-    hits = [a for a, name in zip(legal, lowered) if text in name]
-    if len(hits) == 1:
-        return hits[0]
-    if hits:
-        options = ", ".join(repr(names[legal.index(a)]) for a in hits[:6])
-        raise ValueError(f"{answer.strip()!r} matches several actions ({options}); be more precise")
-    raise ValueError(f"{answer.strip()!r} is not a legal action now; type a number from 1 to {len(legal)} "
-                     f"or a name such as {names[0]!r}")
+    words = set(text.split())
+    for hits in ([a for a, name in zip(legal, lowered) if words <= set(name.split())],
+                 [a for a, name in zip(legal, lowered) if text in name]):
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            options = ", ".join(repr(names[legal.index(a)]) for a in hits[:6])
+            raise ValueError(f"{answer.strip()!r} matches several actions ({options}); be more precise")
+    where = f" in this decision ({decision})" if decision else ""
+    why = ""
+    if decision == DECISION_NAMES[CHOOSE_ACTION_DECISION] and text.removeprefix("action ") in WHY_NOT_CHOICE:
+        letter = text.removeprefix("action ")
+        why = f": action {letter.upper()} needs {WHY_NOT_CHOICE[letter]}"
+    shown = ", ".join(f"{i}) {name}" for i, name in enumerate(names[:12], 1)) + (", ..." if len(names) > 12 else "")
+    raise ValueError(f"{answer.strip()!r} is not a legal action now{where}{why}. Legal: {shown} "
+                     f"(type a number from 1 to {len(legal)} or a name)")
 
 
-def ask(legal, names, read, write, show_board):
+def ask(legal, names, read, write, show_board, decision=None):
     """Ask until the answer names one legal action; returns its id."""
     for i, name in enumerate(names, 1):
         extra = CHOICE_HELP.get(name)
@@ -77,8 +109,11 @@ def ask(legal, names, read, write, show_board):
         if word == "board":
             show_board()
             continue
+        if word == "legend":
+            write(BOARD_LEGEND)
+            continue
         try:
-            return match_action(answer, legal, names)
+            return match_action(answer, legal, names, decision)
         except ValueError as error:
             write(f"  {error}")
 
@@ -99,6 +134,7 @@ def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write
     for s, name, child in zip(others, opponents, seed_seq.spawn(len(others))):
         agents[s] = agent_factory(name)()
         agents[s].reset(env.unwrapped.config, s, np.random.default_rng(child))
+        give_sampler(agents[s], game, s)
     write(f"You are seat {seat}. Opponents: " + ", ".join(f"seat {s} {agents[s].name}" for s in others))
     write(HELP)
 
@@ -130,7 +166,7 @@ def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write
                 write(f"Your turn (turn {game.turn}). Choose an action:")
             legal = np.flatnonzero(observation["action_mask"]).tolist()
             names = [env.action_name(a) for a in legal]
-            env.step(ask(legal, names, read, write, show_board))
+            env.step(ask(legal, names, read, write, show_board, DECISION_NAMES[game.decision]))
     except QuitGame:
         write("You left the game.")
         return None

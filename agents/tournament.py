@@ -33,6 +33,11 @@ of the games per deal. The env seed of deal ``k`` and the generator of each
 agent derive from ``(seed, k)`` and ``(seed, k, r, e)`` only, so results do not
 depend on the number of workers.
 
+Agents' answers go through ``fifthave_env.engine.actions.as_action_id`` (an int id;
+3.9 is refused, not played as 3). An agent that raises, or answers with something
+that is not a legal id, stops the tournament with ``AgentError`` naming the agent
+(label, seat), the game (index, deal, seeds) and the decision, its error chained.
+
 Statistics per label (``TABLE_COLUMNS``): ``win_rate`` (a shared win counts
 1/k for each of the k winners) with a 95% interval clustered by deal (games of
 one deal, and the seats of one label in one game, are not independent:
@@ -56,8 +61,8 @@ Console: ``fifthave-tournament --agents heuristic random*3 --board 5 --games 500
 """
 
 import argparse
+import collections
 import csv
-import functools
 import itertools
 import json
 import multiprocessing
@@ -68,22 +73,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fifthave_env import fifth_avenue_v0
-from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP
+from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP, IllegalActionError, as_action_id
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
-from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION
+from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
 
-from .base import RandomAgent
-from .bidding import BIDDING_STRATEGIES
-from .greedy import GreedyAgent
-from .heuristic import HeuristicAgent
+from .base import give_sampler
+from .registry import AGENT_FACTORIES
 from .stats import bootstrap_elo, bradley_terry_elo, clustered_rate_interval, seat_ranks
-
-AGENT_FACTORIES = {
-    "random": RandomAgent,
-    "greedy": GreedyAgent,
-    "heuristic": HeuristicAgent,
-    **{f"heuristic-{name}": functools.partial(HeuristicAgent, bidding=name) for name in BIDDING_STRATEGIES},
-}
 
 TABLE_COLUMNS = (
     "agent", "seat_games", "win_rate", "win_ci_low", "win_ci_high", "fair_share", "mean_vp", "mean_rank",
@@ -92,23 +88,51 @@ TABLE_COLUMNS = (
 )
 
 
+TABLE_LEGEND = """\
+win rate (95% CI): wins per seat-game (a shared win counts 1/k), interval clustered by deal; fair: 1 / players
+VP: mean final victory points; rank: mean place (1 = best); Elo: Bradley-Terry rating, 1500 = reference
+entered: auctions per game the agent confirmed a bid in; won: auctions won per game
+bid: mean winning bid (card points); VP/card: final VP per card paid for won auctions
+stops: building stops declared per game"""
+
+
 def agent_factory(name):
     """A picklable factory for an agent named in ``AGENT_FACTORIES`` (e.g. ``"heuristic-aggressive"``),
-    or ``"policy:PATH"`` for a trained checkpoint (needs the ``train`` extra)."""
+    ``"search[:ROLLOUTS[:DEPTH[:POLICY]]]"`` (``agents.search``), ``"policy:PATH"`` for a trained
+    checkpoint (needs the ``train`` extra), or ``"rllib:PATH"`` for a ``fifthave-rllib`` checkpoint
+    directory."""
+    if name == "search" or name.startswith("search:"):
+        from .search import search_factory
+
+        return search_factory(name)
     if name.startswith("policy:"):
         from train.policy_agent import PolicyFactory
 
         return PolicyFactory(name[len("policy:"):])
+    if name.startswith("rllib:"):
+        from train.rllib.agent import RLlibFactory
+
+        return RLlibFactory(name[len("rllib:"):])
     try:
         return AGENT_FACTORIES[name]
     except KeyError:
-        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(AGENT_FACTORIES)}") from None
+        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(AGENT_FACTORIES)}, "
+                         "search[:ROLLOUTS[:DEPTH[:POLICY]]], policy:PATH, rllib:PATH") from None
 
 
 # ---- one game ------------------------------------------------------------------------------
 
+class AgentError(RuntimeError):
+    """An agent raised, or chose an action that is not an int id or not legal, in a tournament game.
+
+    The message names the agent (label, entry and seat), the game (index, deal, rotation, the
+    tournament seed and the env seed) and the decision; the agent's own error is chained as
+    ``__cause__`` (with ``workers > 1``, its traceback text comes along as the cause)."""
+
+
 @dataclass
 class _Setup:
+    labels: list
     factories: list
     num_players: int
     board: int
@@ -160,18 +184,33 @@ def deal_seatings(num_players, seat_orders="cyclic", seed=0, deal=0, orders_per_
 
 
 def play_game(setup, game_index):
-    """Play one game of the tournament; a JSON-ready record of what happened."""
+    """Play one game of the tournament; a JSON-ready record of what happened.
+
+    Raises ``AgentError`` if an agent fails to make or reset itself, raises in ``act``, or
+    answers with something that is not a legal action id (``as_action_id``: 3.9 is refused, not 3)."""
     n = setup.num_players
     per_deal = games_per_deal(n, setup.seat_orders, setup.orders_per_deal)
     deal, rotation = divmod(game_index, per_deal)
     seats = deal_seatings(n, setup.seat_orders, setup.seed, deal, setup.orders_per_deal)[rotation]
+    env_seed = deal_seed(setup.seed, deal)
     env = fifth_avenue_v0.env(num_players=n, board=setup.board, max_turns=setup.max_turns)
-    env.reset(seed=deal_seed(setup.seed, deal))
+    env.reset(seed=env_seed)
     game = env.unwrapped.game
+
+    def agent_error(seat, doing, error):
+        entry = seats[seat]
+        return AgentError(f"agent {setup.labels[entry]!r} (entry {entry}, seat {seat}) failed in game {game_index} "
+                          f"(deal {deal}, rotation {rotation}; tournament seed {setup.seed}, env seed {env_seed}) "
+                          f"at turn {game.turn} {doing}: {type(error).__name__}: {error}")
+
     agents = []
     for seat, entry in enumerate(seats):
-        agent = setup.factories[entry]()
-        agent.reset(env.unwrapped.config, seat, np.random.default_rng([setup.seed, deal, rotation, entry]))
+        try:
+            agent = setup.factories[entry]()
+            agent.reset(env.unwrapped.config, seat, np.random.default_rng([setup.seed, deal, rotation, entry]))
+        except Exception as error:
+            raise agent_error(seat, "while being made and reset", error) from error
+        give_sampler(agent, game, seat)
         agents.append(agent)
     entered = [0] * n
     won = [0] * n
@@ -191,12 +230,21 @@ def play_game(setup, game_index):
             continue
         if observation is None:  # the agent reads only the mask: no observation is built
             observation = {"observation": None, "action_mask": game.action_mask()}
+        before, before_loc = game.decision, game.auc_loc
+        doing = f"in decision '{DECISION_NAMES[before]}'"
         start = time.perf_counter()
-        action = int(agents[seat].act(observation["observation"], observation["action_mask"]))
+        try:
+            action = agents[seat].act(observation["observation"], observation["action_mask"])
+            if action.__class__ is not int:  # a plain int goes straight to the game, which checks its range
+                action = as_action_id(action)
+        except Exception as error:
+            raise agent_error(seat, doing, error) from error
         act_seconds[seat] += time.perf_counter() - start
         act_calls[seat] += 1
-        before, before_loc = game.decision, game.auc_loc
-        env.step(action)
+        try:
+            env.step(action)
+        except IllegalActionError as error:  # the game is untouched; the agent chose an illegal id
+            raise agent_error(seat, doing, error) from error
         if before == BID_DECISION and action == BID_CONFIRM and seat not in confirmed_here:
             confirmed_here.add(seat)
             entered[seat] += 1
@@ -385,13 +433,15 @@ def games_per_deal(num_players, seat_orders="cyclic", orders_per_deal=0):
 
 
 def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0, workers=1,
-                   max_turns=300, progress=False, seat_orders="cyclic", orders_per_deal=None):
+                   max_turns=300, progress=False, seat_orders="cyclic", orders_per_deal=None, backend="local",
+                   address=None):
     """Play ``games`` games (a multiple of the games per deal) and summarize them; see the module docstring.
 
     ``num_players`` defaults to the number of entries, and must equal it.
     ``workers`` processes share the games (1: in this process). ``seat_orders``:
     ``"cyclic"``, ``"all"`` or ``"sample"`` (``orders_per_deal`` of them, default
-    ``num_players``).
+    ``num_players``). ``backend="ray"`` plays the games as Ray tasks instead, on a local Ray or on
+    the cluster at ``address`` (``agents.ray_backend``); same table.
     """
     labels, factories = _labelled(agent_factories)
     num_players = len(factories) if num_players is None else num_players
@@ -410,10 +460,16 @@ def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0
                          f"played in all its seat orders, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers!r}")
-    setup = _Setup(factories, num_players, board, max_turns, seed, seat_orders, orders_per_deal)
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+    setup = _Setup(labels, factories, num_players, board, max_turns, seed, seat_orders, orders_per_deal)
     start = time.perf_counter()
     indices = range(games)
-    if workers == 1:
+    if backend == "ray":
+        from .ray_backend import play_games
+
+        records = sorted(_progress(play_games(play_game, setup, games, address), games, progress), key=lambda r: r["game"])
+    elif workers == 1:
         results = (play_game(setup, g) for g in indices)
         records = list(_progress(results, games, progress))
     else:
@@ -454,7 +510,7 @@ def parse_lineup(specs):
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Play a seeded tournament between Fifth Avenue agents and report per-agent statistics.",
-        epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip")
+        epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip, rllib:CHECKPOINT_DIR")
     parser.add_argument("--agents", nargs="+", required=True,
                         help="one agent per seat, e.g. heuristic random*3 (2-4 seats)")
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))
@@ -467,6 +523,10 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--max-turns", type=int, default=300)
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help="ray: play the games as Ray tasks (needs the distributed extra); same table")
+    parser.add_argument("--address", help="with --backend ray: join the Ray cluster whose head is at HOST:PORT "
+                        "(default: start a local Ray)")
     parser.add_argument("--out", help="write OUT.json, OUT.csv and OUT.png")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
@@ -475,14 +535,18 @@ def main(argv=None):
         result = run_tournament([(name, agent_factory(name)) for name in lineup], board=args.board,
                                 games=args.games, seed=args.seed, workers=args.workers,
                                 max_turns=args.max_turns, progress=not args.quiet, seat_orders=args.seat_orders,
-                                orders_per_deal=args.orders_per_deal)
-    except ValueError as error:
+                                orders_per_deal=args.orders_per_deal, backend=args.backend, address=args.address)
+    except (ValueError, ImportError, ConnectionError) as error:
         parser.error(str(error))
     s = result.settings
     print(f"{s['num_players']} players, {s['board']}-plot board, {s['games']} games, seed {s['seed']}, "
           f"{result.seconds:.0f} s")
     print(result.format_table())
+    print(TABLE_LEGEND)
     print("act() ms per call:", ", ".join(f"{k} {v:.3f}" for k, v in result.act_ms().items()))
+    if args.backend == "ray":
+        nodes = collections.Counter(r["node"] for r in result.records)
+        print("games per Ray node:", ", ".join(f"{node} {count}" for node, count in sorted(nodes.items())))
     truncated = sum(r["truncated"] for r in result.records)
     if truncated:
         print(f"{truncated} game(s) truncated at {s['max_turns']} turns")

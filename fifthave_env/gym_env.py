@@ -172,6 +172,12 @@ class FifthAvenueEnv(gym.Env):
         """A new game; ``seed``: None or an int >= 0; ``options``: None or a dict (nothing read)."""
         seed = checks.seed("seed", seed)
         checks.options("options", options)
+        self._start_game(seed)
+        self._play_opponents()
+        return self._observe(), self._info()
+
+    def _start_game(self, seed):
+        """A new game with its learner seat and opponents, before anyone moves."""
         super().reset(seed=seed)
         rng = self.np_random
         n = self.config.num_players
@@ -189,20 +195,24 @@ class FifthAvenueEnv(gym.Env):
         self._score_before = 0  # the learner's VP at its previous decision (score_delta)
         self._episode_over = False
         self._broken = None
-        self._play_opponents()
-        return self._observe(), self._info()
 
-    def _play_opponents(self):
+    def _play_opponents(self, defer=None):
         """Let the opponents move until the learner is asked or the game ends.
 
         An opponent that raises or chooses an illegal action breaks the env (``step`` refuses
         until ``reset``): the game cannot go on without that seat's move. The error names the
-        opponent and its seat, never that seat's legal actions (the learner must not see them)."""
+        opponent and its seat, never that seat's legal actions (the learner must not see them).
+
+        ``defer`` (agent -> bool): stop before the move of an opponent it picks and return that
+        seat, for a caller that answers several games' opponents at once (``train.vec_env``
+        batches policy opponents) and plays the move with ``_play_opponent_action``; else None."""
         game, observer = self.game, self._observer
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         while not game.is_over and game.actor != self.learner_seat:
             seat = game.actor
             agent = self._opponents[seat]
+            if defer is not None and defer(agent):
+                return seat
             # an agent that reads only the mask (needs_observation = False) never pays for an observation
             observation = observer.observe(game, seat) if getattr(agent, "needs_observation", True) else None
             try:
@@ -210,16 +220,21 @@ class FifthAvenueEnv(gym.Env):
             except Exception as err:
                 self._fail(f"opponent {self._opponent_name(agent)} at seat {seat} raised "
                            f"{type(err).__name__}: {err}", err)
-            try:
-                if action.__class__ is not int or not 0 <= action < NUM_ACTIONS:
-                    action = as_action_id(action)
-            except IllegalActionError as err:
-                self._fail(f"opponent {self._opponent_name(agent)} at seat {seat} returned no action id: {err}")
-            try:
-                game.apply(action)
-            except IllegalActionError:
-                self._fail(f"opponent {self._opponent_name(agent)} at seat {seat} chose action {action}, "
-                           f"which is not legal for it now")
+            self._play_opponent_action(seat, action)
+        return None
+
+    def _play_opponent_action(self, seat, action):
+        agent = self._opponents[seat]
+        try:
+            if action.__class__ is not int or not 0 <= action < NUM_ACTIONS:
+                action = as_action_id(action)
+        except IllegalActionError as err:
+            self._fail(f"opponent {self._opponent_name(agent)} at seat {seat} returned no action id: {err}")
+        try:
+            self.game.apply(action)
+        except IllegalActionError:
+            self._fail(f"opponent {self._opponent_name(agent)} at seat {seat} chose action {action}, "
+                       f"which is not legal for it now")
 
     @staticmethod
     def _opponent_name(agent):
@@ -248,6 +263,14 @@ class FifthAvenueEnv(gym.Env):
         return info
 
     def step(self, action):
+        illegal = self._play_learner_action(action)
+        if illegal is not None:
+            return illegal
+        self._play_opponents()
+        return self._step_result()
+
+    def _play_learner_action(self, action):
+        """Play the learner's move; the whole step's result if it was illegal (the episode ends), else None."""
         game = self.game
         if game is None:
             raise EnvUsageError("call reset() before step()")
@@ -264,7 +287,11 @@ class FifthAvenueEnv(gym.Env):
             info = self._info()
             info["illegal_action"] = str(err)
             return self._observe(), self.illegal_action_reward, True, False, info
-        self._play_opponents()
+        return None
+
+    def _step_result(self):
+        """What ``step`` returns once the opponents have moved."""
+        game = self.game
         seat = self.learner_seat
         reward = 0.0
         if self.reward_kind == "score_delta":

@@ -5,11 +5,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+quiet=--quiet
 if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv with $PY; the first install takes a few minutes (pip shows its progress)"
   "$PY" -m venv .venv
+  quiet=
 fi
 VPY=.venv/bin/python
 if ! "$VPY" -c "import torch" >/dev/null 2>&1; then
-  "$VPY" -m pip install --quiet "torch==2.13.0"
+  echo "setup: installing torch==2.13.0 into .venv"
+  "$VPY" -m pip install $quiet "torch==2.13.0"
 fi
-"$VPY" -m pip install --quiet -e ".[train,analysis,notebooks,research,dev]"
+echo "setup: pip install -e \".[train,analysis,notebooks,research,dev,distributed]\" into .venv"
+"$VPY" -m pip install $quiet -e ".[train,analysis,notebooks,research,dev,distributed]"

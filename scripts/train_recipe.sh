@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The committed 4-player recipe, end to end: behaviour cloning + PPO against a PFSP league
-# (train/configs/recipe.json) through fifthave-experiment, then the final policy published as
-# results/training/policy.zip and evaluated in 1,000 seat-rotated tournament games against three
+# (train/configs/recipe.json) through fifthave-experiment --publish (the final policy without its
+# optimizer as results/training/policy.zip, train.checkpoint.export_policy), then evaluated in 1,000 seat-rotated tournament games against three
 # HeuristicAgents and against three RandomAgents; the tables are appended to results/training/README.md.
 #
 #   bash scripts/train_recipe.sh [--scale S] [--run-dir DIR]     (extra options go to fifthave-experiment)
@@ -15,14 +15,9 @@ OUT=${OUT:-results/training}
 EVAL_GAMES=${EVAL_GAMES:-1000}
 WORKERS=${WORKERS:-2}
 CONFIG=train/configs/recipe.json
-RUN_DIR=$("$PYTHON" -c "import json; print(json.load(open('$CONFIG'))['run_dir'])")
-for ((i = 1; i <= $#; i++)); do
-    if [[ "${!i}" == "--run-dir" ]]; then j=$((i + 1)); RUN_DIR=${!j}; fi
-done
 
 started=$(date +%s)
-"$PYTHON" -m train.experiment --config "$CONFIG" --out "$OUT" --no-progress "$@"
-"$PYTHON" -m train.publish "$RUN_DIR" "$OUT/policy.zip"
+"$PYTHON" -m train.experiment --config "$CONFIG" --out "$OUT" --publish --no-progress "$@"
 trained=$(date +%s)
 
 for opponent in heuristic random; do

@@ -15,7 +15,7 @@ def bc_config(run_dir, advisers=("heuristic",), **bc):
     settings = dict(games=2, held_out_games=1, dagger_rounds=1, dagger_games=1, epochs=2, batch_size=64)
     settings.update(bc)
     return TrainConfig(seed=2, num_players=3, advisers=list(advisers), opponents=["heuristic"],
-                       eval_opponents=["heuristic"], total_timesteps=256, n_envs=1, subproc=False, n_steps=256,
+                       eval_opponents=["heuristic"], total_timesteps=256, n_envs=1, workers=0, n_steps=256,
                        batch_size=128, n_epochs=1, net_arch=[64], eval_every=0, eval_games=3, checkpoint_every=0,
                        run_dir=str(run_dir), bc=BCConfig(**settings))
 

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from agents import HeuristicAgent, bidlab
+from agents import HeuristicAgent, bidlab, bidlab_cli
 from agents.bidding import BIDDING_STRATEGIES, AuctionSituation, MajorityBidding, ReachBidding, opponent_reach
 from agents.tournament import agent_factory
 from agents.view import SeatView
@@ -31,7 +31,7 @@ class ValueCopy(BIDDING_STRATEGIES["value"]):
 def test_identical_seeds_give_identical_json(tmp_path):
     paths = [tmp_path / "a.json", tmp_path / "b.json"]
     for path in paths:
-        bidlab.main(["compare", "--candidate", "aggressive", "--players", "3", "--deals", "2", "--seed", "2",
+        bidlab_cli.main(["compare", "--candidate", "aggressive", "--players", "3", "--deals", "2", "--seed", "2",
                      "--workers", "1", "--json", str(path)])
     assert paths[0].read_bytes() == paths[1].read_bytes()
     data = json.loads(paths[0].read_text())

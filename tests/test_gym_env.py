@@ -250,6 +250,18 @@ def truncated_scores(reward, seed, learner_seat=1, max_turns=6):
     return rewards, info["scores"]
 
 
+def test_a_game_stopped_at_max_turns_is_truncated_not_terminated():
+    """R29: Gymnasium's flags at the last step of a truncated game: terminated False, truncated True."""
+    env = FifthAvenueEnv(num_players=3, learner_seat=1, max_turns=6)
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    terminated = truncated = False
+    while not (terminated or truncated):
+        legal = np.flatnonzero(env.action_masks())
+        _, _, terminated, truncated, info = env.step(int(legal[rng.integers(len(legal))]))
+    assert (terminated, truncated) == (False, True) and info["truncated"]
+
+
 def test_truncation_rewards_of_every_kind():
     """At truncation (R29, R38): win_loss gives 0, vp_margin the margin, score_delta the VP gained."""
     margins = set()

@@ -8,13 +8,12 @@ import torch
 
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.gym_env import FifthAvenueEnv
-from train.checkpoint import latest_checkpoint, read_meta
+from train.checkpoint import export_policy, latest_checkpoint, read_meta
 from train.config import LeagueConfig, TrainConfig, config_from_dict
 from train.hints import AdvisedEnv, Advisers
 from train.league import League, LeagueOpponents, pfsp_weights
 from train.policy_agent import PolicyAgent
 from train.opponents import ScriptedOpponents
-from train.publish import publish
 from train.train import build_model, make_vec_env, train
 
 
@@ -81,7 +80,7 @@ def test_league_config_rejects_unknown_keys_and_anchors():
 
 def test_league_run_snapshots_and_records_opponents(tmp_path):
     config = league_config(tmp_path / "league", snapshot_every=512, max_snapshots=1, reweight_every=1)
-    config.total_timesteps, config.n_envs, config.subproc, config.n_steps = 1024, 2, False, 256
+    config.total_timesteps, config.n_envs, config.workers, config.n_steps = 1024, 2, 0, 256
     config.batch_size, config.n_epochs, config.net_arch, config.eval_every = 128, 1, [32], 0
     config.eval_games, config.eval_opponents, config.checkpoint_every = 2, ["random"], 0
     result = train(config, show_progress=False)
@@ -92,7 +91,7 @@ def test_league_run_snapshots_and_records_opponents(tmp_path):
 
     # The published policy drops the optimizer state and plays like the checkpoint.
     published = tmp_path / "policy.zip"
-    assert publish(tmp_path / "league", published) == latest_checkpoint(tmp_path / "league")
+    export_policy(latest_checkpoint(tmp_path / "league"), published)
     assert os.path.getsize(published) < os.path.getsize(latest_checkpoint(tmp_path / "league"))
     original, copy = PolicyAgent.load(latest_checkpoint(tmp_path / "league")), PolicyAgent.load(str(published))
     observation = np.random.default_rng(0).random(original.net.layers[0][0].shape[0]).astype(np.float32)
@@ -137,7 +136,7 @@ def test_advisers_drop_a_bid_plan_the_seat_did_not_follow():
 
 def test_advised_policy_starts_as_its_first_adviser_and_plays_the_same_in_numpy(tmp_path):
     config = TrainConfig(seed=5, num_players=4, advisers=["heuristic", "greedy"], opponents=["heuristic"],
-                         n_envs=1, subproc=False, n_steps=64, batch_size=64, net_arch=[32], run_dir=str(tmp_path))
+                         n_envs=1, workers=0, n_steps=64, batch_size=64, net_arch=[32], run_dir=str(tmp_path))
     model = build_model(config, make_vec_env(config))
     agent = PolicyAgent(model.policy, deterministic=True, advisers=config.advisers)
     env = AdvisedEnv(FifthAvenueEnv(num_players=4, opponents=ScriptedOpponents(["heuristic"])), config.advisers)

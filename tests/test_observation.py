@@ -5,6 +5,7 @@ import pytest
 
 from fifthave_env.engine import ALEA, Game, GameConfig
 from fifthave_env.engine.cards import NUM_KINDS
+from fifthave_env.engine.determinize import determinize
 from fifthave_env.observation import LATEST, LAYOUTS, OBS_SIZE, OBS_SIZES, VIEWS, VIEWS_V0, Observer, views
 
 CONFIGS = [(n, b) for n in (2, 3, 4) for b in (5, 6)]
@@ -26,32 +27,9 @@ def random_positions(num_players, board, seed, count, skip=37):
 
 
 def hide_differently(game, seat, rng):
-    """A copy of ``game`` that differs only in what ``seat`` cannot know."""
-    g = game.clone()
-    g.rng = np.random.default_rng(rng.integers(1 << 30))
-    for q in range(g.n):
-        if q == seat:
-            continue
-        hand, known = g.hands[q], g.known[q]
-        for color in range(6):
-            kinds = range(color * 3, color * 3 + 3)
-            unknown = [k for k in kinds for _ in range(hand[k] - known[k])]
-            if not unknown:
-                continue
-            # re-deal the values of this color's unknown cards; the color count stays public
-            for k in kinds:
-                hand[k] = known[k]
-            for _ in unknown:
-                hand[color * 3 + int(rng.integers(3))] += 1
-    unseen = [i for i, e in enumerate(g.black) if e < 3]
-    values = [g.black[i] for i in unseen]
-    rng.shuffle(values)
-    for i, v in zip(unseen, values):
-        g.black[i] = v
-    for c, pile in enumerate(g.piles):
-        hidden = pile[g.pile_known[c]:len(pile) - 1]
-        rng.shuffle(hidden)
-        pile[g.pile_known[c]:len(pile) - 1] = hidden
+    """A copy of ``game`` that differs only in what ``seat`` cannot know: a determinization,
+    plus unused tiles drawn freely (they are deducible at the table, but never observed)."""
+    g = determinize(game, seat, rng)
     g.unused_tiles = [int(t) for t in rng.integers(0, 4, size=len(g.unused_tiles))]
     g.touch()
     return g

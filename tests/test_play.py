@@ -14,6 +14,24 @@ def test_an_answer_is_a_number_a_name_or_an_unambiguous_part_of_one():
     assert match_action("gray", LEGAL, NAMES) == 92
 
 
+CHOICES = [0, 1, 2]
+CHOICE_NAMES = ["action A", "action B", "action C"]
+
+
+@pytest.mark.parametrize("answer,action", [("c", 2), ("C", 2), (" a ", 0), ("action b", 1), ("3", 2)])
+def test_a_letter_picks_a_turn_action_although_every_name_holds_it(answer, action):
+    assert match_action(answer, CHOICES, CHOICE_NAMES, "choose action") == action
+
+
+@pytest.mark.parametrize("answer", ["d", "action D"])
+def test_an_impossible_turn_action_is_explained_with_the_decision_and_what_is_legal(answer):
+    with pytest.raises(ValueError) as caught:
+        match_action(answer, CHOICES, CHOICE_NAMES, "choose action")
+    assert str(caught.value) == (f"{answer!r} is not a legal action now in this decision (choose action): action D "
+                                 "needs an open district holding a commissioner, to score. Legal: 1) action A, "
+                                 "2) action B, 3) action C (type a number from 1 to 3 or a name)")
+
+
 @pytest.mark.parametrize("answer,message", [
     ("4", "4 is not in the list: type a number from 1 to 3"),
     ("0", "0 is not in the list"),
@@ -38,10 +56,11 @@ def scripted(answers):
 def test_a_whole_game_with_wrong_answers_on_the_way():
     out = []
     scores = play(seat=1, opponents=("heuristic", "greedy"), board=6, seed=3,
-                  read=scripted(["nonsense", "99", "help", "board", "1"]), write=out.append)
+                  read=scripted(["nonsense", "99", "help", "board", "legend", "1"]), write=out.append)
     text = "\n".join(out)
     assert scores is not None and len(scores) == 3
-    assert "'nonsense' is not a legal action now" in text
+    assert "'nonsense' is not a legal action now in this decision (place start). Legal: 1) start" in text
+    assert "[...2x1]  a skyscraper of seat 2" in text  # the legend of the board notation
     assert "99 is not in the list" in text
     assert "Final scores:" in text and "seat 1 (you)" in text
     assert "seat 0 (heuristic):" in text  # the opponents' actions are shown

@@ -122,6 +122,17 @@ def test_r15_action_d_scores_then_black_cards_in_turn_order_from_the_active_play
     assert game.decision == MOVE_DECISION and game.final_move
 
 
+def test_r15_a_skyscraper_on_the_first_plot_of_the_board_counts_too():
+    # Plot 0 (34th St West, ring position 0) is a plot id like any other: its owner draws nothing.
+    game = started_game(3)
+    game.comm_pos = [0, 8]
+    assert game.plot_color[0] >= 0
+    put_skyscrapers(game, 2, 0, 1)
+    sizes = [sum(h) for h in game.hands]
+    play(game, "action D", "score 34th St West")
+    assert [sum(h) - s for h, s in zip(game.hands, sizes)] == [3, 1, 0]
+
+
 def test_r15_rulebook_example_blue_takes_three_green_one():
     # p. 9, fig. 01: Blue scores a district where he has no skyscraper: 2 + 1 cards; Green, also
     # without one there, 1; Red and Yellow have skyscrapers there and draw nothing.

@@ -1,23 +1,28 @@
 """Tournaments: reproducible for a seed whatever the workers, exact seat rotation, statistics, outputs."""
 
 import csv
+import functools
 import json
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from agents import GreedyAgent, HeuristicAgent, RandomAgent
 from agents.stats import bradley_terry_elo, seat_ranks, wilson_interval
 from agents.tournament import (
     TABLE_COLUMNS,
+    AgentError,
     TournamentResult,
     deal_seatings,
-    deal_seed,
     main,
     parse_lineup,
+    play_game,
     run_tournament,
     summarize,
 )
+from fifthave_env import IllegalActionError
+from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, ActionTypeError
 
 LINEUP = [("heuristic", HeuristicAgent), ("greedy", GreedyAgent), ("random", RandomAgent)]
 
@@ -41,8 +46,105 @@ def test_seat_rotation_is_exact_and_deals_share_a_seed():
     assert seats == {(entry, seat): 3 for entry in range(3) for seat in range(3)}
     for r in result.records:
         assert r["deal"] == r["game"] // 3 and r["rotation"] == r["game"] % 3
-    # one deal, three rotations: the env seed (hence the deal of cards and shops) is shared
-    assert len({deal_seed(0, r["deal"]) for r in result.records}) == 3
+
+
+def starting_state(game):
+    """What a deal fixes before anyone acts: the shuffled piles, hands, shops, board and generator."""
+    return json.dumps(game.to_dict(), sort_keys=True)
+
+
+def test_the_games_of_a_deal_start_from_the_same_state_and_deals_differ(monkeypatch):
+    import agents.tournament as tournament
+
+    starts = {}
+    make_env = tournament.fifth_avenue_v0.env
+
+    def recording_env(**kwargs):
+        env = make_env(**kwargs)
+        reset = env.reset
+
+        def recording_reset(seed=None, options=None):
+            reset(seed=seed, options=options)
+            starts[len(starts)] = starting_state(env.unwrapped.game)
+        env.reset = recording_reset
+        return env
+    monkeypatch.setattr(tournament.fifth_avenue_v0, "env", recording_env)
+    run_tournament(LINEUP, games=9, seed=0)
+    assert len(starts) == 9
+    for deal in range(3):
+        assert starts[3 * deal] == starts[3 * deal + 1] == starts[3 * deal + 2]
+    assert len({starts[0], starts[3], starts[6]}) == 3
+
+
+class Scripted:
+    """Plays the first legal id until its ``fail_at``-th act call, then answers ``answer(legal)``."""
+
+    name = "scripted"
+
+    def __init__(self, answer, fail_at=0):
+        self.answer, self.fail_at = answer, fail_at
+
+    def reset(self, config, seat, rng):
+        self.calls = 0
+
+    def act(self, observation, action_mask):
+        legal = [int(a) for a in action_mask.nonzero()[0]]
+        self.calls += 1
+        return self.answer(legal) if self.calls > self.fail_at else legal[0]
+
+
+def broken(legal):
+    raise ZeroDivisionError("the agent's own bug")
+
+
+def float_of_legal(legal):
+    return legal[0] + 0.9  # int() would play legal[0]
+
+
+def illegal_id(legal):
+    return next(a for a in range(147) if a not in legal)
+
+
+@pytest.mark.parametrize("answer,cause", [(broken, ZeroDivisionError), (float_of_legal, ActionTypeError),
+                                          (illegal_id, IllegalActionError)])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_agent_that_raises_or_plays_an_illegal_action_stops_the_tournament_naming_itself(answer, cause,
+                                                                                             workers):
+    lineup = [("random", RandomAgent), ("bad one", functools.partial(Scripted, answer, fail_at=3))]
+    with pytest.raises(AgentError) as caught:
+        run_tournament(lineup, games=4, seed=7, workers=workers)
+    message = str(caught.value)
+    assert "agent 'bad one' (entry 1, seat " in message
+    assert "game 0 (deal 0, rotation 0; tournament seed 7, env seed " in message
+    assert "in decision '" in message
+    if workers == 1:
+        assert isinstance(caught.value.__cause__, cause)
+    else:
+        assert cause.__name__ in str(caught.value.__cause__)  # the worker's traceback text
+
+
+def test_a_float_action_is_refused_not_truncated():
+    setup = tournament_setup([("random", RandomAgent), ("float", functools.partial(Scripted, float_of_legal))])
+    with pytest.raises(AgentError, match=r"agent 'float' \(entry 1, seat 1\) failed in game 0 .*an action is "
+                                         r"an int id.* got \d+\.9 of type float"):
+        play_game(setup, 0)
+
+
+def true_for_action_b(legal):
+    return True if 1 in legal else legal[0]  # int() would play id 1, action B
+
+
+def test_a_bool_is_refused_not_played_as_an_action_id():
+    setup = tournament_setup([("random", RandomAgent), ("bool", functools.partial(Scripted, true_for_action_b))])
+    with pytest.raises(AgentError, match=r"agent 'bool' .*in decision 'choose action'.*got True of type bool"):
+        play_game(setup, 0)
+
+
+def tournament_setup(lineup, seed=0):
+    import agents.tournament as tournament
+
+    return tournament._Setup([label for label, _ in lineup], [factory for _, factory in lineup], len(lineup), 5,
+                             300, seed)
 
 
 def test_auction_statistics_are_consistent():
@@ -56,6 +158,28 @@ def test_auction_statistics_are_consistent():
     assert sum(sum(r["auctions_won"]) for r in result.records) > 0
     assert {row["agent"] for row in result.table} == {"heuristic", "greedy", "random"}
     assert all(set(row) == set(TABLE_COLUMNS) for row in result.table)
+
+
+class EagerBidder:
+    """Confirms whenever it may, else lays a card, else plays at random: it raises again and again in an auction."""
+
+    name = "eager"
+
+    def reset(self, config, seat, rng):
+        self.rng = rng
+
+    def act(self, observation, action_mask):
+        if action_mask[BID_CONFIRM]:
+            return BID_CONFIRM
+        cards = [a for a in np.flatnonzero(action_mask) if BID_ADD <= a < BID_CONFIRM]
+        return int(cards[0]) if cards else int(self.rng.choice(np.flatnonzero(action_mask)))
+
+
+def test_an_auction_counts_once_as_entered_however_often_a_seat_raises_in_it():
+    result = run_tournament([("a", EagerBidder), ("b", EagerBidder), ("c", EagerBidder)], games=3, seed=0)
+    for r in result.records:
+        assert r["auctions"] > 0
+        assert all(0 < entered <= r["auctions"] for entered in r["auctions_entered"])
 
 
 def record(scores, winners, entries, game=0):
@@ -116,6 +240,7 @@ def test_console_command_writes_table_json_and_plot(tmp_path, capsys):
     main(["--agents", "heuristic", "random", "--games", "4", "--workers", "1", "--quiet", "--out", str(stem)])
     printed = capsys.readouterr().out
     assert "heuristic" in printed and "win rate" in printed
+    assert "entered: auctions per game the agent confirmed a bid in" in printed  # the columns' legend
     with open(f"{stem}.csv") as f:
         rows = list(csv.DictReader(f))
     assert [r["agent"] for r in rows] == ["heuristic", "random"]

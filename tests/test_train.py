@@ -20,7 +20,7 @@ from train.train import build_model, main, make_vec_env, train
 
 def tiny_config(run_dir, **changes):
     settings = dict(seed=3, num_players=2, opponents=["random"], eval_opponents=["random"], total_timesteps=1024,
-                    n_envs=2, subproc=False, n_steps=256, batch_size=128, n_epochs=1, net_arch=[32],
+                    n_envs=2, workers=0, n_steps=256, batch_size=128, n_epochs=1, net_arch=[32],
                     eval_every=512, eval_games=4, checkpoint_every=512, run_dir=str(run_dir))
     settings.update(changes)
     return TrainConfig(**settings)
@@ -86,6 +86,10 @@ def test_selfplay_snapshots_join_the_pool_and_play(tmp_path):
     assert sampler.pool_paths == pool
     opponents = sampler(np.random.default_rng(0), 1)
     assert isinstance(opponents[0], PolicyAgent)  # scripted_fraction 0: only past policies
+    game_env = FifthAvenueEnv(num_players=2)  # and a past policy plays: a legal action for its seat
+    observation, info = game_env.reset(seed=0)
+    opponents[0].reset(game_env.unwrapped.game.config, 0, np.random.default_rng(0))
+    assert info["action_mask"][opponents[0].act(observation, info["action_mask"])]
 
 
 def test_checkpoint_write_is_atomic(tmp_path, monkeypatch):
@@ -121,24 +125,32 @@ def test_experiment_scale_and_report(tmp_path):
                          selfplay=SelfPlayConfig(snapshot_every=512))
     bigger = scaled(config, 2.5)
     assert (bigger.total_timesteps, bigger.eval_every, bigger.checkpoint_every) == (5120, 2560, 2560)
+    assert bigger.eval_games == 10 and scaled(config, 0.1).eval_games == config.num_players
     assert bigger.selfplay.snapshot_every == 1280 and config.selfplay.snapshot_every == 512
     os.makedirs(config.run_dir)
     with open(os.path.join(config.run_dir, "eval.csv"), "w") as f:
-        f.write("timesteps,opponent,games,win_rate,ci_low,ci_high,mean_vp,mean_rank,opponent_mean_vp\n"
-                "1024,random,4,0.5,0.15,0.85,30,2,25\n2048,random,4,0.75,0.3,0.95,40,1.5,20\n")
+        f.write("timesteps,opponent,games,win_rate,ci_low,ci_high,mean_vp,mean_rank,opponent_mean_vp,truncated\n"
+                "1024,random,4,0.5,0.15,0.85,30,2,25,0\n2048,random,4,0.75,0.3,0.95,40,1.5,20,1\n")
     run = {"command": "fifthave-experiment --scale 1", "steps": 2048, "wall_seconds": 10.0, "eval_seconds": 2.0,
            "steps_per_second": 256.0}
     write_report(config, str(tmp_path / "out"), run)
     rows = write_report(config, str(tmp_path / "out"))  # a rewrite keeps the command and timing
     assert [r["win_rate"] for r in rows] == ["0.5", "0.75"]
     report = (tmp_path / "out" / "README.md").read_text()
-    assert "`fifthave-experiment --scale 1`" in report and "| 2048 | random | 4 | 0.750 |" in report
+    assert "`fifthave-experiment --scale 1`" in report and "| 2048 | random | 4 | 0.750 |" in report and "| 1.50 | 1 |" in report
     assert "throughput 256 env steps/s" in report
     assert (tmp_path / "out" / "win_rate.png").stat().st_size > 1000
 
 
-def test_same_config_and_seed_give_the_same_policy(tmp_path):
-    models = [train(tiny_config(tmp_path / name, total_timesteps=512, eval_every=0, checkpoint_every=0),
-                    show_progress=False).model for name in ("a", "b")]
+def test_same_config_and_seed_give_the_same_policy_and_training_changes_it(tmp_path):
+    configs = [tiny_config(tmp_path / name, total_timesteps=512, eval_every=0, checkpoint_every=0)
+               for name in ("a", "b")]
+    models = [train(config, show_progress=False).model for config in configs]
     first, second = (m.policy.state_dict() for m in models)
     assert all(torch.equal(first[k], second[k]) for k in first)
+    # The same seed builds the same untrained policy; 512 steps of PPO moved every layer away from it.
+    untrained = build_model(configs[0], make_vec_env(configs[0])).policy.state_dict()
+    again = build_model(configs[1], make_vec_env(configs[1])).policy.state_dict()
+    assert all(torch.equal(untrained[k], again[k]) for k in untrained)
+    assert all(not torch.equal(first[k], untrained[k]) for k in first if k.startswith(("mlp_extractor.policy_net",
+                                                                                       "action_net")))

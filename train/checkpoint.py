@@ -7,13 +7,26 @@ done, and the run state a resumed run needs (the self-play pool). It is built in
 memory, written to a temporary file beside the target and moved into place with
 ``os.replace``, so a crash leaves either the old file or the new one, never half
 of one. sb3 ignores the extra member, so ``MaskablePPO.load`` reads it as usual.
+
+A checkpoint is untrusted input: ``read_meta`` checks the archive's CRCs, that
+the sb3 members are there and that ``fifthave.json`` holds a valid config,
+versions, step count and pool, and refuses anything else with a
+``CheckpointError`` naming the file and what is wrong. (sb3 itself unpickles
+parts of the zip when loading, so load only checkpoints from sources you trust.)
+A ``kill -9`` during a write can leave a ``.ckpt_*.zip.tmp-PID`` file behind;
+``remove_stale_temporaries`` deletes those whose writer is gone, and
+``newest_intact_checkpoint`` skips (with a warning) checkpoints that do not read.
 """
 
 import io
 import json
 import os
 import re
+import sys
+import time
+import warnings
 import zipfile
+import zlib
 
 import sb3_contrib
 import stable_baselines3
@@ -22,8 +35,18 @@ import torch
 import fifthave_env
 from fifthave_env import fifth_avenue_v0
 
+from .config import config_from_dict
+
 META_NAME = "fifthave.json"
+SB3_MEMBERS = ("data", "policy.pth")
 _CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)\.zip$")
+_TEMPORARY_RE = re.compile(r"^\..+\.tmp-(\d+)$")
+STALE_SECONDS = 3600
+"""A temporary file older than this is stale even if a process with its PID runs (PIDs are reused)."""
+
+
+class CheckpointError(ValueError):
+    """A file that is not an intact fifthave checkpoint; the message names the file and what is wrong."""
 
 
 def versions():
@@ -60,22 +83,213 @@ def save_checkpoint(model, path, config, extra=None):
 
 
 def read_meta(path):
-    """The ``fifthave.json`` of a checkpoint; a clear error for a file that is not one."""
+    """The validated ``fifthave.json`` of the checkpoint at ``path``; ``CheckpointError`` for a file that is
+    not an intact checkpoint (truncated, corrupt, without the sb3 members, or with bad metadata)."""
     try:
         with zipfile.ZipFile(path) as archive:
-            return json.loads(archive.read(META_NAME))
-    except (zipfile.BadZipFile, KeyError) as err:
-        raise ValueError(f"{path} is not a fifthave checkpoint (a MaskablePPO zip with {META_NAME}): {err}") from err
+            damaged = archive.testzip()
+            if damaged is not None:
+                raise CheckpointError(f"{path}: member {damaged!r} is corrupt (CRC mismatch)")
+            names = set(archive.namelist())
+            missing = [name for name in (*SB3_MEMBERS, META_NAME) if name not in names]
+            if missing:
+                raise CheckpointError(f"{path} is not a fifthave checkpoint (a MaskablePPO zip with {META_NAME}): "
+                                      f"missing {', '.join(missing)}")
+            text = archive.read(META_NAME)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as err:
+        raise CheckpointError(f"{path} is not a fifthave checkpoint (a MaskablePPO zip with {META_NAME}): "
+                              f"{err}") from err
+    try:
+        meta = json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CheckpointError(f"{path}: {META_NAME} is not valid JSON: {err}") from err
+    validate_meta(meta, path)
+    return meta
+
+
+def validate_meta(meta, path):
+    """Refuse ``fifthave.json`` contents that ``save_checkpoint`` would not write (keys it does not know are
+    left alone, so that run state added later does not make older code refuse newer checkpoints)."""
+    where = f"{path}: {META_NAME}"
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{where} must hold a JSON object, got {type(meta).__name__}")
+    missing = [key for key in ("config", "versions", "num_timesteps") if key not in meta]
+    if missing:
+        raise CheckpointError(f"{where} lacks {', '.join(missing)} (it needs config, versions and num_timesteps)")
+    steps = meta["num_timesteps"]
+    if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
+        raise CheckpointError(f"{where}: num_timesteps must be an int >= 0, got {steps!r}")
+    versions_ = meta["versions"]
+    if not isinstance(versions_, dict) or not all(isinstance(v, (str, int)) for v in versions_.values()):
+        raise CheckpointError(f"{where}: versions must be an object of versions (strings or ints), "
+                              f"got {versions_!r}")
+    if not isinstance(meta["config"], dict):
+        raise CheckpointError(f"{where}: config must be an object (a TrainConfig), got {meta['config']!r}")
+    try:
+        config_from_dict(dict(meta["config"]))
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"{where}: config is not a valid TrainConfig: {err}") from err
+    pool = meta.get("pool", [])
+    if not isinstance(pool, list) or not all(isinstance(p, str) and p.endswith(".zip") for p in pool):
+        raise CheckpointError(f"{where}: pool must be a list of checkpoint paths (.zip), got {pool!r}")
 
 
 def checkpoint_path(run_dir, num_timesteps):
     return os.path.join(run_dir, "checkpoints", f"ckpt_{num_timesteps:010d}.zip")
 
 
-def latest_checkpoint(run_dir):
-    """The checkpoint of ``run_dir`` with the most env steps, or None."""
+def _checkpoints(run_dir):
+    """The checkpoints of ``run_dir``, newest (most env steps) first."""
     directory = os.path.join(run_dir, "checkpoints")
     if not os.path.isdir(directory):
-        return None
+        return []
     found = [(int(m.group(1)), name) for name in os.listdir(directory) if (m := _CHECKPOINT_RE.match(name))]
-    return os.path.join(directory, max(found)[1]) if found else None
+    return [os.path.join(directory, name) for _, name in sorted(found, reverse=True)]
+
+
+def latest_checkpoint(run_dir):
+    """The checkpoint of ``run_dir`` with the most env steps, or None (intact or not: see below)."""
+    found = _checkpoints(run_dir)
+    return found[0] if found else None
+
+
+def newest_intact_checkpoint(run_dir):
+    """``(path, meta)`` of the newest checkpoint of ``run_dir`` that reads (``read_meta``), or ``(None, None)``
+    if there is none; every newer one skipped is named in a warning with what is wrong with it."""
+    for path in _checkpoints(run_dir):
+        try:
+            return path, read_meta(path)
+        except CheckpointError as err:
+            warnings.warn(f"skipping checkpoint {path}: {err}", stacklevel=2)
+    return None, None
+
+
+def remove_stale_temporaries(directory, now=None):
+    """Delete the ``.NAME.tmp-PID`` files a killed writer left in ``directory``: those whose process is gone,
+    whose PID is this process's (a leftover of an earlier process with the same PID) or that are older than
+    ``STALE_SECONDS``. A live process's fresh temporary is kept. Returns the paths removed."""
+    if not os.path.isdir(directory):
+        return []
+    now = time.time() if now is None else now
+    removed = []
+    for name in os.listdir(directory):
+        match = _TEMPORARY_RE.match(name)
+        if not match:
+            continue
+        path = os.path.join(directory, name)
+        pid = int(match.group(1))
+        try:
+            stale = (pid == os.getpid() or not _process_exists(pid)
+                     or now - os.path.getmtime(path) > STALE_SECONDS)
+            if stale:
+                os.remove(path)
+                removed.append(path)
+        except FileNotFoundError:
+            pass  # its writer finished (or another cleaner got there) meanwhile
+    return removed
+
+
+def _process_exists(pid):
+    if pid <= 0:
+        return False  # not a process id (0 would signal our own process group)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def how_to_use(path, num_players):
+    """Lines for the end of a run: the checkpoint, and the commands that play against it, evaluate it in a
+    tournament and open its TensorBoard logs (spelled with this environment's bin directory when the
+    console scripts live there, e.g. ``.venv/bin/``)."""
+    bin_dir = os.path.dirname(sys.executable)
+    installed = os.path.exists(os.path.join(bin_dir, "fifthave-play"))
+    prefix = os.path.join(os.path.relpath(bin_dir), "") if installed else ""
+    others = num_players - 1
+    run_dir = os.path.dirname(os.path.dirname(path))
+    return [
+        f"checkpoint: {path}",
+        f"play against it:   {prefix}fifthave-play --opponents policy:{path}" + " heuristic" * (others - 1),
+        f"tournament:        {prefix}fifthave-tournament --agents policy:{path} heuristic*{others} --games 100",
+        f"TensorBoard:       {prefix}tensorboard --logdir {os.path.join(run_dir, 'tb')}   (then open "
+        f"http://localhost:6006)",
+    ]
+
+
+# ---- run state: what a resumed run needs to continue bit for bit -----------------------------------
+
+def generator_states():
+    """The process-wide generators training draws from (numpy's legacy one, torch's, Python's), as JSON data."""
+    import random
+
+    import numpy as np
+
+    name, keys, position, has_gauss, cached = np.random.get_state()
+    version, python_state, gauss = random.getstate()
+    return {"numpy": [name, keys.tolist(), int(position), int(has_gauss), float(cached)],
+            "torch": torch.get_rng_state().tolist(),
+            "python": [version, list(python_state), gauss]}
+
+
+def restore_generator_states(states):
+    """Put back what ``generator_states`` returned; a clear error (and nothing changed) for damaged data."""
+    import random
+
+    import numpy as np
+
+    try:
+        name, keys, position, has_gauss, cached = states["numpy"]
+        numpy_state = (name, np.asarray(keys, dtype=np.uint32), position, has_gauss, cached)
+        torch_state = torch.tensor(states["torch"], dtype=torch.uint8)
+        version, python_state, gauss = states["python"]
+        python_state = (version, tuple(python_state), gauss)
+        saved_numpy, saved_torch, saved_python = np.random.get_state(), torch.get_rng_state(), random.getstate()
+        try:
+            np.random.set_state(numpy_state)
+            torch.set_rng_state(torch_state)
+            random.setstate(python_state)
+        except Exception:
+            np.random.set_state(saved_numpy)
+            torch.set_rng_state(saved_torch)
+            random.setstate(saved_python)
+            raise
+    except (KeyError, TypeError, ValueError, RuntimeError) as err:
+        raise ValueError(f"the checkpoint's generator states are damaged: {err}") from err
+
+
+def weights_hash(policy):
+    """SHA-256 of a policy's weights (every tensor of its state dict, in order, names included)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name, tensor in policy.state_dict().items():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return digest.hexdigest()
+
+
+# ---- publication -----------------------------------------------------------------------------------
+
+OPTIMIZER_MEMBER = "policy.optimizer.pth"
+_RUN_ONLY_META = ("run_state", "pool")  # what only a resumed run needs
+
+
+def export_policy(checkpoint, path):
+    """Write a small copy of ``checkpoint`` for publication: the policy without the optimizer state,
+    the games in progress and the pool (``PolicyAgent.load`` / ``policy:PATH`` read it; ``--resume``
+    and ``init_from`` need the full checkpoint). Returns the size in bytes."""
+    meta = read_meta(checkpoint)
+    for key in _RUN_ONLY_META:
+        meta.pop(key, None)
+    meta["exported_from"] = os.path.basename(checkpoint)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(checkpoint) as source, zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as target:
+        for member in source.namelist():
+            if member not in (OPTIMIZER_MEMBER, META_NAME):
+                target.writestr(member, source.read(member))
+        target.writestr(META_NAME, json.dumps(meta, indent=2))
+    atomic_write_bytes(path, buffer.getvalue())
+    return len(buffer.getvalue())

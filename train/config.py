@@ -9,7 +9,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
-from agents.tournament import AGENT_FACTORIES
+from agents.registry import AGENT_FACTORIES
 
 
 @dataclass
@@ -118,10 +118,12 @@ class TrainConfig:
     (``n_envs * n_steps``), so choose a multiple to end exactly there."""
     n_envs: int = 2
     """Environments stepped in parallel."""
-    subproc: bool = True
-    """Run the environments in worker processes (``SubprocVecEnv``); False steps them in this process."""
+    workers: int = 2
+    """Worker processes that step the games (``train.vec_env``), each owning a share of the ``n_envs`` games,
+    while this process chooses the learner's actions; 0 steps them in this process."""
     torch_threads: int = 1
-    """Threads torch may use here (the workers use one each)."""
+    """Torch threads for the PPO update (the games wait meanwhile; 2 pays on an idle 2-core machine, but on a
+    shared one threads that wait for each other are many times slower); the rollout's forward passes use one."""
     n_steps: int = 1024
     """Steps per environment per PPO rollout."""
     batch_size: int = 256
@@ -191,6 +193,9 @@ class TrainConfig:
             if not names or unknown:
                 raise ValueError(f"{label} must be a non-empty list of agent names from {sorted(AGENT_FACTORIES)}, "
                                  f"got {names!r}")
+        if self.workers < 0 or self.torch_threads < 1:
+            raise ValueError(f"workers must be at least 0 and torch_threads at least 1, got {self.workers} and "
+                             f"{self.torch_threads}")
         if self.n_envs < 1 or self.n_steps < 1 or self.total_timesteps < 1:
             raise ValueError("n_envs, n_steps and total_timesteps must be at least 1")
         if (self.n_envs * self.n_steps) % self.batch_size:
@@ -211,6 +216,8 @@ def _field_names(cls):
 
 
 def config_from_dict(data):
+    # Checkpoints written before ``workers`` hold ``subproc`` (where the games ran, not what they were).
+    data = {k: v for k, v in data.items() if k != "subproc"}
     unknown = set(data) - _field_names(TrainConfig)
     if unknown:
         raise ValueError(f"unknown config keys {sorted(unknown)}; allowed: {sorted(_field_names(TrainConfig))}")

@@ -5,14 +5,38 @@ tournament of ``games`` games (rounded up to a multiple of the player count):
 the learned agent in one seat, which rotates through all seats, and the
 scripted ``opponent`` in every other seat. The win rate counts a shared win as
 1/k for each of the k winners (the tournament's rule) and comes with its 95%
-Wilson interval.
+Wilson interval; ``truncated`` counts the games that reached ``max_turns`` (R29)
+(their winners are the tournament's, so a high count says the win rate is not
+about finished games).
+
+The training run evaluates with ``eval_seed(config)``, the same deals at every
+point. A checkpoint (or a published ``policy.zip``) is evaluated again the same
+way, without retraining, by::
+
+    python -m train.evaluate results/training/policy.zip [--games N] [--opponents heuristic ...]
+
+which uses the config saved in the checkpoint (opponents, games, seed, whether the
+learner plays its most likely action) and prints the rows of that step of the
+run's table.
 """
 
+import argparse
+import csv
+import os
+import sys
 from dataclasses import dataclass
 
 from agents.tournament import agent_factory, run_tournament
 
 LEARNER_LABEL = "learner"
+EVAL_FIELDS = ("timesteps", "opponent", "games", "win_rate", "ci_low", "ci_high", "mean_vp", "mean_rank",
+               "opponent_mean_vp", "truncated")
+"""The columns of a run's ``eval.csv``: one row per evaluation point and opponent."""
+
+
+def eval_seed(config):
+    """The seed of a run's evaluation tournaments (apart from its training seed)."""
+    return config.seed + 1_000_003
 
 
 @dataclass
@@ -25,21 +49,74 @@ class EvalResult:
     mean_vp: float
     mean_rank: float
     opponent_mean_vp: float
+    truncated: int
+    """Games that hit the turn limit."""
 
     def row(self):
         return {"opponent": self.opponent, "games": self.games, "win_rate": round(self.win_rate, 4),
                 "ci_low": round(self.ci_low, 4), "ci_high": round(self.ci_high, 4),
                 "mean_vp": round(self.mean_vp, 2), "mean_rank": round(self.mean_rank, 3),
-                "opponent_mean_vp": round(self.opponent_mean_vp, 2)}
+                "opponent_mean_vp": round(self.opponent_mean_vp, 2), "truncated": self.truncated}
 
 
-def evaluate(make_agent, opponent, games, config, seed):
-    """A tournament of the agent ``make_agent()`` returns against ``opponent`` in every other seat."""
+def evaluate(make_agent, opponent, games, config, seed, **tournament_options):
+    """A tournament of the agent ``make_agent()`` returns against ``opponent`` in every other seat
+    (``tournament_options``, e.g. ``workers`` or ``backend``, go to ``run_tournament``)."""
     n = config.num_players
     games = -(-games // n) * n
     lineup = [(LEARNER_LABEL, make_agent)] + [(opponent, agent_factory(opponent))] * (n - 1)
     result = run_tournament(lineup, num_players=n, board=config.board, games=games, seed=seed,
-                            max_turns=config.max_turns)
+                            max_turns=config.max_turns, **tournament_options)
     mine, theirs = result.row(LEARNER_LABEL), result.row(opponent)
     return EvalResult(opponent, games, mine["win_rate"], mine["win_ci_low"], mine["win_ci_high"],
-                      mine["mean_vp"], mine["mean_rank"], theirs["mean_vp"])
+                      mine["mean_vp"], mine["mean_rank"], theirs["mean_vp"],
+                      sum(1 for record in result.records if record["truncated"]))
+
+
+def evaluate_checkpoint(path, opponents=None, games=None):
+    """The evaluation rows of the checkpoint at ``path``, as its training run computed them at its step."""
+    from .checkpoint import read_meta
+    from .config import config_from_dict
+    from .policy_agent import PolicyAgent
+
+    meta = read_meta(path)
+    config = config_from_dict(meta["config"])
+    policy = PolicyAgent.load(path, deterministic=config.eval_deterministic, name=LEARNER_LABEL)
+
+    def make_agent():
+        return PolicyAgent(policy.net, policy.deterministic, LEARNER_LABEL, policy.meta)
+    return [{"timesteps": meta["num_timesteps"],
+             **evaluate(make_agent, opponent, games or config.eval_games, config, eval_seed(config)).row()}
+            for opponent in opponents or config.eval_opponents]
+
+
+def read_eval_log(run_dir):
+    with open(os.path.join(run_dir, "eval.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def format_table(rows):
+    """A markdown table of evaluation rows."""
+    lines = ["| steps | opponent | games | win rate | 95% CI | mean VP | opponents' mean VP | mean rank | truncated |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {int(r['timesteps'])} | {r['opponent']} | {r['games']} | {float(r['win_rate']):.3f} | "
+                     f"[{float(r['ci_low']):.3f}, {float(r['ci_high']):.3f}] | {float(r['mean_vp']):.1f} | "
+                     f"{float(r['opponent_mean_vp']):.1f} | {float(r['mean_rank']):.2f} | "
+                     f"{r.get('truncated', '')} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m train.evaluate",
+                                     description="Evaluate a checkpoint as its training run did (no retraining).")
+    parser.add_argument("checkpoint", help="a checkpoint or a published policy.zip")
+    parser.add_argument("--opponents", nargs="+", help="default: the run's eval_opponents")
+    parser.add_argument("--games", type=int, help="games per opponent (default: the run's eval_games)")
+    args = parser.parse_args(argv)
+    print(format_table(evaluate_checkpoint(args.checkpoint, args.opponents, args.games)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

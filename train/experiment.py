@@ -2,30 +2,40 @@
 
 Command (documented in ``results/training/README.md``)::
 
-    fifthave-experiment [--scale 1.0] [--config train/configs/experiment.json] [--out results/training]
+    fifthave-experiment [--scale 1.0] [--config train/configs/experiment.json] [--run-dir DIR] [--publish]
 
-It trains with the config and seed kept in the repo (``--scale`` multiplies the
-step budget and the evaluation / checkpoint / snapshot intervals, so a larger
-run keeps the same number of evaluation points), evaluating along the way, then
-writes to ``--out``:
+It trains with the config and seed kept in the repo, evaluating along the way,
+into a new run directory (``runs/experiment-<date>-<time>`` unless ``--run-dir``
+names one), and writes there:
 
 - ``results.csv``: one row per evaluation point and opponent (steps, games,
-  win rate, Wilson 95% interval, mean VP and rank, the opponents' mean VP);
+  win rate, Wilson 95% interval, mean VP and rank, the opponents' mean VP,
+  truncated games);
 - ``README.md``: the same table, the exact command, the config, the measured
-  throughput, versions and wall time (command and timing also in ``run.json``);
+  wall time and throughput, the final weights' hash, versions (command, timing and
+  hash also in ``run.json``);
 - ``win_rate.png``: win rate against the steps with the intervals shaded.
 
-The default (``train/configs/experiment.json``, about 30 minutes on 2 CPU cores)
-is 4-player self-play from scratch: each opponent seat is a past snapshot of the
+``--publish`` also copies them to ``--out`` (default ``results/training``) with
+``policy.zip``, the final policy without optimizer state
+(``train.checkpoint.export_policy``), playable as ``policy:results/training/policy.zip``
+in ``fifthave-tournament`` and ``fifthave-play``. Nothing in ``results/`` changes
+without ``--publish``.
+
+``--scale`` multiplies the step budget, the evaluation / checkpoint / snapshot
+intervals (so a larger run keeps the same number of evaluation points) and the
+evaluation games. Before training the command states how long the run should take,
+from the throughput the published run measured (``--out``'s ``run.json``); at the
+end it prints how long it took. The same command and seed give the same table and
+weights hash, also after ``--resume --run-dir DIR`` continues an interrupted run;
+``--report-only --run-dir DIR`` rewrites the outputs from the run's ``eval.csv``.
+
+The default (``train/configs/experiment.json``) is 4-player self-play from scratch: each opponent seat is a past snapshot of the
 learner or, with probability 0.4 (and always until the first snapshot), a
 RandomAgent; HeuristicAgent is never a training opponent, only an evaluation
 one. (Training directly against a mix with HeuristicAgent, which wins nearly
 every game then, gave the learner almost no winning signal and its policy
 drifted towards random play in our trials.)
-
-``--resume`` continues an interrupted experiment; ``--report-only`` rewrites the
-outputs from the run directory's ``eval.csv`` and ``--out``'s ``run.json``
-without training.
 """
 
 import argparse
@@ -34,17 +44,21 @@ import dataclasses
 import json
 import os
 import shlex
+import shutil
 import sys
+import time
 
-from .checkpoint import atomic_write_bytes, versions
+from .checkpoint import atomic_write_bytes, export_policy, latest_checkpoint, versions
 from .config import load_config
-from .train import EVAL_FIELDS, format_table, read_eval_log, train
+from .evaluate import EVAL_FIELDS, format_table, read_eval_log
+from .train import train
 
 DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "experiment.json")
 
 
 def scaled(config, scale):
-    """``config`` with the step budget and the evaluation / checkpoint / snapshot intervals times ``scale``."""
+    """``config`` with the step budget, the evaluation / checkpoint / snapshot intervals and the evaluation games
+    times ``scale`` (at least one game per seat)."""
     if scale <= 0:
         raise ValueError(f"--scale must be positive, got {scale}")
     def times(steps):
@@ -56,7 +70,8 @@ def scaled(config, scale):
     if league is not None:
         league = dataclasses.replace(league, snapshot_every=times(league.snapshot_every))
     return dataclasses.replace(config, total_timesteps=times(config.total_timesteps), selfplay=selfplay, league=league,
-                               eval_every=times(config.eval_every), checkpoint_every=times(config.checkpoint_every))
+                               eval_every=times(config.eval_every), checkpoint_every=times(config.checkpoint_every),
+                               eval_games=max(config.num_players, round(config.eval_games * scale)))
 
 
 def plot(rows, config, path):
@@ -134,32 +149,80 @@ def write_report(config, out, run=None):
     ]
     lines += [f"Wall time {run['wall_seconds']:.0f} s ({run['eval_seconds']:.0f} s of it evaluation); "
               f"training throughput {run['steps_per_second']:.0f} env steps/s on this machine.", ""]
+    if run.get("weights_sha256"):
+        lines += [f"Final weights sha256 (the same for every rerun of the command): `{run['weights_sha256']}`", ""]
     lines += ["Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()), "",
               "Config:", "", "```json", json.dumps(config.to_dict(), indent=2), "```", ""]
     atomic_write_bytes(os.path.join(out, "README.md"), "\n".join(lines).encode())
     return rows
 
 
+def new_run_dir(base):
+    """``base-<date>-<time>``, with a suffix if that exists already."""
+    stem = f"{base}-{time.strftime('%Y%m%d-%H%M%S')}"
+    path, k = stem, 1
+    while os.path.exists(path):
+        k += 1
+        path = f"{stem}-{k}"
+    return path
+
+
+def expected_seconds(config, published_run):
+    """How long ``config`` should take on the machine that made ``published_run`` (its run.json), or None."""
+    if not os.path.exists(published_run):
+        return None
+    with open(published_run) as f:
+        run = json.load(f)
+    if not run.get("steps") or not run.get("steps_per_second"):
+        return None
+    evaluation = run["eval_seconds"] / run["steps"] * config.total_timesteps  # same evaluation points per step
+    return config.total_timesteps / run["steps_per_second"] + evaluation
+
+
+def publish(config, run_dir, out):
+    """Copy the run's outputs to ``out`` and export its final policy as ``out/policy.zip``."""
+    os.makedirs(out, exist_ok=True)
+    for name in ("results.csv", "README.md", "win_rate.png", "run.json"):
+        shutil.copyfile(os.path.join(run_dir, name), os.path.join(out, name))
+    return export_policy(latest_checkpoint(run_dir), os.path.join(out, "policy.zip"))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="fifthave-experiment", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"JSON TrainConfig (default {DEFAULT_CONFIG})")
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply the step budget (default 1.0)")
-    parser.add_argument("--run-dir", help="training output directory (default: the config's run_dir)")
-    parser.add_argument("--out", default=os.path.join("results", "training"), help="where the table and plot go")
-    parser.add_argument("--resume", action="store_true", help="continue an interrupted experiment")
-    parser.add_argument("--report-only", action="store_true", help="rewrite the outputs from the run's eval.csv")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="multiply the step budget, the intervals and the evaluation games (default 1.0)")
+    parser.add_argument("--run-dir", help="run directory (default: a new one named after the config's run_dir)")
+    parser.add_argument("--publish", action="store_true", help="also copy the outputs and the policy to --out")
+    parser.add_argument("--out", default=os.path.join("results", "training"),
+                        help="where --publish writes (default results/training)")
+    parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --run-dir")
+    parser.add_argument("--report-only", action="store_true", help="rewrite the outputs from --run-dir's eval.csv")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    config = scaled(load_config(args.config, {"run_dir": args.run_dir}), args.scale)
+    if (args.resume or args.report_only) and not args.run_dir:
+        parser.error("--resume and --report-only need --run-dir (the run to continue or report)")
+    config = scaled(load_config(args.config), args.scale)
+    run_dir = args.run_dir or new_run_dir(config.run_dir)
+    config = dataclasses.replace(config, run_dir=run_dir)
     run = None
     if not args.report_only:
+        expected = expected_seconds(config, os.path.join(args.out, "run.json"))
+        print(f"{config.total_timesteps} env steps into {run_dir}" + (
+            f"; the published run's throughput says about {expected / 60:.0f} min" if expected else ""))
         result = train(config, resume=args.resume, show_progress=not args.no_progress)
         command = "fifthave-experiment " + shlex.join(argv if argv is not None else sys.argv[1:])
         run = {"command": command.strip(), "steps": result.steps, "wall_seconds": result.wall_seconds,
-               "eval_seconds": result.eval_seconds, "steps_per_second": result.steps_per_second}
-    rows = write_report(config, args.out, run)
+               "eval_seconds": result.eval_seconds, "steps_per_second": result.steps_per_second,
+               "weights_sha256": result.weights_sha256}
+        print(f"took {result.wall_seconds / 60:.1f} min ({result.eval_seconds / 60:.1f} of it evaluation); "
+              f"final weights sha256 {result.weights_sha256}")
+    rows = write_report(config, run_dir, run)
     print(format_table(rows))
-    print(f"\nwritten: {args.out}/results.csv, README.md, win_rate.png, run.json")
+    print(f"\nwritten: {run_dir}/results.csv, README.md, win_rate.png, run.json")
+    if args.publish:
+        size = publish(config, run_dir, args.out)
+        print(f"published to {args.out} (policy.zip: {size / 1e6:.1f} MB)")
     return 0
 
 

@@ -70,6 +70,7 @@ class League:
         self.results = {}  # label -> deque of 1 (learner won) / 0
         self.games_since_push = 0
         self.next_snapshot = None
+        self.pushed_weights = None  # the weights of the sampler the games draw from
 
     def labels(self):
         return self.anchors + [self.snapshot_label(path) for path in self.paths]
@@ -92,9 +93,25 @@ class League:
     def sampler(self):
         return LeagueOpponents(self.labels(), self.anchors + self.paths, self.weights())
 
-    def push(self, model):
+    def push(self, model, weights=None):
         self.games_since_push = 0
-        model.get_env().env_method("set_opponents", self.sampler())
+        self.pushed_weights = list(self.weights() if weights is None else weights)
+        model.get_env().env_method("set_opponents",
+                                   LeagueOpponents(self.labels(), self.anchors + self.paths, self.pushed_weights))
+
+    def state(self):
+        """What a resumed run needs (``train.train`` run state), as JSON-compatible data."""
+        return {"next_snapshot": self.next_snapshot, "games_since_push": self.games_since_push,
+                "results": {label: list(window) for label, window in self.results.items()},
+                "weights": [float(w) for w in self.pushed_weights]}
+
+    def restore(self, state, model):
+        """Continue from ``state()``: the same results, schedule and sampler weights."""
+        self.results = {label: deque(window, maxlen=self.settings.window)
+                        for label, window in state["results"].items()}
+        self.next_snapshot = state["next_snapshot"]
+        self.push(model, state["weights"])
+        self.games_since_push = state["games_since_push"]
 
     def start(self, model):
         """Install the league in the model's environments; schedule the next snapshot."""

@@ -1,7 +1,7 @@
 """Opponents for ``FifthAvenueEnv``: scripted agents by name, and the self-play pool.
 
 Both samplers are picklable callables ``(rng, count) -> list of agents`` that the
-env calls at every reset (in the worker process under ``SubprocVecEnv``), so
+env calls at every reset (in the game worker processes of ``train.vec_env``), so
 each game draws its opponents from the env's seeded generator.
 """
 

@@ -16,11 +16,12 @@ games and self-play opponents several times cheaper.
 
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.save_util import load_from_zip_file
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
 from .checkpoint import read_meta
-from .hints import Advisers
+from .hints import AdvisedPolicy, Advisers
 
 _ACTIVATIONS = {torch.nn.Tanh: np.tanh, torch.nn.ReLU: lambda x: np.maximum(x, 0.0)}
 
@@ -32,18 +33,26 @@ class ActorNet:
     def __init__(self, policy):
         if not isinstance(policy.features_extractor, FlattenExtractor):
             raise TypeError(f"only MlpPolicy (flat observations) is supported, got {policy.features_extractor!r}")
-        self.layers = []  # (weight transposed, bias, activation or None)
-        for module in [*policy.mlp_extractor.policy_net, policy.action_net]:
+        self.layers = self.from_modules([*policy.mlp_extractor.policy_net, policy.action_net]).layers
+        # AdvisedPolicy: the output layer also reads the advice at the end of the observation
+        self.advice_size = getattr(policy.mlp_extractor, "advice_size", 0)
+
+    @classmethod
+    def from_modules(cls, modules):
+        """From torch ``Linear`` and activation modules in order (also the actor of an RLlib PPO module)."""
+        net = cls.__new__(cls)
+        net.layers = []  # (weight transposed, bias, activation or None)
+        for module in modules:
             if isinstance(module, torch.nn.Linear):
-                self.layers.append([module.weight.detach().numpy().T.copy(), module.bias.detach().numpy().copy(),
-                                    None])
-            elif type(module) in _ACTIVATIONS and self.layers:
-                self.layers[-1][2] = _ACTIVATIONS[type(module)]
+                net.layers.append([module.weight.detach().numpy().T.copy(), module.bias.detach().numpy().copy(),
+                                   None])
+            elif type(module) in _ACTIVATIONS and net.layers:
+                net.layers[-1][2] = _ACTIVATIONS[type(module)]
             else:
                 raise TypeError(f"unsupported layer {module!r} in the policy network; "
                                 f"supported: Linear, {', '.join(a.__name__ for a in _ACTIVATIONS)}")
-        # AdvisedPolicy: the output layer also reads the advice at the end of the observation
-        self.advice_size = getattr(policy.mlp_extractor, "advice_size", 0)
+        net.advice_size = 0
+        return net
 
     def logits(self, observation):
         x = np.asarray(observation, dtype=np.float32)
@@ -75,8 +84,7 @@ class PolicyAgent:
     def load(cls, path, deterministic=False, name=None):
         """The policy of a checkpoint written by ``train`` (its config and versions in ``agent.meta``)."""
         meta = read_meta(path)
-        model = MaskablePPO.load(path, device="cpu")
-        return cls(model.policy, deterministic=deterministic, name=name or f"ppo@{meta['num_timesteps']}",
+        return cls(load_policy(path), deterministic=deterministic, name=name or f"ppo@{meta['num_timesteps']}",
                    meta=meta)
 
     def reset(self, config, seat, rng):
@@ -103,9 +111,21 @@ class PolicyAgent:
         probs[legal] = weights / weights.sum()
         return probs
 
+    @property
+    def batch_net(self):
+        """The network whose logits ``choose`` reads: ``train.vec_env`` stacks the observations of all
+        games waiting on the same network, runs it once, and hands each agent its row. None with advisers
+        (their advice is per seat, so such an agent acts alone)."""
+        return self.net if self.advisers is None else None
+
     def act(self, observation, action_mask):
+        return self.choose(self.net.logits(self._features(observation, action_mask)), action_mask)
+
+    def choose(self, logits, action_mask):
+        """The action for these logits of the network: the most likely legal one, or a sample with
+        this agent's generator (one draw per decision, whether acting alone or in a batch)."""
         legal = np.flatnonzero(action_mask)
-        logits = self.net.logits(self._features(observation, action_mask))[legal]
+        logits = logits[legal]
         if self.deterministic:
             action = int(legal[np.argmax(logits)])
         else:
@@ -115,6 +135,24 @@ class PolicyAgent:
         if self.advisers is not None:
             self.advisers.record(action)
         return action
+
+
+def load_policy(path):
+    """The MaskablePPO policy saved in a checkpoint, without its optimizer (published checkpoints have none).
+
+    Unlike ``MaskablePPO.load`` it leaves the process's generators alone (that reseeds them), so a
+    self-play run that loads a past policy in the middle of training stays reproducible.
+    """
+    data, params, _ = load_from_zip_file(path, device="cpu", print_system_info=False)
+    if data is None or "policy" not in params:
+        raise ValueError(f"{path} holds no MaskablePPO policy")
+    kwargs = data.get("policy_kwargs", {})
+    policy_class = AdvisedPolicy if "advice_size" in kwargs else MaskableActorCriticPolicy
+    with torch.random.fork_rng(devices=[]):  # building the modules draws initial weights
+        policy = policy_class(data["observation_space"], data["action_space"], lambda _: 0.0, **kwargs)
+    policy.load_state_dict(params["policy"])
+    policy.set_training_mode(False)
+    return policy
 
 
 _LOADED = {}  # checkpoint path -> PolicyAgent, per process

@@ -9,7 +9,8 @@ pushed to the environments (also in worker processes) as a new
 run continues with it.
 
 Command: ``fifthave-selfplay [--config train/configs/selfplay.json] ...`` (the
-options of ``fifthave-train``).
+options of ``fifthave-train``; the entry point is ``train.train.selfplay_main``,
+so imports flow one way: ``train.train`` uses this module, never the reverse).
 """
 
 import os
@@ -38,6 +39,15 @@ class SelfPlayPool:
         self.next_snapshot = (model.num_timesteps // every + 1) * every if every else None
         model.get_env().env_method("set_opponents", self.sampler())
 
+    def state(self):
+        """What a resumed run needs (``train.train`` run state), as JSON-compatible data."""
+        return {"next_snapshot": self.next_snapshot, "recent": list(self.recent)}
+
+    def restore(self, state, model):
+        """Continue from ``state()`` (``start`` already installed the same pool in the games)."""
+        self.next_snapshot = state["next_snapshot"]
+        self.recent.extend(state["recent"])
+
     def record_game(self, won, info=None):
         self.recent.append(1 if won else 0)
 
@@ -64,13 +74,3 @@ class SelfPlayPool:
         self.start(model)
         return reason
 
-
-def main(argv=None):
-    from .train import main as train_main
-
-    default = os.path.join(os.path.dirname(__file__), "configs", "selfplay.json")
-    return train_main(argv, default_config=default, program="fifthave-selfplay")
-
-
-if __name__ == "__main__":
-    main()

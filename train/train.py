@@ -13,11 +13,23 @@ learner plays ``eval_games`` games against each of ``eval_opponents``
 (``train.evaluate``) and the win rates with their 95% intervals go to
 TensorBoard (``RUN_DIR/tb``, next to sb3's training curves) and to
 ``RUN_DIR/eval.csv``; every ``checkpoint_every`` steps (and at the end) a
-checkpoint is written atomically to ``RUN_DIR/checkpoints``. ``--resume``
-continues an interrupted run from its newest checkpoint with its saved config
-(``--total-timesteps`` may raise the budget); the resumed run is seeded from the
-checkpoint's step count, so it is reproducible but not bit-identical to an
-uninterrupted run. At the end the evaluation table is printed.
+checkpoint is written atomically to ``RUN_DIR/checkpoints``.
+
+Evaluations and checkpoints happen between rollouts (after an update, before the
+next rollout), at the first such point at or after each multiple of
+``eval_every`` / ``checkpoint_every``; every evaluation point also writes a
+checkpoint, so the row of step N in ``eval.csv`` evaluates exactly the weights
+of ``ckpt_N``.
+
+Reproducible bit for bit: a checkpoint holds, besides the weights and the
+optimizer, every generator (numpy's, torch's, Python's, each game's), every game
+in progress with its opponents (``train.vec_env`` state), sb3's last observations
+and counters, and the self-play pool's state. ``--resume`` continues an
+interrupted run from its newest intact checkpoint (a truncated or corrupt newer
+one is skipped with a warning naming it) with its saved config
+(``--total-timesteps`` may raise the budget) and gives the same weights and
+evaluation table as a run that was never interrupted. At the end the evaluation
+table and the hash of the final weights are printed.
 """
 
 import argparse
@@ -28,42 +40,44 @@ import sys
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from tqdm import tqdm
 
 from fifthave_env.engine.actions import NUM_ACTIONS
-from fifthave_env.gym_env import FifthAvenueEnv
 
 from .bc import behaviour_cloning
-from .checkpoint import checkpoint_path, latest_checkpoint, read_meta, save_checkpoint
+from .checkpoint import (
+    CheckpointError,
+    checkpoint_path,
+    generator_states,
+    how_to_use,
+    latest_checkpoint,
+    newest_intact_checkpoint,
+    remove_stale_temporaries,
+    restore_generator_states,
+    save_checkpoint,
+    weights_hash,
+)
 from .config import config_from_dict, load_config
-from .evaluate import LEARNER_LABEL, evaluate
-from .hints import AdvisedEnv, AdvisedPolicy
+from .evaluate import EVAL_FIELDS, LEARNER_LABEL, eval_seed, evaluate, format_table, read_eval_log
+from .hints import AdvisedPolicy
 from .league import League
 from .opponents import ScriptedOpponents
 from .policy_agent import ActorNet, PolicyAgent
+from .ppo import PipelinedMaskablePPO
 from .selfplay import SelfPlayPool
+from .vec_env import FifthAvenueVecEnv
 
 DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "default.json")
-EVAL_FIELDS = ("timesteps", "opponent", "games", "win_rate", "ci_low", "ci_high", "mean_vp", "mean_rank",
-               "opponent_mean_vp")
-
-
-def _make_env(config):
-    def build():
-        torch.set_num_threads(1)  # a worker process steps games; torch runs only frozen pool policies there
-        env = FifthAvenueEnv(**config.env_kwargs(), opponents=ScriptedOpponents(config.opponents))
-        return Monitor(AdvisedEnv(env, config.advisers) if config.advisers else env)
-    return build
 
 
 def make_vec_env(config):
-    builders = [_make_env(config) for _ in range(config.n_envs)]
-    return SubprocVecEnv(builders) if config.subproc and config.n_envs > 1 else DummyVecEnv(builders)
+    """The training games of ``config``: ``n_envs`` games in ``workers`` processes."""
+    return FifthAvenueVecEnv(config.n_envs, config.env_kwargs(), ScriptedOpponents(config.opponents),
+                             workers=config.workers, advisers=config.advisers)
 
 
 def _next_multiple(value, every):
@@ -71,18 +85,20 @@ def _next_multiple(value, every):
 
 
 class RunCallback(BaseCallback):
-    """Progress bar, periodic evaluation, checkpoints and the self-play pool."""
+    """Progress bar, evaluations and checkpoints between rollouts, and the self-play pool."""
 
-    def __init__(self, config, run_dir, pool=None, show_progress=True):
+    def __init__(self, config, run_dir, pool=None, show_progress=True, resume_state=None):
         super().__init__()
         self.config = config
         self.run_dir = run_dir
         self.pool = pool
         self.show_progress = show_progress
+        self.resume_state = resume_state
         self.eval_log = os.path.join(run_dir, "eval.csv")
         self.last_eval = []
         self.games = self.wins = 0
         self.eval_seconds = 0.0
+        self.done_at = None  # the step whose evaluation and checkpoint exist already
 
     def _on_training_start(self):
         t = self.num_timesteps
@@ -92,8 +108,31 @@ class RunCallback(BaseCallback):
                         disable=not self.show_progress, dynamic_ncols=True, desc="training")
         if self.pool is not None:
             self.pool.start(self.model)
-        if t == 0 and self.config.eval_every:
-            self.run_evaluation()  # the untrained policy: the first row of the learning curve
+        state = self.resume_state
+        if state is not None:
+            self.done_at = t
+            if self.pool is not None:
+                self.pool.restore(state["pool"], self.model)
+            # Last: nothing may draw between here and the first action of the resumed rollout.
+            restore_generator_states(state["generators"])
+
+    def _on_rollout_start(self):
+        t = self.num_timesteps
+        if t == self.done_at:
+            return
+        evaluate_now = self.config.eval_every and (t == 0 or t >= self.next_eval)
+        if evaluate_now or (self.next_checkpoint is not None and t >= self.next_checkpoint):
+            self.evaluate_and_save(evaluate_now)
+
+    def evaluate_and_save(self, evaluate_now):
+        """Evaluate (if asked) and checkpoint the current weights, both labelled with the current step."""
+        t = self.num_timesteps
+        if evaluate_now:
+            self.run_evaluation()  # before the checkpoint: a crash in between re-evaluates on resume
+            self.next_eval = _next_multiple(t, self.config.eval_every)
+        self.save()
+        self.next_checkpoint = _next_multiple(t, self.config.checkpoint_every)
+        self.done_at = t
 
     def _on_step(self):
         self.bar.update(self.num_timesteps - self.bar.n)
@@ -109,12 +148,6 @@ class RunCallback(BaseCallback):
             if reason:
                 tqdm.write(f"[{self.num_timesteps}] snapshot joins the pool ({reason}); "
                            f"pool size {len(self.pool.paths)}")
-        if self.next_eval is not None and self.num_timesteps >= self.next_eval:
-            self.run_evaluation()
-            self.next_eval = _next_multiple(self.num_timesteps, self.config.eval_every)
-        if self.next_checkpoint is not None and self.num_timesteps >= self.next_checkpoint:
-            self.save()
-            self.next_checkpoint = _next_multiple(self.num_timesteps, self.config.checkpoint_every)
         return True
 
     def _on_rollout_end(self):
@@ -134,7 +167,7 @@ class RunCallback(BaseCallback):
         rows = []
         for opponent in cfg.eval_opponents:
             # The same evaluation deals at every point, so successive rows differ only by the policy.
-            result = evaluate(make_agent, opponent, cfg.eval_games, cfg, seed=cfg.seed + 1_000_003)
+            result = evaluate(make_agent, opponent, cfg.eval_games, cfg, seed=eval_seed(cfg))
             row = {"timesteps": self.num_timesteps, **result.row()}
             rows.append(row)
             self.logger.record(f"eval/win_rate_vs_{opponent}", row["win_rate"])
@@ -142,6 +175,7 @@ class RunCallback(BaseCallback):
             self.logger.record(f"eval/win_rate_ci_high_vs_{opponent}", row["ci_high"])
             self.logger.record(f"eval/mean_vp_vs_{opponent}", row["mean_vp"])
             self.logger.record(f"eval/mean_rank_vs_{opponent}", row["mean_rank"])
+            self.logger.record(f"eval/truncated_vs_{opponent}", row["truncated"])
         self.logger.dump(self.num_timesteps)
         new_file = not os.path.exists(self.eval_log)
         with open(self.eval_log, "a", newline="") as f:
@@ -155,14 +189,19 @@ class RunCallback(BaseCallback):
         tqdm.write(f"[{self.num_timesteps}] " + "  ".join(
             f"vs {r['opponent']}: {r['win_rate']:.2f} [{r['ci_low']:.2f}, {r['ci_high']:.2f}]" for r in rows))
 
+    def run_state(self):
+        """What a resumed run needs besides the model's own files; see the module docstring."""
+        pool = self.pool.state() if self.pool is not None else None
+        return {"generators": generator_states(), "games": self.model.get_env().get_state(), "pool": pool}
+
     def save(self):
-        extra = {"pool": self.pool.paths if self.pool is not None else []}
+        extra = {"pool": self.pool.paths if self.pool is not None else [], "run_state": self.run_state(),
+                 "weights_sha256": weights_hash(self.model.policy)}
         save_checkpoint(self.model, checkpoint_path(self.run_dir, self.num_timesteps), self.config, extra)
 
     def _on_training_end(self):
-        if not self.last_eval or self.last_eval[0]["timesteps"] != self.num_timesteps:
-            self.run_evaluation()
-        self.save()
+        if self.num_timesteps != self.done_at:
+            self.evaluate_and_save(evaluate_now=True)
         self.bar.close()
 
 
@@ -178,34 +217,20 @@ def _trim_eval_log(path, up_to):
         writer.writerows(rows)
 
 
-def read_eval_log(run_dir):
-    with open(os.path.join(run_dir, "eval.csv"), newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def format_table(rows):
-    """A markdown table of evaluation rows."""
-    lines = ["| steps | opponent | games | win rate | 95% CI | mean VP | opponents' mean VP | mean rank |",
-             "|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {int(r['timesteps'])} | {r['opponent']} | {r['games']} | {float(r['win_rate']):.3f} | "
-                     f"[{float(r['ci_low']):.3f}, {float(r['ci_high']):.3f}] | {float(r['mean_vp']):.1f} | "
-                     f"{float(r['opponent_mean_vp']):.1f} | {float(r['mean_rank']):.2f} |")
-    return "\n".join(lines)
-
-
 def build_model(config, env):
     """A new MaskablePPO model for ``config`` on ``env``, starting from ``config.init_from`` if set."""
     policy_kwargs = {"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}}
     if config.advisers:
         policy_kwargs.update(advice_size=len(config.advisers) * NUM_ACTIONS, advice_prior=config.advice_prior)
-    model = MaskablePPO(
-        AdvisedPolicy if config.advisers else "MlpPolicy", env, n_steps=config.n_steps, batch_size=config.batch_size, n_epochs=config.n_epochs,
+    model = PipelinedMaskablePPO(
+        AdvisedPolicy if config.advisers else "MlpPolicy", env, n_steps=config.n_steps,
+        batch_size=config.batch_size, n_epochs=config.n_epochs,
         learning_rate=config.learning_rate, gamma=config.gamma, gae_lambda=config.gae_lambda,
         clip_range=config.clip_range, ent_coef=config.ent_coef, vf_coef=config.vf_coef,
         max_grad_norm=config.max_grad_norm, seed=config.seed, device="cpu", verbose=0,
         policy_kwargs=policy_kwargs,
         tensorboard_log=os.path.join(config.run_dir, "tb"))
+    model.update_threads = config.torch_threads
     if config.init_from is not None:
         model.set_parameters(config.init_from, exact_match=True, device="cpu")
     return model
@@ -219,6 +244,8 @@ class TrainResult:
     wall_seconds: float
     eval_seconds: float
     """Part of ``wall_seconds`` spent in evaluation games."""
+    weights_sha256: str
+    """SHA-256 of the final weights (``train.checkpoint.weights_hash``): equal for equal runs."""
 
     @property
     def steps_per_second(self):
@@ -228,47 +255,60 @@ class TrainResult:
 
 def train(config, resume=False, show_progress=True):
     """Run (or resume) the training ``config`` describes."""
+    started = time.perf_counter()  # the wall time includes starting the workers and loading a checkpoint
     run_dir = config.run_dir
-    torch.set_num_threads(config.torch_threads)
-    checkpoint = latest_checkpoint(run_dir)
-    if checkpoint is not None and not resume:
+    torch.set_num_threads(1)  # the rollout's forward passes; the update uses config.torch_threads
+    if latest_checkpoint(run_dir) is not None and not resume:
         raise FileExistsError(f"{run_dir} already holds checkpoints; pass --resume to continue that run "
                               f"or choose another --run-dir")
+    for directory in ("checkpoints", "pool"):  # what a killed writer left behind
+        remove_stale_temporaries(os.path.join(run_dir, directory))
+    checkpoint, meta = newest_intact_checkpoint(run_dir) if resume else (None, None)
+    if resume and checkpoint is None and latest_checkpoint(run_dir) is not None:
+        raise CheckpointError(f"--resume: no checkpoint in {os.path.join(run_dir, 'checkpoints')} is intact "
+                              f"(each is named in a warning above with what is wrong)")
     os.makedirs(run_dir, exist_ok=True)
     with open(os.path.join(run_dir, "config.json"), "w") as f:
         json.dump(config.to_dict(), f, indent=2)
     env = make_vec_env(config)
-    pool_paths = []
-    if checkpoint is not None:
-        meta = read_meta(checkpoint)
-        model = MaskablePPO.load(checkpoint, env=env, device="cpu",
-                                 tensorboard_log=os.path.join(run_dir, "tb"))
-        model.set_random_seed(config.seed + model.num_timesteps)
-        pool_paths = meta.get("pool", [])
-        _trim_eval_log(os.path.join(run_dir, "eval.csv"), model.num_timesteps)
-        tqdm.write(f"resuming {run_dir} from {checkpoint} ({model.num_timesteps} steps)")
-    else:
-        _trim_eval_log(os.path.join(run_dir, "eval.csv"), -1)
-        model = build_model(config, env)
-        if config.bc is not None:
-            report = behaviour_cloning(config, model, log=tqdm.write)
-            with open(os.path.join(run_dir, "bc.json"), "w") as f:
-                json.dump(report, f, indent=2)
-    pool = None
-    if config.selfplay is not None:
-        pool = SelfPlayPool(config, run_dir, pool_paths)
-    elif config.league is not None:
-        pool = League(config, run_dir, pool_paths)
-    callback = RunCallback(config, run_dir, pool, show_progress)
-    start_steps, started = model.num_timesteps, time.perf_counter()
-    remaining = config.total_timesteps - start_steps
+    pool_paths, state = [], None
     try:
+        if checkpoint is not None:
+            state = meta.get("run_state")
+            if state is None:
+                raise ValueError(f"{checkpoint} holds no run state (games in progress, generators), so the run "
+                                 "cannot continue exactly; start a new run from its policy with --init-from")
+            model = PipelinedMaskablePPO.load(checkpoint, env=env, device="cpu", force_reset=False,
+                                              tensorboard_log=os.path.join(run_dir, "tb"))
+            model.update_threads = config.torch_threads
+            env._reset_seeds()  # loading seeded the env for a reset that a resumed run does not do
+            observations = env.set_state(state["games"])
+            if not np.array_equal(observations, model._last_obs):
+                raise ValueError(f"{checkpoint}: the restored games do not show the observations the model saved")
+            pool_paths = meta.get("pool", [])
+            _trim_eval_log(os.path.join(run_dir, "eval.csv"), model.num_timesteps)
+            tqdm.write(f"resuming {run_dir} from {checkpoint} ({model.num_timesteps} steps)")
+        else:
+            _trim_eval_log(os.path.join(run_dir, "eval.csv"), -1)
+            model = build_model(config, env)
+            if config.bc is not None:
+                report = behaviour_cloning(config, model, log=tqdm.write)
+                with open(os.path.join(run_dir, "bc.json"), "w") as f:
+                    json.dump(report, f, indent=2)
+        pool = None
+        if config.selfplay is not None:
+            pool = SelfPlayPool(config, run_dir, pool_paths)
+        elif config.league is not None:
+            pool = League(config, run_dir, pool_paths)
+        callback = RunCallback(config, run_dir, pool, show_progress, resume_state=state)
+        start_steps = model.num_timesteps
+        remaining = config.total_timesteps - start_steps
         if remaining > 0:
             model.learn(remaining, callback=callback, reset_num_timesteps=checkpoint is None, tb_log_name="ppo")
     finally:
         env.close()
     return TrainResult(model, model.num_timesteps - start_steps, time.perf_counter() - started,
-                       callback.eval_seconds)
+                       callback.eval_seconds, weights_hash(model.policy))
 
 
 def build_parser(program, default_config):
@@ -290,7 +330,8 @@ def build_parser(program, default_config):
 
 
 def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
-    args = build_parser(program, default_config).parse_args(argv)
+    parser = build_parser(program, default_config)
+    args = parser.parse_args(argv)
     overrides = {"run_dir": args.run_dir, "total_timesteps": args.total_timesteps, "seed": args.seed,
                  "num_players": args.num_players, "board": args.board, "opponents": args.opponents,
                  "eval_games": args.eval_games, "n_envs": args.n_envs, "init_from": args.init_from}
@@ -302,13 +343,24 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
         config = config_from_dict(data)
     else:
         config = load_config(args.config, overrides)
-    result = train(config, resume=args.resume, show_progress=not args.no_progress)
+    try:
+        result = train(config, resume=args.resume, show_progress=not args.no_progress)
+    except (FileExistsError, CheckpointError) as error:
+        parser.error(str(error))
     print(f"\n{result.steps} env steps in {result.wall_seconds:.0f} s ({result.eval_seconds:.0f} s of evaluation): "
           f"{result.steps_per_second:.0f} training steps/s")
+    print(f"final weights sha256: {result.weights_sha256}")
     rows = read_eval_log(config.run_dir)
     print(f"\nEvaluation of {config.run_dir} ({config.num_players} players, {config.board}-plot board):")
     print(format_table(rows))
+    print("\n" + "\n".join(how_to_use(latest_checkpoint(config.run_dir), config.num_players)))
     return 0
+
+
+def selfplay_main(argv=None):
+    """``fifthave-selfplay``: ``fifthave-train`` with the self-play config as the default."""
+    default = os.path.join(os.path.dirname(__file__), "configs", "selfplay.json")
+    return main(argv, default_config=default, program="fifthave-selfplay")
 
 
 if __name__ == "__main__":

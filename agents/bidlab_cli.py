@@ -1,0 +1,57 @@
+"""``fifthave-bidlab`` (or ``python -m agents.bidlab_cli``): paired comparisons and the committed study.
+
+    fifthave-bidlab compare --candidate reach --players 3 --deals 100 [--json out.json]
+    fifthave-bidlab study [--out results/bidding] [--quick]
+"""
+
+import argparse
+import os
+import time
+
+from .bidding import BIDDING_STRATEGIES
+from .bidlab import compare, format_comparison, write_json
+from .bidlab_study import run_study
+from .tournament import SEAT_ORDERS
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Paired, variance-reduced comparisons of bidding strategies.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("compare", help="baseline vs candidate on the same deals, seats and generators")
+    c.add_argument("--baseline", default="heuristic", help="agent name or strategy name (default heuristic)")
+    c.add_argument("--candidate", required=True,
+                   help=f"agent name (e.g. heuristic-reach) or a bidding strategy: {', '.join(BIDDING_STRATEGIES)}")
+    c.add_argument("--opponents", nargs="+", default=None, help="one agent per other seat (default heuristic)")
+    c.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    c.add_argument("--deals", type=int, default=100)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--board", type=int, default=5, choices=(5, 6))
+    c.add_argument("--seat-orders", choices=SEAT_ORDERS, default="cyclic")
+    c.add_argument("--orders-per-deal", type=int, default=None)
+    c.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    c.add_argument("--json", help="write the result to this path")
+    s = sub.add_parser("study", help="the committed study of all strategies (results/bidding)")
+    s.add_argument("--out", default="results/bidding")
+    s.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    s.add_argument("--quick", action="store_true", help="a tiny run (a smoke test)")
+    args = parser.parse_args(argv)
+    if args.command == "study":
+        run_study(args.out, workers=args.workers, quick=args.quick)
+        return
+    try:
+        spec = lambda name: f"heuristic-{name}" if name in BIDDING_STRATEGIES else name  # noqa: E731
+        start = time.perf_counter()
+        result = compare(spec(args.baseline), spec(args.candidate), opponents=args.opponents,
+                         num_players=args.players, deals=args.deals, seed=args.seed, board=args.board,
+                         seat_orders=args.seat_orders, orders_per_deal=args.orders_per_deal, workers=args.workers)
+    except ValueError as error:
+        parser.error(str(error))
+    print(format_comparison(result))
+    print(f"({time.perf_counter() - start:.0f} s)")
+    if args.json:
+        write_json(args.json, result)
+        print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""Ray for tournaments and RLlib training: start a local Ray or join a cluster; tournament games as tasks.
+
+``run_tournament(..., backend="ray", address=...)`` (console: ``fifthave-tournament
+--backend ray [--address HOST:PORT]``) plays its games as Ray tasks of a few
+deals each, wherever the cluster has a free CPU, and returns the same records as
+the local backend (each game depends only on the tournament seed and its index),
+plus the Ray node that played it (``record["node"]``). Checkpoint paths in
+agent names (``policy:PATH``, ``rllib:PATH``) must exist on every node.
+
+Needs the ``distributed`` extra.
+
+``require_ray()`` imports Ray or explains how to install it; ``init_ray(address)``
+starts a local Ray (``address=None``) or joins the cluster whose head listens at
+``address`` (``HOST:PORT`` as printed by ``ray start --head``, or ``"auto"`` for
+the cluster this machine belongs to). An address that does not answer fails
+within seconds instead of Ray's long connection retries.
+"""
+
+import os
+import socket
+import sys
+
+INSTALL_HINT = ('Ray is not installed: install the distributed extra with pip install "fifthave[distributed]" '
+                "(or run bash scripts/setup.sh, which installs every extra)")
+
+
+def require_ray():
+    """The ``ray`` module, or an ImportError that says how to install it.
+
+    ``ray start`` clusters use token authentication (Ray 2.60) and a driver sends the token only in token
+    mode, which Ray reads at import: with a token in ``~/.ray/auth_token``, no ``RAY_AUTH_MODE`` set and
+    Ray not imported yet, token mode is chosen here (as ``ray.init`` does for a new local Ray anyway).
+    """
+    if ("ray" not in sys.modules and "RAY_AUTH_MODE" not in os.environ
+            and os.path.exists(os.path.expanduser("~/.ray/auth_token"))):
+        os.environ["RAY_AUTH_MODE"] = "token"
+    try:
+        import ray
+    except ImportError as error:
+        raise ImportError(INSTALL_HINT) from error
+    return ray
+
+
+def check_reachable(address, timeout=5.0):
+    """Raise ConnectionError unless something listens at ``HOST:PORT`` (``"auto"`` is left to Ray)."""
+    if address in (None, "auto", "local") or address.startswith("ray://"):
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f"--address must be HOST:PORT of a Ray head (e.g. 10.0.0.5:6379, as printed by "
+                         f"ray start --head) or 'auto', got {address!r}")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as error:
+        raise ConnectionError(
+            f"no Ray cluster answers at {address} ({error}); start one there with ray start --head "
+            f"--port={port}, check the host and port it printed and that the port is open, or leave out "
+            f"--address to start a local Ray") from None
+
+
+def init_ray(address=None, num_cpus=None, quiet=True):
+    """Start a local Ray (``address=None``; ``num_cpus`` caps it) or join the cluster at ``address``.
+
+    Does nothing if Ray is already initialized in this process.
+    """
+    ray = require_ray()
+    check_reachable(address)
+    if ray.is_initialized():
+        return ray
+    kwargs = dict(include_dashboard=False, logging_level="ERROR" if quiet else "INFO", log_to_driver=not quiet)
+    if address is not None:
+        try:
+            ray.init(address=address, **kwargs)
+        except (ConnectionError, RuntimeError) as error:
+            raise ConnectionError(
+                f"could not join the Ray cluster at {address} ({error}); if its head uses token authentication "
+                f"(the default of ray start), copy the head's ~/.ray/auth_token to this machine and set "
+                f"RAY_AUTH_MODE=token before Python starts") from None
+        return ray
+    for attempt in range(3):
+        try:
+            ray.init(address="local", num_cpus=num_cpus, **kwargs)  # a new one, even beside a `ray start` cluster
+            return ray
+        except Exception as error:  # Ray gives a local node 30 s to start; a busy machine can miss that
+            if "timed out during startup" not in str(error) or attempt == 2:
+                raise
+            ray.shutdown()
+
+
+def _play_chunk(play_game, setup, indices):
+    import ray
+
+    node = ray.get_runtime_context().get_node_id()[:8]
+    return [dict(play_game(setup, index), node=node) for index in indices]
+
+
+def play_games(play_game, setup, games, address=None):
+    """Yield the records of games ``0 .. games-1`` of ``setup`` (an ``agents.tournament._Setup``), each played
+    by ``play_game(setup, index)`` (passed in, so this module need not import the tournament), as Ray
+    tasks finish them (in no fixed order; each record holds its ``"game"`` index)."""
+    ray = init_ray(address)
+    remote = ray.remote(num_cpus=1)(_play_chunk)
+    setup_ref = ray.put(setup)
+    chunk = 2 * setup.num_players  # two deals per task: small enough to spread, big enough to amortize
+    pending = [remote.remote(play_game, setup_ref, list(range(start, min(start + chunk, games))))
+               for start in range(0, games, chunk)]
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        yield from ray.get(done[0])
+
+
+def node_summary(ray):
+    """One line per alive node of the cluster: address, CPUs, and whether it is the head."""
+    lines = []
+    for node in ray.nodes():
+        if node.get("Alive"):
+            lines.append(f"node {node['NodeID'][:8]} {node['NodeManagerAddress']}:{node['NodeManagerPort']} "
+                         f"CPUs {node['Resources'].get('CPU', 0):g}"
+                         f"{' (head)' if node['Resources'].get('node:__internal_head__') else ''}")
+    return lines

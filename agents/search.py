@@ -1,0 +1,254 @@
+"""SearchAgent: determinized Monte Carlo search with heuristic rollouts (names ``search``, ``search:N``).
+
+How it decides, per decision of its seat:
+
+1. Forced moves (one legal action), the steps of a bid it already chose, starting
+   skyscrapers and shop plots are played at once (the last two by the
+   :class:`HeuristicAgent`, whose choice is good there and whose candidates are many).
+2. Otherwise it lists *candidates*: the legal actions, or in an auction whole bids
+   (macro-actions: pass; the HeuristicAgent's bid; the cheapest raise over the
+   high bid for every colour it may bid and every building limit 1..3; each a
+   list of card additions plus confirm). It acts through the action ids: a
+   chosen bid is laid card by card over the next calls.
+3. It draws ``samples`` *determinizations* - full games consistent with what its
+   seat knows (:func:`fifthave_env.engine.determinize`) - and plays every candidate
+   in every sample (common random numbers: the candidates are compared on the same
+   hidden cards and the same rollout draws), then ``depth`` turns of *rollout*
+   with the rollout policy for every seat, and scores the position with the
+   *evaluator*. ``rollouts`` is the budget: samples = rollouts // candidates (at least 1).
+4. It plays the candidate with the best mean value; the HeuristicAgent's own choice
+   wins ties and keeps a small bonus (``prior``), so that noise alone does not
+   make it deviate.
+
+This is Perfect-Information Monte Carlo over determinizations, i.e. single-observer
+IS-MCTS (Cowling, Powley and Whitehouse 2012) with a one-level tree and a
+fixed, equal allocation of iterations (no UCB: with a few dozen rollouts,
+paired comparisons on common samples beat bandit allocation).
+
+Pluggable parts:
+
+* ``rollout``: ``"heuristic"`` (default), ``"greedy"``, ``"random"``, or any agent
+  factory (a zero-argument callable returning an :mod:`agents.base` agent, e.g.
+  ``train.policy_agent.PolicyFactory(path)`` for a trained network);
+* ``evaluator``: a callable ``(game, seat) -> value in [0, 1]``; the default,
+  :func:`projected_value`, is a logistic of the projected final-score margin
+  (score + every open district scored now + Central Park at its expected value);
+  terminal positions score 1 for a win (shared wins split), 0 otherwise. A value
+  network plugs in here (see ``docs/search.md``).
+
+What it sees: only its seat's information. The agent protocol gives it the
+observation and mask; the search needs full games, which it gets from a *sampler*
+the game runner attaches (``attach_sampler``; ``agents.base.give_sampler`` does it in the
+tournament and the terminal game): a :class:`fifthave_env.engine.determinize.SeatSampler` that returns
+``determinize(game, seat, rng)``, whose output depends only on what the seat knows
+(tests/test_determinize.py, tests/test_search.py). Without a sampler it plays as
+the HeuristicAgent.
+"""
+
+import math
+
+import numpy as np
+
+from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS
+from fifthave_env.engine import game as G
+from fifthave_env.engine.board import NUM_DISTRICTS
+from fifthave_env.engine.cards import BLACK, NUM_COLORS
+from fifthave_env.engine.scoring import district_scores
+from fifthave_env.observation import Observer
+from fifthave_env.random_agent import RandomAgent
+
+from .bidding import cheapest_raise
+from .greedy import GreedyAgent
+from .heuristic import HeuristicAgent
+from .view import SeatView
+
+DEFAULT_ROLLOUTS = 12
+DEFAULT_DEPTH = 1
+CENTRAL_PARK_VP = 3.0  # expected VP of a Central Park skyscraper (R27: 2, 3 or 5 by types drawn)
+MARGIN_SCALE = 6.0  # VP of projected margin that moves the value from 0.5 to ~0.73
+NOT_SEARCHED = frozenset((G.PLACE_START_DECISION, G.SHOP_PLOT_DECISION))
+ROLLOUT_POLICIES = {"heuristic": HeuristicAgent, "greedy": GreedyAgent, "random": RandomAgent}
+
+
+def projected_scores(g):
+    """Each seat's score if the game ended now: open districts scored, Central Park at its mean."""
+    projected = [float(s) for s in g.scores]
+    for d in range(NUM_DISTRICTS):
+        if not g.closed[d]:
+            for p, vp in enumerate(district_scores(g, d)):
+                projected[p] += vp
+    for p in range(g.n):
+        projected[p] += CENTRAL_PARK_VP * g.cp_skyscrapers[p]
+    return projected
+
+
+def projected_value(g, seat):
+    """A value in [0, 1] for ``seat``: the win share at the end, else a logistic of its projected margin."""
+    if g.is_over:
+        return 1.0 / len(g.winners) if seat in g.winners else 0.0
+    projected = projected_scores(g)
+    best_other = max(projected[q] for q in range(g.n) if q != seat)
+    return 1.0 / (1.0 + math.exp(-(projected[seat] - best_other) / MARGIN_SCALE))
+
+
+class Rollout:
+    """Plays ``depth`` turns (all seats) with one agent per seat made by ``factory``."""
+
+    def __init__(self, factory, config):
+        self.config = config
+        self.agents = [factory() for _ in range(config.num_players)]
+        self.observer = Observer(config)
+        self.uniform = isinstance(self.agents[0], RandomAgent)  # needs no observation
+
+    def run(self, g, depth, seed, max_decisions=400):
+        rng = np.random.default_rng(seed)
+        if self.uniform:
+            stop = g.turn + depth
+            for _ in range(max_decisions):
+                if g.is_over or g.turn >= stop:
+                    return
+                legal = g.legal_actions()
+                g.apply(legal[rng.integers(len(legal))])
+            return
+        for seat, agent in enumerate(self.agents):
+            agent.reset(self.config, seat, rng)
+        stop = g.turn + depth
+        for _ in range(max_decisions):
+            if g.is_over or g.turn >= stop:
+                return
+            seat = g.actor
+            action = self.agents[seat].act(self.observer.observe(g, seat), g.action_mask())
+            g.apply(int(action))
+
+
+class SearchAgent:
+    """Determinized Monte Carlo search over whole bids and turn choices (see the module docstring)."""
+
+    def __init__(self, rollouts=DEFAULT_ROLLOUTS, depth=DEFAULT_DEPTH, rollout="heuristic",
+                 evaluator=projected_value, prior=0.02, name=None):
+        if rollouts < 1 or depth < 0:
+            raise ValueError(f"rollouts must be >= 1 and depth >= 0, got rollouts={rollouts!r}, depth={depth!r}")
+        if isinstance(rollout, str):
+            if rollout not in ROLLOUT_POLICIES:
+                raise ValueError(f"unknown rollout policy {rollout!r}; choose from {', '.join(ROLLOUT_POLICIES)} "
+                                 "or pass an agent factory")
+            rollout = ROLLOUT_POLICIES[rollout]
+        self.rollouts = rollouts
+        self.depth = depth
+        self.rollout_factory = rollout
+        self.evaluator = evaluator
+        self.prior = prior
+        self.name = name or f"search:{rollouts}"
+        self.sampler = None
+        self.searched = 0  # decisions that ran a search (for timing reports)
+
+    def attach_sampler(self, sampler):
+        """``sampler(rng)`` returns a determinization of the current game for this seat."""
+        self.sampler = sampler
+
+    def reset(self, config, seat, rng):
+        self.config = config
+        self.seat = seat
+        self.rng = rng
+        self.default = HeuristicAgent()
+        self.default.reset(config, seat, np.random.default_rng(rng.integers(1 << 63)))
+        self.rollout = Rollout(self.rollout_factory, config)
+        self.plan = []
+
+    def act(self, observation, action_mask):
+        while self.plan:  # the rest of a bid chosen earlier this bidding turn
+            action = self.plan.pop(0)
+            if action_mask[action]:
+                return action
+            self.plan = []  # cannot happen with a correct plan; decide afresh
+        view = SeatView(observation, action_mask, self.config)
+        legal = view.legal
+        if not legal:
+            raise ValueError(f"{self.name} was asked to act with no legal action (all-zero action mask)")
+        decision = view.decision
+        if decision == G.BID_DECISION:
+            candidates, default = self._bid_candidates(view)
+        elif len(legal) == 1:
+            return legal[0]
+        else:
+            default = (self.default.act(observation, action_mask),)
+            if decision in NOT_SEARCHED or self.sampler is None:
+                return default[0]
+            candidates = [(a,) for a in legal]
+        if len(candidates) > 1 and self.sampler is not None:
+            chosen = self._search(candidates, default)
+        else:
+            chosen = default
+        self.plan = list(chosen[1:])
+        return chosen[0]
+
+    # ---- candidates ----------------------------------------------------------------------
+
+    def _bid_candidates(self, view):
+        """Whole bids for this bidding turn: (list of macros, the heuristic's macro)."""
+        self.default._pending = None
+        planned = self.default._plan_bid(view)
+        self.default._pending = None
+        default = self._bid_macro(planned)
+        candidates = [default, (BID_PASS,)]
+        hand, table = view.hand, view.my_table_cards
+        need = view.high_bid + 1 - sum(table[k] * (4 + k % 3) for k in range(len(table)))
+        if view.my_bid_color >= 0:
+            colors = [view.my_bid_color]
+        else:
+            colors = [c for c in range(NUM_COLORS) if view.v["allowed_colors"][c] > 0]
+            cp = int(view.v["central_park_color"].argmax()) if view.v["central_park_color"].any() else -1
+            if cp >= 0:
+                colors = [cp]
+        for color in colors:
+            for min_limit in (1, 2, 3):
+                kinds = cheapest_raise(hand, table, [color], need, min_limit)
+                if kinds is not None:
+                    candidates.append(self._bid_macro(kinds))
+        unique = list(dict.fromkeys(candidates))
+        return [m for m in unique if all(view.mask[a] for a in m[:1])], default
+
+    @staticmethod
+    def _bid_macro(kinds):
+        if kinds is None:
+            return (BID_PASS,)
+        colored_first = sorted(kinds, key=lambda k: k // 3 == BLACK)  # the opening card must be colored
+        return tuple(BID_ADD + k for k in colored_first) + (BID_CONFIRM,)
+
+    # ---- the search ----------------------------------------------------------------------
+
+    def _search(self, candidates, default):
+        self.searched += 1
+        samples = max(1, self.rollouts // len(candidates))
+        totals = np.zeros(len(candidates))
+        for _ in range(samples):
+            root = self.sampler(self.rng)
+            seed = int(self.rng.integers(1 << 63))
+            for i, macro in enumerate(candidates):
+                g = root.clone() if i < len(candidates) - 1 else root
+                for action in macro:
+                    g.apply(action)
+                self.rollout.run(g, self.depth, seed)
+                totals[i] += self.evaluator(g, self.seat)
+        values = totals / samples
+        if default in candidates:
+            values[candidates.index(default)] += self.prior
+        return candidates[int(values.argmax())]
+
+
+def search_factory(name):
+    """``search`` or ``search:ROLLOUTS[:DEPTH[:ROLLOUT_POLICY]]`` as a picklable agent factory."""
+    import functools
+
+    parts = name.split(":")
+    if parts[0] != "search" or len(parts) > 4:
+        raise ValueError(f"a search agent is named search[:ROLLOUTS[:DEPTH[:POLICY]]], got {name!r}")
+    try:
+        rollouts = int(parts[1]) if len(parts) > 1 else DEFAULT_ROLLOUTS
+        depth = int(parts[2]) if len(parts) > 2 else DEFAULT_DEPTH
+    except ValueError:
+        raise ValueError(f"ROLLOUTS and DEPTH must be integers in {name!r}") from None
+    rollout = parts[3] if len(parts) > 3 else "heuristic"
+    if rollout not in ROLLOUT_POLICIES:
+        raise ValueError(f"unknown rollout policy {rollout!r} in {name!r}; choose from {', '.join(ROLLOUT_POLICIES)}")
+    return functools.partial(SearchAgent, rollouts=rollouts, depth=depth, rollout=rollout, name=name)

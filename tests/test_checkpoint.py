@@ -1,0 +1,171 @@
+"""Checkpoints are untrusted input: damaged files are named and skipped on resume, bad metadata is refused with
+the file and the field, and temporaries left by a killed writer are cleaned up without touching a live one's."""
+
+import json
+import os
+import subprocess
+import time
+import zipfile
+
+import pytest
+from test_train import tiny_config
+
+from train import checkpoint as ckpt
+from train.train import train
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """A run directory with two intact checkpoints (512 and 1024 steps) of a tiny training run."""
+    run_dir = tmp_path_factory.mktemp("run")
+    config = tiny_config(run_dir, eval_every=0)
+    train(config, show_progress=False)
+    assert all(os.path.exists(ckpt.checkpoint_path(run_dir, steps)) for steps in (512, 1024))
+    return run_dir, config
+
+
+def copy_run(saved, tmp_path):
+    run_dir, config = saved
+    target = tmp_path / "run"
+    os.makedirs(target / "checkpoints")
+    for name in os.listdir(run_dir / "checkpoints"):
+        (target / "checkpoints" / name).write_bytes((run_dir / "checkpoints" / name).read_bytes())
+    return target, tiny_config(target, eval_every=0)
+
+
+def truncate(path):
+    data = open(path, "rb").read()
+    with open(path, "wb") as f:
+        f.write(data[: len(data) // 2])
+
+
+def flip_a_byte_of_the_policy(path):
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("policy.pth")
+    data = bytearray(open(path, "rb").read())
+    data[info.header_offset + 30 + len(info.filename) + info.compress_size // 2] ^= 0xFF  # inside its data
+    open(path, "wb").write(bytes(data))
+
+
+def rewrite_meta(path, text):
+    """The checkpoint at ``path`` with ``fifthave.json`` replaced by ``text``."""
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist() if name != ckpt.META_NAME}
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+        archive.writestr(ckpt.META_NAME, text)
+
+
+@pytest.mark.parametrize("damage", [truncate, flip_a_byte_of_the_policy])
+def test_resume_falls_back_to_the_newest_intact_checkpoint_and_names_the_skipped_one(saved, tmp_path, damage):
+    run_dir, config = copy_run(saved, tmp_path)
+    newest = ckpt.checkpoint_path(run_dir, 1024)
+    damage(newest)
+    with pytest.warns(UserWarning, match=f"skipping checkpoint {newest}: .*"):
+        path, meta = ckpt.newest_intact_checkpoint(run_dir)
+    assert path == ckpt.checkpoint_path(run_dir, 512) and meta["num_timesteps"] == 512
+    with pytest.warns(UserWarning, match="skipping checkpoint .*ckpt_0000001024.zip"):
+        result = train(config, resume=True, show_progress=False)
+    assert result.steps == 512  # from 512 to the budget of 1024
+    assert ckpt.read_meta(newest)["num_timesteps"] == 1024  # the damaged file was replaced by an intact one
+
+
+def test_resume_with_no_intact_checkpoint_is_refused(saved, tmp_path):
+    run_dir, config = copy_run(saved, tmp_path)
+    for steps in (512, 1024):
+        truncate(ckpt.checkpoint_path(run_dir, steps))
+    with pytest.warns(UserWarning), pytest.raises(ckpt.CheckpointError, match="no checkpoint in .* is intact"):
+        train(config, resume=True, show_progress=False)
+
+
+def meta_of(saved):
+    return ckpt.read_meta(ckpt.checkpoint_path(saved[0], 512))
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda meta: "{not json", "fifthave.json is not valid JSON: Expecting property name"),
+    (lambda meta: [meta], "fifthave.json must hold a JSON object, got list"),
+    (lambda meta: {k: v for k, v in meta.items() if k != "config"}, "fifthave.json lacks config"),
+    (lambda meta: {**meta, "num_timesteps": -5}, "num_timesteps must be an int >= 0, got -5"),
+    (lambda meta: {**meta, "num_timesteps": "512"}, "num_timesteps must be an int >= 0, got '512'"),
+    (lambda meta: {**meta, "num_timesteps": True}, "num_timesteps must be an int >= 0, got True"),
+    (lambda meta: {**meta, "versions": ["1"]}, "versions must be an object of versions \\(strings or ints\\)"),
+    (lambda meta: {**meta, "config": "runs/x"}, "config must be an object \\(a TrainConfig\\)"),
+    (lambda meta: {**meta, "config": {**meta["config"], "learning_rat": 1}},
+     "config is not a valid TrainConfig: unknown config keys \\['learning_rat'\\]"),
+    (lambda meta: {**meta, "config": {**meta["config"], "opponents": ["wizard"]}},
+     "config is not a valid TrainConfig: opponents must be a non-empty list of agent names"),
+    (lambda meta: {**meta, "pool": "pool/a.zip"}, "pool must be a list of checkpoint paths"),
+    (lambda meta: {**meta, "pool": [3]}, "pool must be a list of checkpoint paths"),
+])
+def test_bad_metadata_is_refused_naming_the_file_and_the_field(saved, tmp_path, change, message):
+    path = str(tmp_path / "ckpt_0000000512.zip")
+    with open(path, "wb") as f:
+        f.write(open(ckpt.checkpoint_path(saved[0], 512), "rb").read())
+    changed = change(meta_of(saved))
+    rewrite_meta(path, changed if isinstance(changed, str) else json.dumps(changed))
+    with pytest.raises(ckpt.CheckpointError, match=f"{path}: .*{message}"):
+        ckpt.read_meta(path)
+
+
+def test_a_zip_without_the_policy_is_not_a_checkpoint(tmp_path):
+    path = str(tmp_path / "other.zip")
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(ckpt.META_NAME, "{}")
+    with pytest.raises(ckpt.CheckpointError, match=f"{path} is not a fifthave checkpoint .*missing data, policy.pth"):
+        ckpt.read_meta(path)
+
+
+def finished_pid():
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
+
+
+def test_temporaries_of_dead_or_old_writers_are_removed_and_a_live_fresh_one_is_kept(tmp_path):
+    def temporary(pid, age=0.0):
+        path = tmp_path / f".ckpt_0000000512.zip.tmp-{pid}"
+        path.write_bytes(b"half a checkpoint")
+        os.utime(path, (time.time() - age, time.time() - age))
+        return str(path)
+    dead = temporary(finished_pid())
+    own = temporary(os.getpid())  # an earlier process with this PID left it
+    live = temporary(os.getppid())  # a writer at work
+    old = str(tmp_path / f".ckpt_0000001024.zip.tmp-{os.getppid()}")
+    open(old, "wb").write(b"x")
+    os.utime(old, (time.time() - 2 * ckpt.STALE_SECONDS,) * 2)  # a live PID, but reused: no write lasts that long
+    other = tmp_path / "notes.tmp-1"
+    other.write_text("not ours")
+    assert sorted(ckpt.remove_stale_temporaries(str(tmp_path))) == sorted([dead, own, old])
+    assert sorted(os.listdir(tmp_path)) == sorted([os.path.basename(live), "notes.tmp-1"])
+    assert ckpt.remove_stale_temporaries(str(tmp_path / "missing")) == []
+
+
+def test_a_run_or_resume_starts_by_removing_stale_temporaries(saved, tmp_path):
+    run_dir, config = copy_run(saved, tmp_path)
+    os.makedirs(run_dir / "pool")
+    left = [run_dir / "checkpoints" / f".ckpt_0000001536.zip.tmp-{finished_pid()}",
+            run_dir / "pool" / f".snapshot_0000000512.zip.tmp-{finished_pid()}"]
+    for path in left:
+        path.write_bytes(b"killed mid-write")
+    train(config, resume=True, show_progress=False)  # nothing left to train: the budget is reached
+    assert not any(path.exists() for path in left)
+
+
+def test_the_train_command_ends_naming_the_checkpoint_and_how_to_use_it_and_refuses_a_second_start_cleanly(
+        tmp_path, capsys):
+    from train.train import main
+
+    config = tmp_path / "tiny.json"
+    config.write_text(json.dumps(tiny_config(tmp_path / "run", eval_every=0, checkpoint_every=0).to_dict()))
+    assert main(["--config", str(config), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    checkpoint = ckpt.checkpoint_path(str(tmp_path / "run"), 1024)
+    assert f"checkpoint: {checkpoint}" in printed
+    assert f"fifthave-play --opponents policy:{checkpoint}\n" in printed  # 2 players: one opponent, the policy
+    assert f"fifthave-tournament --agents policy:{checkpoint} heuristic*1 --games 100" in printed
+    assert f"tensorboard --logdir {tmp_path / 'run' / 'tb'}" in printed
+    with pytest.raises(SystemExit):
+        main(["--config", str(config), "--no-progress"])
+    assert "already holds checkpoints; pass --resume to continue that run" in capsys.readouterr().err

@@ -1,0 +1,66 @@
+"""fifthave-experiment: a new run directory by default, results/ only with --publish, a small playable policy."""
+
+import json
+import os
+import zipfile
+
+import numpy as np
+
+from agents.play import play
+from agents.tournament import agent_factory, run_tournament
+from train.checkpoint import OPTIMIZER_MEMBER, latest_checkpoint, read_meta
+from train.config import load_config
+from train.experiment import expected_seconds, main
+from train.policy_agent import PolicyAgent
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PUBLISHED = os.path.join(ROOT, "results", "training", "policy.zip")
+
+
+def test_experiment_runs_in_a_new_directory_and_publishes_only_when_asked(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    config = {"seed": 1, "num_players": 4, "opponents": ["random"], "eval_opponents": ["random"],
+              "total_timesteps": 256, "n_envs": 2, "workers": 0, "n_steps": 128, "batch_size": 128,
+              "n_epochs": 1, "net_arch": [32], "eval_every": 256, "eval_games": 4, "checkpoint_every": 256,
+              "run_dir": "runs/tiny"}
+    (tmp_path / "tiny.json").write_text(json.dumps(config))
+    assert main(["--config", "tiny.json", "--no-progress"]) == 0
+    runs = os.listdir(tmp_path / "runs")
+    assert len(runs) == 1 and runs[0].startswith("tiny-")
+    assert {"results.csv", "README.md", "win_rate.png", "run.json"} <= set(os.listdir(tmp_path / "runs" / runs[0]))
+    assert not (tmp_path / "results").exists()
+    assert "final weights sha256" in capsys.readouterr().out
+
+    assert main(["--config", "tiny.json", "--no-progress", "--publish", "--out", "published"]) == 0
+    assert len(os.listdir(tmp_path / "runs")) == 2
+    # The time the next run states is the time this one took (same config, same machine).
+    run = json.loads((tmp_path / "published" / "run.json").read_text())
+    stated = expected_seconds(load_config("tiny.json"), str(tmp_path / "published" / "run.json"))
+    assert abs(stated - run["wall_seconds"]) < 1e-6 * run["wall_seconds"] + 1e-9
+    policy = tmp_path / "published" / "policy.zip"
+    with zipfile.ZipFile(policy) as archive:
+        assert OPTIMIZER_MEMBER not in archive.namelist()
+    full = latest_checkpoint(str(tmp_path / "runs" / sorted(os.listdir(tmp_path / "runs"))[-1]))
+    assert policy.stat().st_size < 0.6 * os.path.getsize(full)
+    meta = read_meta(str(policy))
+    assert "run_state" not in meta and meta["weights_sha256"] == read_meta(full)["weights_sha256"]
+
+    # Playable by name in a tournament and in the terminal game, with the checkpoint's action probabilities.
+    result = run_tournament([("ppo", agent_factory(f"policy:{policy}"))] + [("random", agent_factory("random"))] * 3,
+                            games=4, seed=0)
+    assert result.row("ppo")["seat_games"] == 4
+    scores = play(seat=0, opponents=[f"policy:{policy}"] * 3, seed=2, read=lambda prompt: "1", write=lambda s: None)
+    assert scores is not None and len(scores) == 4
+    observation = np.zeros(1176, dtype=np.float32)
+    mask = np.ones(147, dtype=np.int8)
+    assert np.allclose(PolicyAgent.load(str(policy)).action_probabilities(observation, mask),
+                       PolicyAgent.load(full).action_probabilities(observation, mask))
+
+
+def test_the_published_policy_plays(tmp_path):
+    if not os.path.exists(PUBLISHED):
+        return  # published by the committed experiment (fifthave-experiment --publish)
+    assert os.path.getsize(PUBLISHED) < 5_000_000
+    result = run_tournament([("ppo", agent_factory(f"policy:{PUBLISHED}"))] + [("random", agent_factory("random"))] * 3,
+                            games=4, seed=0)
+    assert result.row("ppo")["seat_games"] == 4

@@ -1,0 +1,95 @@
+"""The OpenSpiel adapter: full games with OpenSpiel's bots, returns as our engine's, resampling."""
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
+
+from fifthave_env import openspiel_game  # noqa: E402,F401  (registers fifth_avenue)
+from fifthave_env.engine import Game, GameConfig  # noqa: E402
+from fifthave_env.env_common import end_reward  # noqa: E402
+from fifthave_env.observation import LATEST, OBS_SIZES, Observer  # noqa: E402
+
+
+def replay_in_engine(config, seed, actions):
+    game = Game(config, seed=seed)
+    for action in actions:
+        game.apply(action)
+    return game
+
+
+def play(game, bots):
+    state = game.new_initial_state()
+    actions = []
+    while not state.is_terminal():
+        action = int(bots[state.current_player()].step(state))
+        actions.append(action)
+        state.apply_action(action)
+    return state, actions
+
+
+@pytest.mark.parametrize("players,board", [(2, 5), (4, 6)])
+def test_random_bots_play_full_games_with_our_engines_returns(players, board):
+    game = pyspiel.load_game("fifth_avenue", {"players": players, "board": board, "seed": 3})
+    assert game.get_type().short_name == "fifth_avenue" and game.num_players() == players
+    bots = [pyspiel.make_uniform_random_bot(p, 10 + p) for p in range(players)]
+    for k in range(2):
+        state, actions = play(game, bots)
+        engine = replay_in_engine(GameConfig(num_players=players, board=board), game.deal_seed(k), actions)
+        assert engine.is_over and engine.scores == state.game.scores
+        assert state.returns() == [end_reward("win_loss", engine, p) for p in range(players)]
+        assert sorted(set(state.returns())) in ([-1.0, 1.0], [1.0], [0.0])
+
+
+def test_observation_tensor_is_ours_and_infostates_have_perfect_recall():
+    game = pyspiel.load_game("fifth_avenue", {"players": 3})
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    seen = [set() for _ in range(3)]
+    for _ in range(150):
+        for p in range(3):
+            tensor = np.asarray(state.observation_tensor(p), np.float32)
+            assert tensor.shape == (OBS_SIZES[LATEST],)
+            assert np.array_equal(tensor, Observer(state.game.config, version=LATEST).observe(state.game, p))
+            info = state.information_state_string(p)
+            assert info not in seen[p]  # a new step is a new information state (perfect recall)
+            seen[p].add(info)
+        legal = state.legal_actions()
+        state.apply_action(int(legal[rng.integers(len(legal))]))
+
+
+def test_resampling_keeps_the_players_information():
+    game = pyspiel.load_game("fifth_avenue", {"players": 4})
+    state = game.new_initial_state()
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        legal = state.legal_actions()
+        state.apply_action(int(legal[rng.integers(len(legal))]))
+    sampler = pyspiel.UniformProbabilitySampler(0., 1.)
+    player = state.current_player()
+    differs = 0
+    for _ in range(5):
+        sample = state.resample_from_infostate(player, sampler)
+        assert sample.information_state_string(player) == state.information_state_string(player)
+        assert sample.observation_tensor(player) == state.observation_tensor(player)
+        assert sample.legal_actions() == state.legal_actions()
+        differs += sample.game.hands != state.game.hands
+    assert differs > 0
+
+
+def test_ismcts_bot_plays_with_our_resampler():
+    players = 3
+    game = pyspiel.load_game("fifth_avenue", {"players": players, "max_turns": 6, "seed": 5})
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0))
+    bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=4, random_state=np.random.RandomState(0))
+    bots = [bot] + [pyspiel.make_uniform_random_bot(p, p) for p in range(1, players)]
+    state, actions = play(game, bots)
+    engine = replay_in_engine(GameConfig(num_players=players, max_turns=6), game.deal_seed(0), actions)
+    assert engine.is_over and engine.scores == state.game.scores
+    assert state.returns() == [end_reward("win_loss", engine, p) for p in range(players)]
+
+
+def test_bad_parameters_are_rejected():
+    with pytest.raises(Exception, match="num_players must be one of 2, 3, 4"):
+        pyspiel.load_game("fifth_avenue", {"players": 5})

@@ -1,0 +1,218 @@
+"""RLlib and Ray: the MultiAgentEnv adapter, masked modules, a tiny self-play run, tournaments on Ray.
+
+Tests that need Ray skip when it is not installed (the ``distributed`` extra; scripts/setup.sh installs it).
+One local Ray (2 CPUs) is shared by the module's tests (and, under xdist, they run in one worker).
+"""
+
+import importlib.util
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from agents.tournament import agent_factory, main as tournament_main, run_tournament
+from fifthave_env.env_common import end_reward
+
+HAVE_RAY = importlib.util.find_spec("ray") is not None
+needs_ray = pytest.mark.skipif(not HAVE_RAY, reason="Ray is not installed (pip install 'fifthave[distributed]')")
+
+
+@pytest.fixture(scope="module")
+def ray_session():
+    from agents.ray_backend import init_ray
+
+    ray = init_ray(num_cpus=2)
+    yield ray
+    ray.shutdown()
+
+
+def _play(env, seed, rng):
+    """A whole game with random legal actions; each agent's summed rewards and RLlib's episode returns."""
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+
+    observations, infos = env.reset(seed=seed)
+    episode = MultiAgentEpisode(observation_space=env.observation_spaces, action_space=env.action_spaces)
+    episode.add_env_reset(observations=observations, infos=infos)
+    sums = dict.fromkeys(env.agents, 0.0)
+    while True:
+        assert len(observations) == 1
+        (agent, observation), = observations.items()
+        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        observations, rewards, terminateds, truncateds, infos = env.step({agent: action})
+        episode.add_env_step(observations=observations, actions={agent: action}, rewards=rewards, infos=infos,
+                             terminateds=terminateds, truncateds=truncateds)
+        for name, reward in rewards.items():
+            sums[name] += reward
+        if terminateds["__all__"] or truncateds["__all__"]:
+            assert set(observations) == set(env.agents)  # every RLlib seat sees the end
+            returns = {name: e.get_return() for name, e in episode.agent_episodes.items()}
+            return sums, returns
+
+
+# ---- the env adapter ------------------------------------------------------------------------
+
+@needs_ray
+@pytest.mark.parametrize("config", [{}, {"opponents": ["random", "heuristic"], "scripted_fraction": 0.5},
+                                    {"num_players": 2, "board": 6}])
+def test_rllib_env_check_passes_for_many_sampled_actions(config):
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    from train.rllib.env import FifthAvenueMultiAgentEnv
+
+    illegal = 0
+    for seed in range(40):
+        env = FifthAvenueMultiAgentEnv(config)
+        for space in env.action_spaces.values():
+            space.seed(seed)
+        check_multiagent_environments(env)  # reset(seed=42), then an unmasked sampled action
+        observations, _ = env.reset(seed=seed)
+        (agent, observation), = observations.items()
+        action = env.action_spaces[agent].sample()
+        after, rewards, terminateds, _, infos = env.step({agent: action})
+        if not observation["action_mask"][action]:
+            illegal += 1
+            assert infos[agent]["illegal_action"] == action and rewards == {agent: 0.0}
+            assert set(after) == {agent} and not terminateds["__all__"]
+            np.testing.assert_array_equal(after[agent]["observations"], observation["observations"])
+    assert illegal > 20  # the check does meet illegal actions
+
+
+@needs_ray
+def test_strict_env_raises_on_an_illegal_action_and_keeps_the_game():
+    from fifthave_env.engine.game import IllegalActionError
+    from train.rllib.env import FifthAvenueMultiAgentEnv
+
+    env = FifthAvenueMultiAgentEnv({"strict": True})
+    observations, _ = env.reset(seed=0)
+    (agent, observation), = observations.items()
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    before = env.aec.state_dict()
+    with pytest.raises(IllegalActionError, match="legal ids"):
+        env.step({agent: illegal})
+    assert env.aec.state_dict() == before
+
+
+@needs_ray
+@pytest.mark.parametrize("reward", ["win_loss", "vp_margin", "score_delta"])
+@pytest.mark.parametrize("config", [{"num_players": 4}, {"num_players": 3, "opponents": ["greedy", "random"],
+                                                          "scripted_fraction": 0.6}])
+def test_each_seat_collects_exactly_its_game_outcome(reward, config):
+    from train.rllib.env import FifthAvenueMultiAgentEnv
+
+    env = FifthAvenueMultiAgentEnv(dict(config, reward=reward))
+    rng = np.random.default_rng(1)
+    scripted_games = 0
+    for seed in range(3):
+        sums, returns = _play(env, seed, rng)
+        game = env.aec.game
+        scripted_games += bool(env.scripted)
+        for agent, seat in env.seat_of.items():
+            expected = game.scores[seat] if reward == "score_delta" else end_reward(reward, game, seat)
+            assert sums[agent] == pytest.approx(expected)
+            assert returns[agent] == pytest.approx(expected)  # also as RLlib's episodes count it
+    if "opponents" in config:
+        assert scripted_games > 0 and env.agents[0] == "learner"
+
+
+@needs_ray
+def test_masking_module_samples_only_legal_actions_and_numpy_actor_matches_it():
+    import torch
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    from train.policy_agent import ActorNet
+    from train.rllib.agent import actor_modules
+    from train.rllib.env import FifthAvenueMultiAgentEnv
+
+    torch.manual_seed(0)
+    env = FifthAvenueMultiAgentEnv()
+    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, observation_space=env.observation_spaces["player_0"],
+                          action_space=env.action_spaces["player_0"],
+                          model_config=DefaultModelConfig(fcnet_hiddens=[32, 32], vf_share_layers=False)).build()
+    observations, _ = env.reset(seed=4)
+    (_, observation), = observations.items()
+    batch = {"obs": {key: torch.as_tensor(np.repeat(value[None], 200, axis=0)) for key, value in observation.items()}}
+    with torch.no_grad():
+        logits = module.forward_exploration(batch)["action_dist_inputs"]
+    sampled = torch.distributions.Categorical(logits=logits).sample().numpy()
+    legal = np.flatnonzero(observation["action_mask"])
+    assert set(sampled) <= set(legal) and len(legal) < 147
+    net = ActorNet.from_modules(actor_modules(module))
+    np.testing.assert_allclose(net.logits(observation["observations"])[legal], logits[0].numpy()[legal],
+                               rtol=1e-4, atol=1e-4)
+
+
+# ---- training and tournaments on Ray -----------------------------------------------------------
+
+@needs_ray
+@pytest.mark.xdist_group("ray")
+def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_session, tmp_path):
+    from train.rllib.config import RLlibConfig
+    from train.rllib.train import train
+
+    config = RLlibConfig(total_env_steps=300, train_batch_size=100, minibatch_size=50, num_epochs=1,
+                         hidden=[16], snapshot_every=1, pool_size=2, checkpoint_every=2, eval_games=4,
+                         eval_opponents=["random"], num_env_runners=1, run_dir=str(tmp_path / "run"))
+    lines = []
+    directory, rows, _ = train(config, log=lines.append)
+    assert os.path.basename(directory) == "iter_000003"
+    assert any("pool 2" in line for line in lines)  # snapshots joined, the oldest left
+    assert rows and rows[0]["opponent"] == "random" and rows[0]["games"] == 4
+    assert "env runners per node" in open(tmp_path / "run" / "cluster.txt").read()
+    lineup = [("rllib", agent_factory(f"rllib:{directory}"))] + [("random", agent_factory("random"))] * 3
+    result = run_tournament(lineup, games=4, seed=3)
+    assert result.row("rllib")["seat_games"] == 4
+    assert run_tournament(lineup, games=4, seed=3).table == result.table  # replays from its seed
+
+
+@needs_ray
+@pytest.mark.xdist_group("ray")
+def test_ray_backend_gives_the_local_table(ray_session):
+    lineup = [(name, agent_factory(name)) for name in ("heuristic", "greedy", "random")]
+    local = run_tournament(lineup, games=12, seed=7)
+    on_ray = run_tournament(lineup, games=12, seed=7, backend="ray")
+    assert on_ray.table == local.table
+    timing = ("act_seconds", "act_calls", "node")
+    assert [{k: v for k, v in r.items() if k not in timing} for r in on_ray.records] == \
+        [{k: v for k, v in r.items() if k not in timing} for r in local.records]
+    assert all(r["node"] for r in on_ray.records)
+
+
+@needs_ray
+def test_unreachable_address_says_what_to_check(capsys):
+    from agents.ray_backend import init_ray
+
+    with pytest.raises(ConnectionError, match="ray start --head"):
+        init_ray("127.0.0.1:9")
+    with pytest.raises(SystemExit):
+        tournament_main(["--agents", "random*2", "--games", "2", "--backend", "ray", "--address", "127.0.0.1:9"])
+    assert "no Ray cluster answers at 127.0.0.1:9" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="HOST:PORT"):
+        init_ray("my-head-node")
+
+
+def test_missing_ray_says_how_to_install(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
+    from agents.ray_backend import require_ray
+
+    with pytest.raises(ImportError, match=r"fifthave\[distributed\]"):
+        require_ray()
+    with pytest.raises(SystemExit):
+        tournament_main(["--agents", "random*2", "--games", "2", "--backend", "ray"])
+    assert "fifthave[distributed]" in capsys.readouterr().err
+
+
+def test_bad_rllib_config_and_checkpoint_are_refused(tmp_path):
+    from train.rllib.agent import RLlibFactory
+    from train.rllib.config import RLlibConfig, load_rllib_config
+
+    with pytest.raises(ValueError, match="eval_games"):
+        RLlibConfig(eval_games=10)
+    with pytest.raises(ValueError, match="opponents"):
+        RLlibConfig(opponents=["nobody"])
+    with pytest.raises(ValueError, match="unknown config keys"):
+        load_rllib_config(None, {"learning_rate": 0.1})
+    with pytest.raises(ValueError, match="not a fifthave-rllib checkpoint"):
+        RLlibFactory(str(tmp_path))()

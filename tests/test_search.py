@@ -1,0 +1,123 @@
+"""The search agent: legal play, only its seat's information, pluggable parts, names."""
+
+import numpy as np
+import pytest
+
+from agents.search import SearchAgent, projected_value, search_factory
+from agents.tournament import agent_factory, run_tournament
+from fifthave_env.engine import Game, GameConfig
+from fifthave_env.engine.determinize import SeatSampler, determinize
+from fifthave_env.engine.game import BID_DECISION
+from fifthave_env.observation import Observer
+from test_observation import random_positions
+
+
+def searcher(game, seat, seed, sample_from=None, **options):
+    agent = SearchAgent(**{"rollouts": 4, "depth": 1, **options})
+    agent.reset(game.config, seat, np.random.default_rng(seed))
+    agent.attach_sampler(SeatSampler(sample_from if sample_from is not None else game, seat))
+    return agent
+
+
+def test_decisions_do_not_depend_on_hidden_information():
+    """Same generator, a game that differs only in what the seat cannot know: the same action."""
+    rng = np.random.default_rng(0)
+    searched = 0
+    for game in random_positions(4, 5, seed=31, count=10, skip=29):
+        if game.is_over:
+            continue
+        seat = game.actor
+        observation, mask = Observer(game.config).observe(game, seat), game.action_mask()
+        other = determinize(game, seat, rng)
+        assert other.to_dict()["state"] != game.to_dict()["state"] or game.decision != BID_DECISION
+        a = searcher(game, seat, seed=7)
+        b = searcher(game, seat, seed=7, sample_from=other)
+        assert a.act(observation, mask) == b.act(observation, mask)
+        assert a.searched == b.searched
+        searched += a.searched
+    assert searched > 0  # the positions did exercise the search
+
+
+def test_plays_legal_full_games_in_a_tournament():
+    result = run_tournament([agent_factory("search:4:1"), agent_factory("heuristic"), agent_factory("random")],
+                            num_players=3, board=6, games=3, seed=1)
+    row = result.row("search:4:1")
+    assert row["seat_games"] == 3 and row["mean_vp"] > 0
+
+
+@pytest.mark.parametrize("rollout", ["random", "greedy"])
+def test_rollout_policies_and_evaluator_plug_in(rollout):
+    calls = []
+
+    def evaluator(g, seat):
+        calls.append(seat)
+        return projected_value(g, seat)
+
+    game = Game(GameConfig(num_players=2), seed=3)
+    rng = np.random.default_rng(3)
+    while game.decision != BID_DECISION or game.actor != 0:
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+    agent = searcher(game, 0, seed=1, rollout=rollout, evaluator=evaluator)
+    action = agent.act(Observer(game.config).observe(game, 0), game.action_mask())
+    assert action in game.legal_actions() and calls and set(calls) == {0}
+
+
+def test_without_a_sampler_it_plays_like_the_heuristic():
+    game = Game(GameConfig(num_players=4), seed=5)
+    agent = SearchAgent()
+    agent.reset(game.config, 0, np.random.default_rng(0))
+    observer = Observer(game.config)
+    while not game.is_over and game.turn < 3:
+        seat = game.actor
+        action = agent.act(observer.observe(game, seat), game.action_mask()) if seat == 0 else game.legal_actions()[0]
+        game.apply(int(action))
+    assert agent.searched == 0
+
+
+def test_values_are_win_shares_at_the_end():
+    game = Game(GameConfig(num_players=3), seed=2)
+    rng = np.random.default_rng(2)
+    while not game.is_over:
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+    assert sum(projected_value(game, seat) for seat in range(3)) == pytest.approx(1.0)
+
+
+def test_names_and_bad_options():
+    assert search_factory("search")().rollouts > 0
+    agent = agent_factory("search:9:2:random")()
+    assert (agent.rollouts, agent.depth, agent.name) == (9, 2, "search:9:2:random")
+    with pytest.raises(ValueError, match="ROLLOUTS and DEPTH must be integers"):
+        search_factory("search:many")
+    with pytest.raises(ValueError, match="unknown rollout policy"):
+        search_factory("search:4:1:smart")
+    with pytest.raises(ValueError, match="rollouts must be >= 1"):
+        SearchAgent(rollouts=0)
+
+
+def test_a_network_plugs_in_as_evaluator(tmp_path):
+    """The documented hook: a MaskablePPO checkpoint's critic scores the rolled-out positions."""
+    sb3 = pytest.importorskip("sb3_contrib")
+    from fifthave_env.gym_env import FifthAvenueEnv
+    from train.search_value import ValueNetEvaluator, network_search_factory
+
+    path = str(tmp_path / "net.zip")
+    sb3.MaskablePPO("MlpPolicy", FifthAvenueEnv(num_players=2), n_steps=64, seed=0, device="cpu").save(path)
+    evaluator = ValueNetEvaluator(path)
+    game = Game(GameConfig(num_players=2), seed=0)
+    assert 0.0 <= evaluator(game, 0) <= 1.0
+    agent = network_search_factory(path, rollouts=2, depth=0)()
+    agent.reset(game.config, 0, np.random.default_rng(0))
+    agent.attach_sampler(SeatSampler(game, 0))
+    observer = Observer(game.config)
+    rng = np.random.default_rng(0)
+    while agent.searched == 0 and not game.is_over:
+        seat = game.actor
+        if seat == 0:
+            action = agent.act(observer.observe(game, 0), game.action_mask())
+        else:
+            legal = game.legal_actions()
+            action = legal[rng.integers(len(legal))]
+        game.apply(int(action))
+    assert agent.searched == 1

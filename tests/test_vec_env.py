@@ -1,0 +1,151 @@
+"""train.vec_env: batched policy opponents choose what one-at-a-time ones choose; state survives a round trip."""
+
+import json
+
+import numpy as np
+import pytest
+from sb3_contrib import MaskablePPO
+
+from fifthave_env.gym_env import FifthAvenueEnv
+from train.checkpoint import save_checkpoint
+from train.config import TrainConfig
+from train.opponents import PoolOpponents
+from train.policy_agent import ActorNet
+from train.vec_env import FifthAvenueVecEnv
+
+ENV = dict(num_players=4, board=5)
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory):
+    """Two differently initialised small policies, saved as checkpoints."""
+    directory = tmp_path_factory.mktemp("pool")
+    paths = []
+    for seed in (1, 2):
+        model = MaskablePPO("MlpPolicy", FifthAvenueEnv(**ENV), seed=seed, device="cpu", n_steps=64,
+                            policy_kwargs={"net_arch": [32]})
+        paths.append(str(directory / f"p{seed}.zip"))
+        save_checkpoint(model, paths[-1], TrainConfig(num_players=4))
+    return paths
+
+
+def learner_actions(masks, rng):
+    return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+
+
+def play_vec(env, steps, seed=0):
+    env.seed(100)
+    observations = [env.reset()]
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        obs, rewards, dones, infos = env.step(learner_actions(env.action_masks(), rng))
+        observations.append(np.concatenate([obs, rewards[:, None], dones[:, None]], axis=1))
+    return np.stack(observations[1:])
+
+
+def play_one_at_a_time(opponents, n, steps, seed=0):
+    envs = [FifthAvenueEnv(**ENV, opponents=opponents) for _ in range(n)]
+    obs = [env.reset(seed=100 + i)[0] for i, env in enumerate(envs)]
+    rng = np.random.default_rng(seed)
+    rows = []
+    for _ in range(steps):
+        actions = learner_actions([env.action_masks() for env in envs], rng)
+        row = []
+        for env, action in zip(envs, actions):
+            obs, reward, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                obs, _ = env.reset()
+            row.append(np.concatenate([obs, [reward, terminated or truncated]]))
+        rows.append(row)
+    return np.array(rows, dtype=np.float32)
+
+
+def test_batched_policy_opponents_choose_as_one_at_a_time(pool, monkeypatch):
+    opponents = PoolOpponents(["random"], pool, scripted_fraction=0.2, deterministic=True)
+    batch_sizes = []
+    logits = ActorNet.logits
+
+    def counting(net, observation):
+        batch_sizes.append(len(observation) if np.ndim(observation) == 2 else 1)
+        return logits(net, observation)
+    monkeypatch.setattr(ActorNet, "logits", counting)
+    env = FifthAvenueVecEnv(6, ENV, opponents, workers=0)
+    batched = play_vec(env, 300)
+    assert max(batch_sizes) >= 3  # the batches are real: several games answered by one pass
+    expected = play_one_at_a_time(opponents, 6, 300)
+    assert np.array_equal(batched, expected)
+    assert batched[:, :, -1].sum() >= 3  # games ended and restarted on the way
+    workers = FifthAvenueVecEnv(6, ENV, opponents, workers=2)
+    try:
+        assert np.array_equal(play_vec(workers, 300), expected)
+    finally:
+        workers.close()
+
+
+def test_state_round_trip_through_workers(pool):
+    opponents = PoolOpponents(["random", "heuristic"], pool, scripted_fraction=0.5)
+    rng = np.random.default_rng(3)
+    first = FifthAvenueVecEnv(4, ENV, opponents, workers=2)
+    second = FifthAvenueVecEnv(4, ENV, opponents, workers=2)
+    try:
+        last = play_vec(first, 150)[-1][:, :-2]
+        restored = second.set_state(json.loads(json.dumps(first.get_state())))  # JSON data, as checkpoints hold
+        assert np.array_equal(restored, last) and np.array_equal(second.action_masks(), first.action_masks())
+        for _ in range(100):
+            actions = learner_actions(first.action_masks(), rng)
+            a, b = first.step(actions), second.step(actions)
+            assert all(np.array_equal(x, y) for x, y in zip(a[:3], b[:3]))
+
+        damaged = json.loads(json.dumps(first.get_state()))
+        damaged[1]["moves"][-1] = (damaged[1]["moves"][-1] + 1) % 147
+        with pytest.raises(RuntimeError, match="does not replay|illegal|not legal|IllegalAction"):
+            second.set_state(damaged)
+        hostile = json.loads(json.dumps(first.get_state()))
+        hostile[0]["opponents"] = __import__("base64").b64encode(
+            b"cos\nsystem\n(S'echo hacked'\ntR.").decode()
+        with pytest.raises(RuntimeError, match="may not load"):
+            second.set_state(hostile)
+    finally:
+        first.close()
+        second.close()
+
+
+def test_advisers_in_the_worker_processes_match_the_advised_env_and_survive_a_round_trip():
+    """``advisers``: the learner's observations end with the advice block, as ``train.hints.AdvisedEnv``
+    writes it one game at a time, also from the worker processes and after ``set_state``."""
+    from train.hints import AdvisedEnv
+    from train.opponents import ScriptedOpponents
+
+    opponents = ScriptedOpponents(["heuristic", "random"])
+    env = FifthAvenueVecEnv(3, ENV, opponents, workers=0, advisers=["heuristic"])
+    assert env.observation_space.shape[0] == FifthAvenueEnv(**ENV).observation_space.shape[0] + 147
+    batched = play_vec(env, 200)
+    one = []
+    for i in range(3):
+        single = AdvisedEnv(FifthAvenueEnv(**ENV, opponents=opponents), ["heuristic"])
+        single.reset(seed=100 + i)
+        one.append(single)
+    rng = np.random.default_rng(0)
+    for t in range(200):
+        actions = learner_actions([e.action_masks() for e in one], rng)
+        for i, (single, action) in enumerate(zip(one, actions)):
+            obs, reward, terminated, truncated, _ = single.step(action)
+            if terminated or truncated:
+                obs, _ = single.reset()
+            assert np.array_equal(batched[t, i, :-2], obs), (t, i)
+    assert batched[:, :, -1].sum() >= 1  # a game ended and restarted on the way
+
+    rng = np.random.default_rng(3)
+    first = FifthAvenueVecEnv(4, ENV, opponents, workers=2, advisers=["heuristic"])
+    second = FifthAvenueVecEnv(4, ENV, opponents, workers=2, advisers=["heuristic"])
+    try:
+        last = play_vec(first, 120)[-1][:, :-2]
+        restored = second.set_state(json.loads(json.dumps(first.get_state())))
+        assert np.array_equal(restored, last)
+        for _ in range(100):
+            actions = learner_actions(first.action_masks(), rng)
+            a, b = first.step(actions), second.step(actions)
+            assert all(np.array_equal(x, y) for x, y in zip(a[:3], b[:3]))
+    finally:
+        first.close()
+        second.close()

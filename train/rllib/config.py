@@ -1,0 +1,133 @@
+"""The ``fifthave-rllib`` run as one dataclass, a docstring per field (as ``train.config.TrainConfig``).
+
+``load_rllib_config(path, overrides)`` reads a JSON file (unknown keys are an
+error) and applies command-line overrides; ``config.to_dict()`` is what every
+checkpoint's ``meta.json`` stores.
+"""
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+
+from agents.registry import AGENT_FACTORIES
+
+
+@dataclass
+class RLlibConfig:
+    """PPO (RLlib, new API stack) with one policy shared by all seats, trained by self-play."""
+
+    seed: int = 0
+    """Seeds RLlib (env runners, module initialisation) and the evaluation tournaments."""
+    num_players: int = 4
+    """Seats in the game: 2, 3 or 4."""
+    board: int = 5
+    """Plots per district: 5, or 6 for the board's back side."""
+    max_turns: int = 300
+    """Turns before a game is truncated (R29)."""
+    reward: str = "win_loss"
+    """Reward of every seat: ``win_loss``, ``vp_margin`` or ``score_delta`` (see ``fifth_avenue_v0``)."""
+    opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    """Scripted agents (names of ``agents.tournament.AGENT_FACTORIES``) that may take opponent seats in
+    training; repeat a name to weight it."""
+    scripted_fraction: float = 0.3
+    """Probability that an opponent seat is played by a scripted agent inside the env; the other opponent
+    seats are RLlib seats: the shared policy itself or a frozen snapshot from the pool."""
+    pool_fraction: float = 0.5
+    """Probability that an RLlib opponent seat plays a frozen snapshot (uniform over the pool) instead of
+    the shared policy; the ``learner`` seat always plays the shared policy. 0 with an empty pool."""
+    pool_size: int = 5
+    """Most frozen snapshots kept; the oldest leaves first."""
+    snapshot_every: int = 10
+    """Training iterations between snapshots that join the pool (0: never by schedule)."""
+    promote_win_rate: float = 0.7
+    """A snapshot also joins when the learner seat's win rate over its last 100 training games reaches this
+    (a shared win counts 1/k; at least ``snapshot_every // 2`` iterations apart); above 1 disables it."""
+    total_env_steps: int = 200_000
+    """Env steps (decisions of RLlib-played seats) to sample in total; training stops at the first
+    iteration that reaches it."""
+    max_seconds: float = 0.0
+    """Wall-clock budget of the training loop in seconds (0: none); training stops at the first iteration
+    past it, whichever of this and ``total_env_steps`` comes first."""
+    num_env_runners: int = 1
+    """Ray actors that sample games (each one CPU); 0 samples in the driver process."""
+    num_envs_per_env_runner: int = 1
+    """Games each env runner steps at once (batched inference)."""
+    train_batch_size: int = 4000
+    """Env steps per training iteration (PPO rollout size)."""
+    minibatch_size: int = 500
+    """Minibatch size of the PPO update."""
+    num_epochs: int = 4
+    """Passes over each training batch."""
+    lr: float = 3e-4
+    """Adam step size."""
+    gamma: float = 0.995
+    """Discount; a seat makes about 120-200 decisions per game and the reward comes at the end."""
+    lambda_: float = 0.95
+    """GAE parameter."""
+    clip_param: float = 0.2
+    """PPO clipping of the probability ratio."""
+    entropy_coeff: float = 0.01
+    """Entropy bonus."""
+    vf_loss_coeff: float = 0.5
+    """Value-loss weight."""
+    grad_clip: float = 0.5
+    """Gradient norm clipping."""
+    hidden: list = field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy and value networks (separate networks of this shape)."""
+    activation: str = "tanh"
+    """Hidden activation: ``tanh`` or ``relu``."""
+    checkpoint_every: int = 25
+    """Training iterations between checkpoints, each evaluated (one is always written at the end)."""
+    eval_games: int = 200
+    """Evaluation games against each of ``eval_opponents`` per checkpoint (a multiple of ``num_players``;
+    0: no evaluation)."""
+    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
+    """Scripted agents the learner is evaluated against; every other seat plays that agent."""
+    eval_deterministic: bool = True
+    """The learner plays its most likely legal action in evaluation instead of sampling."""
+    run_dir: str = "runs/rllib"
+    """Where ``config.json``, ``eval.csv``, ``cluster.txt`` and ``checkpoints/iter_NNNNNN`` go."""
+
+    def __post_init__(self):
+        for label, names in (("opponents", self.opponents), ("eval_opponents", self.eval_opponents)):
+            unknown = [n for n in names if n not in AGENT_FACTORIES]
+            if not names or unknown:
+                raise ValueError(f"{label} must be a non-empty list of agent names from {sorted(AGENT_FACTORIES)}, "
+                                 f"got {names!r}")
+        if self.num_players not in (2, 3, 4) or self.board not in (5, 6):
+            raise ValueError(f"num_players must be 2-4 and board 5 or 6, got {self.num_players}, {self.board}")
+        for name in ("scripted_fraction", "pool_fraction"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
+        if self.num_env_runners < 0 or self.num_envs_per_env_runner < 1 or self.total_env_steps < 1:
+            raise ValueError("num_env_runners must be >= 0, num_envs_per_env_runner and total_env_steps >= 1")
+        if self.minibatch_size > self.train_batch_size:
+            raise ValueError(f"minibatch_size ({self.minibatch_size}) must not exceed train_batch_size "
+                             f"({self.train_batch_size})")
+        if self.eval_games % self.num_players:
+            raise ValueError(f"eval_games must be a multiple of num_players ({self.num_players}), "
+                             f"got {self.eval_games}")
+        if self.activation not in ("tanh", "relu"):
+            raise ValueError(f"activation must be 'tanh' or 'relu', got {self.activation!r}")
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    def env_config(self):
+        """RLlib's ``env_config`` for ``train.rllib.env.FifthAvenueMultiAgentEnv`` in training."""
+        return dict(num_players=self.num_players, board=self.board, max_turns=self.max_turns, reward=self.reward,
+                    opponents=list(self.opponents), scripted_fraction=self.scripted_fraction)
+
+
+def load_rllib_config(path=None, overrides=None):
+    """The config in a JSON file (or the defaults), with ``overrides`` (a dict; None values ignored) applied."""
+    data = {}
+    if path is not None:
+        with open(path) as f:
+            data = json.load(f)
+    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    allowed = {f.name for f in dataclasses.fields(RLlibConfig)}
+    unknown = set(data) - allowed
+    if unknown:
+        raise ValueError(f"unknown config keys {sorted(unknown)}; allowed: {sorted(allowed)}")
+    return RLlibConfig(**data)

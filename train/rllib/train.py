@@ -1,0 +1,299 @@
+"""Self-play PPO with RLlib: one policy shared by all seats, a pool of frozen snapshots, scripted opponents.
+
+Command::
+
+    fifthave-rllib [--config FILE.json] [--run-dir DIR] [--total-env-steps N] [--num-env-runners K]
+                   [--seed S] [--num-players N] [--board 5|6] [--address HOST:PORT] [--num-cpus C]
+
+One ``RLlibConfig`` (``train/rllib/config.py``) describes the run; it is saved as
+``RUN_DIR/config.json``. Without ``--address`` a local Ray starts (``--num-cpus``
+caps it); with ``--address HOST:PORT`` the run joins the cluster whose head
+``ray start --head`` started there, and RLlib's env runners (``--num-env-runners``)
+and the evaluation games spread over its nodes.
+
+Self-play, in the manner of RLlib's ``self_play_with_open_spiel.py`` example: the
+env (``train.rllib.env``) names the seats by role; the ``learner`` seat (drawn
+each game) always plays the trained module ``main``; each other seat is played
+inside the env by a scripted agent (``scripted_fraction``) or by an RLlib
+module: with probability ``pool_fraction`` a frozen snapshot ``main_vN`` from the
+pool, else ``main`` itself, so the shared policy learns from every seat it
+plays. Snapshots join the pool every ``snapshot_every`` iterations or when the
+learner seat's recent win rate reaches ``promote_win_rate``; the oldest leaves
+when the pool is full. Masks are honoured by RLlib's action-masking RLModule
+(``ray.rllib.examples.rl_modules.classes.action_masking_rlm``).
+
+Every ``checkpoint_every`` iterations and at the end a checkpoint is written to
+``RUN_DIR/checkpoints/iter_NNNNNN`` (RLlib's algorithm state plus the actor for
+``rllib:PATH``, see ``train.rllib.agent``) and evaluated with our tournament
+(``eval_games`` seat-rotated games against each of ``eval_opponents``, played as
+Ray tasks); the results go to ``RUN_DIR/eval.csv``. ``RUN_DIR/cluster.txt``
+records the Ray nodes and where the env runners and evaluation games ran.
+"""
+
+import argparse
+import collections
+import csv
+import json
+import os
+import sys
+import time
+import zlib
+
+from agents.ray_backend import init_ray, node_summary, require_ray
+
+from .config import load_rllib_config
+
+EVAL_FIELDS = ("iteration", "env_steps", "opponent", "games", "win_rate", "ci_low", "ci_high", "mean_vp",
+               "mean_rank", "opponent_mean_vp")
+MAIN = "main"
+
+
+class SelfPlayMapping:
+    """Agent id -> module id: ``learner`` (and every ``player_N`` seat) plays ``main``; an opponent seat plays a
+    snapshot from ``pool`` with probability ``pool_fraction``, else ``main``. Picklable (sent to env runners)."""
+
+    def __init__(self, pool=(), pool_fraction=0.5):
+        self.pool = tuple(pool)
+        self.pool_fraction = pool_fraction
+
+    def __call__(self, agent_id, episode, **kwargs):
+        if not self.pool or not str(agent_id).startswith("opponent_"):
+            return MAIN
+        draw = zlib.crc32(f"{episode.id_}/{agent_id}".encode()) / 2**32  # one draw per seat and game
+        if draw >= self.pool_fraction:
+            return MAIN
+        return self.pool[int(draw / self.pool_fraction * len(self.pool))]
+
+
+def _learner_win_callback():
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+
+    from .env import LEARNER
+
+    class LearnerWinRate(RLlibCallback):
+        """Logs ``learner_win_rate`` (the learner seat's share of the win, 1/k for a k-way shared win), its VP and
+        ``truncated_rate`` over the last 100 games."""
+
+        def on_episode_end(self, *, episode, metrics_logger=None, **kwargs):
+            learner = episode.agent_episodes.get(LEARNER)
+            if learner is None or metrics_logger is None:
+                return
+            info = learner.get_infos(-1)
+            winners = info.get("winners")
+            if winners is None:
+                return
+            share = 1 / len(winners) if f"player_{info['seat']}" in winners else 0.0
+            metrics_logger.log_value("learner_win_rate", share, reduce="mean", window=100)
+            metrics_logger.log_value("truncated_rate", float(info.get("truncated", False)), reduce="mean", window=100)
+            metrics_logger.log_value("learner_vp", float(info["scores"][info["seat"]]), reduce="mean", window=100)
+
+    return LearnerWinRate
+
+
+def ppo_config(config):
+    """RLlib's ``PPOConfig`` for ``config`` (an ``RLlibConfig``)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    from .env import FifthAvenueMultiAgentEnv
+
+    model = DefaultModelConfig(fcnet_hiddens=list(config.hidden), fcnet_activation=config.activation,
+                               vf_share_layers=False)
+    return (
+        PPOConfig()
+        .environment(FifthAvenueMultiAgentEnv, env_config=config.env_config())
+        .env_runners(num_env_runners=config.num_env_runners, num_envs_per_env_runner=config.num_envs_per_env_runner,
+                     rollout_fragment_length="auto")
+        .learners(num_learners=0)
+        .training(train_batch_size_per_learner=config.train_batch_size, minibatch_size=config.minibatch_size,
+                  num_epochs=config.num_epochs, lr=config.lr, gamma=config.gamma, lambda_=config.lambda_,
+                  clip_param=config.clip_param, entropy_coeff=config.entropy_coeff,
+                  vf_loss_coeff=config.vf_loss_coeff, grad_clip=config.grad_clip)
+        .multi_agent(policies={MAIN}, policy_mapping_fn=SelfPlayMapping(), policies_to_train=[MAIN])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
+            MAIN: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)}))
+        .callbacks(_learner_win_callback())
+        .debugging(seed=config.seed, log_level="ERROR")
+    )
+
+
+class SnapshotPool:
+    """The frozen snapshots of ``main`` in an algorithm, oldest first."""
+
+    def __init__(self, algo, config):
+        self.algo = algo
+        self.config = config
+        self.ids = []
+        self.last_added = 0
+
+    def add(self, iteration):
+        from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+        algo = self.algo
+        module_id = f"main_v{iteration}"
+        self.ids.append(module_id)
+        main = algo.get_module(MAIN)
+        algo.add_module(module_id=module_id, module_spec=RLModuleSpec.from_module(main),
+                        new_agent_to_module_mapping_fn=self._mapping())
+        algo.set_state({"learner_group": {"learner": {"rl_module": {module_id: main.get_state()}}}})
+        # add_module syncs the new module's fresh weights to the env runners; send the copied ones.
+        algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group,
+                                           policies=[module_id], inference_only=True)
+        if len(self.ids) > self.config.pool_size:
+            algo.remove_module(self.ids.pop(0), new_agent_to_module_mapping_fn=self._mapping())
+        self.last_added = iteration
+
+    def _mapping(self):
+        return SelfPlayMapping(self.ids, self.config.pool_fraction)
+
+    def due(self, iteration, win_rate):
+        every = self.config.snapshot_every
+        if every and iteration - self.last_added >= every:
+            return True
+        return (win_rate is not None and win_rate >= self.config.promote_win_rate
+                and iteration - self.last_added >= max(1, every // 2))
+
+
+def _versions():
+    import ray
+    import torch
+
+    import fifthave_env
+    from fifthave_env import fifth_avenue_v0
+
+    return {"fifthave": fifthave_env.__version__, "env_version": fifth_avenue_v0.ENV_VERSION, "ray": ray.__version__,
+            "torch": torch.__version__}
+
+
+def save(algo, config, directory, iteration, env_steps):
+    """Write RLlib's algorithm state and the playable actor (``train.rllib.agent``) to ``directory``."""
+    from .agent import save_actor
+
+    directory = os.path.abspath(directory)
+    algo.save_to_path(os.path.join(directory, "algorithm"))
+    meta = {"iteration": iteration, "env_steps": env_steps, "hidden": list(config.hidden),
+            "activation": config.activation, "config": config.to_dict(), "versions": _versions()}
+    save_actor(algo.get_module(MAIN), directory, meta)
+    return directory
+
+
+def _evaluate_checkpoint(directory, config, iteration, env_steps, log_path, address):
+    from ..evaluate import evaluate
+    from .agent import RLlibFactory
+
+    rows = []
+    for opponent in config.eval_opponents:
+        result = evaluate(RLlibFactory(directory, config.eval_deterministic, name="rllib"), opponent, config.eval_games, config,
+                          seed=config.seed + 1, backend="ray", address=address)
+        rows.append({"iteration": iteration, "env_steps": env_steps, **result.row()})
+    new = not os.path.exists(log_path)
+    with open(log_path, "a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
+        if new:
+            writer.writeheader()
+        writer.writerows(rows)
+    return rows
+
+
+def _env_runner_nodes(algo):
+    if algo.env_runner_group.num_remote_env_runners() == 0:
+        return {"driver": 1}
+    import ray
+
+    nodes = algo.env_runner_group.foreach_env_runner(lambda runner: ray.get_runtime_context().get_node_id()[:8],
+                                                     local_env_runner=False)
+    return dict(collections.Counter(nodes))
+
+
+def _fmt(value, spec=".2f"):
+    return "-" if value is None else format(value, spec)
+
+
+def train(config, address=None, num_cpus=None, log=print):
+    """Run ``config``; returns ``(last checkpoint directory, its evaluation rows, seconds of training)``
+    (evaluations excluded)."""
+    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
+
+    ray = init_ray(address, num_cpus=num_cpus if address is None else None)
+    run_dir = config.run_dir
+    os.makedirs(os.path.join(run_dir, "checkpoints"), exist_ok=True)
+    with open(os.path.join(run_dir, "config.json"), "w") as f:
+        json.dump(config.to_dict(), f, indent=1)
+    cpus = ray.cluster_resources().get("CPU", 0)
+    if config.eval_games and cpus < config.num_env_runners + 1:
+        raise ValueError(f"the evaluation games need a CPU beside the {config.num_env_runners} env runners, but "
+                         f"the Ray cluster has {cpus:g} CPUs: lower --num-env-runners or add a node")
+    algo = ppo_config(config).build_algo()
+    pool = SnapshotPool(algo, config)
+    cluster_lines = ["Ray nodes:", *node_summary(ray), f"env runners per node: {_env_runner_nodes(algo)}"]
+    log("\n".join(cluster_lines))
+    eval_log = os.path.join(run_dir, "eval.csv")
+    start = time.perf_counter()
+    env_steps, rows, directory, eval_seconds = 0, [], None, 0.0
+    last = False
+    while not last:
+        result = algo.train()
+        iteration = algo.iteration
+        runners = result[ENV_RUNNER_RESULTS]
+        env_steps = int(runners[NUM_ENV_STEPS_SAMPLED_LIFETIME])
+        win_rate = runners.get("learner_win_rate")
+        if pool.due(iteration, win_rate):
+            pool.add(iteration)
+        seconds = time.perf_counter() - start - eval_seconds
+        log(f"iter {iteration:4d}  env steps {env_steps:8d}  {env_steps / seconds:6.0f}/s  learner win rate "
+            f"{_fmt(win_rate)}  VP {_fmt(runners.get('learner_vp'), '.1f')}  truncated "
+            f"{_fmt(runners.get('truncated_rate'))}  game length {_fmt(runners.get('episode_len_mean'), '.0f')}  "
+            f"pool {len(pool.ids)}")
+        last = env_steps >= config.total_env_steps or bool(config.max_seconds and seconds >= config.max_seconds)
+        if last or (config.checkpoint_every and iteration % config.checkpoint_every == 0):
+            directory = save(algo, config, os.path.join(run_dir, "checkpoints", f"iter_{iteration:06d}"),
+                             iteration, env_steps)
+            if config.eval_games:
+                eval_start = time.perf_counter()
+                rows = _evaluate_checkpoint(directory, config, iteration, env_steps, eval_log, address)
+                eval_seconds += time.perf_counter() - eval_start
+                for row in rows:
+                    log(f"  vs {row['opponent']}: win rate {row['win_rate']:.3f} "
+                        f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}] over {row['games']} games")
+    with open(os.path.join(run_dir, "cluster.txt"), "w") as f:
+        f.write("\n".join(cluster_lines) + f"\ntraining: {env_steps} env steps in {seconds:.0f} s\n")
+    algo.stop()
+    return directory, rows, seconds
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Self-play PPO with RLlib (one shared policy, a snapshot pool "
+                                     "and scripted opponents); local Ray or a cluster via --address.")
+    parser.add_argument("--config", help="a JSON file of RLlibConfig fields (train/rllib/config.py)")
+    parser.add_argument("--run-dir")
+    parser.add_argument("--total-env-steps", type=int)
+    parser.add_argument("--num-env-runners", type=int, help="Ray actors sampling games (scales sampling)")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--num-players", type=int, choices=(2, 3, 4))
+    parser.add_argument("--board", type=int, choices=(5, 6))
+    parser.add_argument("--address", help="join the Ray cluster whose head is at HOST:PORT (ray start --head "
+                        "prints it); default: start a local Ray")
+    parser.add_argument("--max-seconds", type=float, help="wall-clock budget of the training loop")
+    parser.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (default: all, and at least "
+                        "num_env_runners + 1 so that evaluation games find one)")
+    args = parser.parse_args(argv)
+    try:
+        require_ray()
+        config = load_rllib_config(args.config, {
+            "run_dir": args.run_dir, "total_env_steps": args.total_env_steps,
+            "num_env_runners": args.num_env_runners, "seed": args.seed, "num_players": args.num_players,
+            "board": args.board, "max_seconds": args.max_seconds})
+        num_cpus = args.num_cpus or max(os.cpu_count() or 1, config.num_env_runners + 1)
+        directory, rows, seconds = train(config, address=args.address, num_cpus=num_cpus)
+    except (ValueError, ImportError, ConnectionError) as error:
+        parser.error(str(error))
+    print(f"done in {seconds:.0f} s; last checkpoint {directory}")
+    print(f"play it: fifthave-tournament --agents rllib:{directory} random*{config.num_players - 1}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""A trained network inside the search agent: its critic as the evaluator, its actor as the rollout policy.
+
+    from agents.search import SearchAgent
+    from train.search_value import network_search_factory
+    factory = network_search_factory("runs/x/checkpoints/ckpt_000100000.zip", rollouts=12, depth=1)
+    run_tournament([factory] + [agent_factory("heuristic")] * 3, ...)
+
+The critic of a MaskablePPO checkpoint trained with the ``win_loss`` reward
+estimates the learner's return in [-1, 1] from its observation; the search
+wants a value in [0, 1] for the searching seat, so it gets ``(v + 1) / 2`` of
+the critic on that seat's observation of the rolled-out position (terminal
+positions keep their exact win share). Only seats and boards the checkpoint
+was trained for make sense.
+"""
+
+import functools
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+
+from agents.search import SearchAgent, projected_value
+from fifthave_env.observation import Observer
+
+from .policy_agent import PolicyFactory
+
+
+class ValueNetEvaluator:
+    """``evaluator(game, seat) -> value in [0, 1]`` from a checkpoint's critic (picklable: loads lazily)."""
+
+    def __init__(self, path):
+        self.path = path
+        self._policy = None
+        self._observers = {}
+
+    def __getstate__(self):
+        return {"path": self.path, "_policy": None, "_observers": {}}
+
+    def __call__(self, game, seat):
+        if game.is_over:
+            return projected_value(game, seat)
+        if self._policy is None:
+            self._policy = MaskablePPO.load(self.path, device="cpu").policy
+        observer = self._observers.get(game.config)
+        if observer is None:
+            observer = self._observers[game.config] = Observer(game.config)
+        observation = torch.as_tensor(observer.observe(game, seat)[None, :], dtype=torch.float32)
+        with torch.no_grad():
+            value = float(self._policy.predict_values(observation)[0, 0])
+        return float(np.clip((value + 1.0) / 2.0, 0.0, 1.0))
+
+
+def network_search_factory(path, rollouts=12, depth=1, rollout_with_policy=False, name=None):
+    """A picklable SearchAgent factory whose evaluator is the checkpoint's critic; with
+    ``rollout_with_policy`` its actor also plays the rollouts (else the HeuristicAgent does)."""
+    rollout = PolicyFactory(path) if rollout_with_policy else "heuristic"
+    return functools.partial(SearchAgent, rollouts=rollouts, depth=depth, rollout=rollout,
+                             evaluator=ValueNetEvaluator(path), name=name or f"search-net:{rollouts}")

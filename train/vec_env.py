@@ -1,0 +1,492 @@
+"""Many ``FifthAvenue-v0`` games as one sb3 ``VecEnv``, with opponent policies answered in batches.
+
+``FifthAvenueVecEnv(n_envs, env_kwargs, opponents, workers)`` splits the games into
+shards, one per worker process (``workers=0``: a single shard in this process). A
+shard advances each game until its learner is asked. Scripted opponents act as in
+``FifthAvenueEnv``; an opponent with a ``batch_net`` (``train.policy_agent.PolicyAgent``:
+frozen self-play snapshots) does not act alone: the shard stacks the observations of
+all its games waiting on the same network, runs that network once, and gives each
+agent its row of logits (``agent.choose``), so the agent draws from its own
+generator exactly as ``act`` would.
+
+Pipelining: ``step_async_shard(k, actions)`` / ``step_wait_shard(k)`` step one shard,
+so the learner can choose the actions of one shard while the others step (what
+``train.ppo.PipelinedMaskablePPO`` does). ``step_async`` / ``step_wait`` step all.
+
+sb3 conventions: games reset themselves when they end, the last observation in
+``info["terminal_observation"]``, ``info["TimeLimit.truncated"]``, and
+``info["episode"]`` (return, length, time) as sb3's ``Monitor`` writes it. The
+learner's action masks travel with the observations, so ``env_method("action_masks")``
+(what ``MaskablePPO`` calls) answers without a round trip to the workers.
+
+State: ``get_state()`` returns, for every game in progress, how it started (the env
+generator's state, the opponent sampler) and every move since (learner's and
+opponents'), the env generators and the episode counters, as JSON-compatible data;
+``set_state`` replays the moves, asking each opponent to act on the way so its own
+state and generator advance as they did, and checks the result against the saved
+``Game.to_dict()``. Replaying the recorded moves, rather than the opponents' choices,
+keeps a resumed run exact even where a batched matrix product rounds differently
+from a single one.
+"""
+
+import base64
+import io
+import multiprocessing
+import pickle
+import time
+import traceback
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from fifthave_env.engine.actions import NUM_ACTIONS
+from fifthave_env.gym_env import FifthAvenueEnv
+
+from .hints import Advisers
+
+
+def _batched(agent):
+    return getattr(agent, "batch_net", None) is not None
+
+
+class _RecordingEnv(FifthAvenueEnv):
+    """``FifthAvenueEnv`` that remembers every move of the current game (for ``get_state``)."""
+
+    moves = ()
+
+    def _start_game(self, seed):
+        self.moves = []
+        super()._start_game(seed)
+
+    def _play_opponent_action(self, seat, action):
+        super()._play_opponent_action(seat, action)
+        self.moves.append(int(action))
+
+    def _play_learner_action(self, action):
+        result = super()._play_learner_action(action)
+        if result is None:
+            self.moves.append(int(action))
+        return result
+
+
+class GameShard:
+    """Games stepped together in one process; see the module docstring."""
+
+    def __init__(self, count, env_kwargs, opponents, advisers=()):
+        self.envs = [_RecordingEnv(**env_kwargs, opponents=opponents) for _ in range(count)]
+        # the learner's advisers per game (``train.hints``): their advice follows its observation
+        self.advisers = [Advisers(advisers) for _ in range(count)] if advisers else None
+        size = self.envs[0].observation_space.shape[0] + (self.advisers[0].size if advisers else 0)
+        self.obs = np.zeros((count, size), dtype=np.float32)
+        self.masks = np.zeros((count, NUM_ACTIONS), dtype=bool)
+        self.seeds = [None] * count
+        self.starts = [None] * count  # per game: (seed or None, generator state or None, opponent sampler)
+        self.returns = [0.0] * count
+        self.lengths = [0] * count
+        self.started_at = [time.time()] * count
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+    # ---- playing ---------------------------------------------------------------------------
+
+    def _start(self, i):
+        env = self.envs[i]
+        seed, self.seeds[i] = self.seeds[i], None
+        state = None if seed is not None else env.np_random.bit_generator.state
+        self.starts[i] = (seed, state, env.opponent_spec)
+        env._start_game(seed)
+        if self.advisers is not None:
+            self.advisers[i].reset(env.config, env.learner_seat, env.np_random)
+        self.returns[i], self.lengths[i], self.started_at[i] = 0.0, 0, time.time()
+
+    def _settle(self, indices):
+        """Play the opponents of games ``indices`` until every learner is asked or its game is over."""
+        waiting = list(indices)
+        while waiting:
+            requests = []
+            for i in waiting:
+                seat = self.envs[i]._play_opponents(defer=_batched)
+                if seat is not None:
+                    requests.append((i, seat))
+            self._answer(requests)
+            waiting = [i for i, _ in requests]
+
+    def _answer(self, requests):
+        """One forward pass per network for the policy opponents waiting in ``requests`` ((game, seat) pairs)."""
+        by_net = {}
+        for i, seat in requests:
+            agent = self.envs[i]._opponents[seat]
+            by_net.setdefault(id(agent.batch_net), []).append((i, seat, agent))
+        for group in by_net.values():
+            stack = np.empty((len(group), self.obs.shape[1]), dtype=np.float32)
+            for row, (i, seat, _) in enumerate(group):
+                env = self.envs[i]
+                env._observer.observe(env.game, seat, out=stack[row])
+            logits = group[0][2].batch_net.logits(stack)
+            for row, (i, seat, agent) in enumerate(group):
+                env = self.envs[i]
+                try:
+                    action = agent.choose(logits[row], env.game.action_mask(self._mask))
+                except Exception as err:
+                    env._fail(f"opponent {env._opponent_name(agent)} at seat {seat} raised "
+                              f"{type(err).__name__}: {err}", err)
+                env._play_opponent_action(seat, action)
+
+    def _read(self, i, observation):
+        self.masks[i] = self.envs[i].action_masks()
+        if self.advisers is not None:
+            observation = self.advisers[i].features(observation, self.masks[i])
+        self.obs[i] = observation
+
+    def reset(self):
+        indices = range(len(self.envs))
+        for i in indices:
+            self._start(i)
+        self._settle(indices)
+        for i in indices:
+            self._read(i, self.envs[i]._observe())
+        return self.obs.copy(), self.masks.copy()
+
+    def step(self, actions):
+        count = len(self.envs)
+        results = [None] * count
+        for i, env in enumerate(self.envs):
+            if self.advisers is not None:
+                self.advisers[i].record(int(actions[i]))
+            results[i] = env._play_learner_action(actions[i])
+        self._settle([i for i in range(count) if results[i] is None])
+        rewards = np.zeros(count, dtype=np.float32)
+        dones = np.zeros(count, dtype=bool)
+        infos = [None] * count
+        restarted = []
+        for i, env in enumerate(self.envs):
+            observation, reward, terminated, truncated, info = results[i] or env._step_result()
+            self.returns[i] += reward
+            self.lengths[i] += 1
+            rewards[i] = reward
+            infos[i] = info
+            if terminated or truncated:
+                dones[i] = True
+                if self.advisers is not None:  # no decision left: an empty advice block
+                    observation = np.concatenate([observation, np.zeros(self.advisers[i].size, np.float32)])
+                info["terminal_observation"] = observation.copy()
+                info["TimeLimit.truncated"] = truncated and not terminated
+                info["episode"] = {"r": self.returns[i], "l": self.lengths[i],
+                                   "t": round(time.time() - self.started_at[i], 6)}
+                self._start(i)
+                restarted.append(i)
+            else:
+                self._read(i, observation)
+        self._settle(restarted)
+        for i in restarted:
+            self._read(i, self.envs[i]._observe())
+        return self.obs.copy(), rewards, dones, infos, self.masks.copy()
+
+    def observations(self):
+        return self.obs.copy(), self.masks.copy()
+
+    # ---- settings ----------------------------------------------------------------------------
+
+    def seed(self, seeds):
+        self.seeds = list(seeds)
+
+    def get_attr(self, name):
+        return [getattr(env, name) for env in self.envs]
+
+    def set_attr(self, name, value):
+        for env in self.envs:
+            setattr(env, name, value)
+
+    def env_method(self, name, args, kwargs):
+        return [getattr(env, name)(*args, **kwargs) for env in self.envs]
+
+    # ---- state -------------------------------------------------------------------------------
+
+    def get_state(self):
+        games = []
+        for i, env in enumerate(self.envs):
+            seed, start_state, spec = self.starts[i]
+            games.append({
+                "seed": seed, "start_generator": start_state, "opponents": _dump_object(spec),
+                "moves": list(env.moves), "score_before": env._score_before, "episode_return": self.returns[i],
+                "episode_length": self.lengths[i], "game": env.game.to_dict(),
+                "generator": env.np_random.bit_generator.state, "current_opponents": _dump_object(env.opponent_spec),
+            })
+        return games
+
+    def set_state(self, games):
+        if len(games) != len(self.envs):
+            raise ValueError(f"the saved state holds {len(games)} games, this shard steps {len(self.envs)}")
+        for i, (env, saved) in enumerate(zip(self.envs, games)):
+            env.set_opponents(_load_object(saved["opponents"]))
+            if saved["seed"] is None:
+                env.np_random = np.random.Generator(np.random.PCG64())
+                env.np_random.bit_generator.state = saved["start_generator"]
+            self.seeds[i] = saved["seed"]
+            self._start(i)
+            self._replay(i, env, saved["moves"])
+            if env.game.to_dict() != saved["game"]:
+                raise ValueError(f"game {i} of the saved state does not replay to its saved position: "
+                                 "the checkpoint is damaged or was written by other code")
+            env._score_before = saved["score_before"]
+            env.np_random.bit_generator.state = saved["generator"]
+            env.set_opponents(_load_object(saved["current_opponents"]))
+            self.returns[i], self.lengths[i] = saved["episode_return"], saved["episode_length"]
+            self._read(i, env._observe())
+
+    def _replay(self, i, env, moves):
+        game = env.game
+        for action in moves:
+            if game.is_over:
+                raise ValueError("the saved moves go on after the end of the game")
+            seat = game.actor
+            if seat != env.learner_seat:
+                # The opponent acts so its state and generator advance; the recorded move is played.
+                env._opponents[seat].act(env._observer.observe(game, seat), game.action_mask(self._mask))
+            elif self.advisers is not None:  # the learner's advisers advance the same way
+                self.advisers[i].features(env._observer.observe(game, seat), game.action_mask(self._mask))
+                self.advisers[i].record(int(action))
+            game.apply(action)
+        env.moves = list(moves)
+
+
+# ---- pickled samplers, read back with an allow-list -----------------------------------------------
+
+_ALLOWED_MODULES = ("train.", "agents.", "fifthave_env.")
+_ALLOWED_GLOBALS = {("builtins", "set"), ("builtins", "frozenset"), ("collections", "deque"),
+                    ("functools", "partial"), ("numpy.random._pickle", "__generator_ctor"),
+                    ("numpy.random._pickle", "__bit_generator_ctor"), ("numpy.random._pickle", "__randomstate_ctor")}
+
+
+class _AllowListUnpickler(pickle.Unpickler):
+    """Only classes of our packages (and a few plain containers): a checkpoint is untrusted input."""
+
+    def find_class(self, module, name):
+        if module.startswith(_ALLOWED_MODULES) or (module, name) in _ALLOWED_GLOBALS:
+            return super().find_class(module, name)
+        raise ValueError(f"the saved opponent sampler refers to {module}.{name}, which a checkpoint may not load")
+
+
+def _dump_object(value):
+    return base64.b64encode(pickle.dumps(value)).decode("ascii")
+
+
+def _load_object(text):
+    return _AllowListUnpickler(io.BytesIO(base64.b64decode(text))).load()
+
+
+# ---- worker processes ------------------------------------------------------------------------------
+
+def _limit_threads():
+    """One thread for numpy's BLAS and torch here: batched forwards are small, and the cores are shared."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1, user_api="blas")
+    torch.set_num_threads(1)
+
+
+def _work(connection, count, env_kwargs, opponents, advisers):
+    _limit_threads()
+    shard = GameShard(count, env_kwargs, opponents, advisers)
+    while True:
+        command, data = connection.recv()
+        if command == "close":
+            connection.close()
+            return
+        try:
+            connection.send(("ok", getattr(shard, command)(*data)))
+        except Exception as err:  # reported to the main process, which raises it
+            connection.send(("error", f"{type(err).__name__}: {err}\n{traceback.format_exc()}"))
+
+
+class _Worker:
+    def __init__(self, context, count, env_kwargs, opponents, advisers):
+        self.connection, child = context.Pipe()
+        self.process = context.Process(target=_work, args=(child, count, env_kwargs, opponents, advisers),
+                                       daemon=True)
+        self.process.start()
+        child.close()
+        self.in_flight = False  # a command sent whose answer was not read yet
+        self.stashed = None  # its answer, read early by ``call``
+
+    def send(self, command, *data):
+        self.connection.send((command, data))
+        self.in_flight = True
+
+    def _read(self):
+        status, value = self.connection.recv()
+        if status == "error":
+            raise RuntimeError(f"a game worker failed: {value}")
+        return value
+
+    def receive(self):
+        value = self.stashed if self.stashed is not None else self._read()
+        self.stashed, self.in_flight = None, False
+        return value
+
+    def call(self, command, *data):
+        """Run ``command`` now; an answer still on its way (a step) is kept for ``receive``."""
+        if self.in_flight and self.stashed is None:
+            self.stashed = self._read()
+        self.connection.send((command, data))
+        return self._read()
+
+
+class _Local:
+    """A shard in this process with the worker interface."""
+
+    def __init__(self, count, env_kwargs, opponents, advisers):
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1, user_api="blas")  # batched numpy forwards: more BLAS threads only contend
+        self.shard = GameShard(count, env_kwargs, opponents, advisers)
+        self.pending = None
+
+    def send(self, command, *data):
+        self.pending = getattr(self.shard, command)(*data)
+
+    def receive(self):
+        value, self.pending = self.pending, None
+        return value
+
+    def call(self, command, *data):
+        return getattr(self.shard, command)(*data)
+
+
+class FifthAvenueVecEnv(VecEnv):
+    """``n_envs`` games of ``FifthAvenueEnv(**env_kwargs, opponents=opponents)``; see the module docstring."""
+
+    def __init__(self, n_envs, env_kwargs, opponents, workers=2, advisers=()):
+        if workers < 0:
+            raise ValueError(f"workers must be 0 (games in this process) or more, got {workers}")
+        shards = max(1, min(workers, n_envs))
+        sizes = [n_envs // shards + (k < n_envs % shards) for k in range(shards)]
+        self.slices = []
+        start = 0
+        for size in sizes:
+            self.slices.append(slice(start, start + size))
+            start += size
+        if workers == 0:
+            self.shards = [_Local(n_envs, env_kwargs, opponents, advisers)]
+        else:
+            # Workers fork from a server process that imported this module once (fast starts, and no
+            # torch threads inherited from this process).
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload([__name__])
+            self.shards = [_Worker(context, size, env_kwargs, opponents, advisers) for size in sizes]
+        model = FifthAvenueEnv(**env_kwargs)  # its spaces (the observation layout decides the size)
+        space = model.observation_space
+        if advisers:  # the advice block after the observation (``train.hints``)
+            high = np.concatenate([space.high, np.ones(Advisers(advisers).size, dtype=np.float32)])
+            space = spaces.Box(np.zeros_like(high), high, dtype=np.float32)
+        super().__init__(n_envs, space, model.action_space)
+        self.masks = np.zeros((n_envs, NUM_ACTIONS), dtype=bool)
+        self._actions = None
+        self.closed = False
+
+    # ---- sb3 VecEnv ------------------------------------------------------------------------------
+
+    def reset(self):
+        seeds = self._seeds
+        for shard, part in zip(self.shards, self.slices):
+            shard.send("seed", seeds[part])
+            shard.receive()
+            shard.send("reset")
+        observations = []
+        for k, shard in enumerate(self.shards):
+            obs, masks = shard.receive()
+            observations.append(obs)
+            self.masks[self.slices[k]] = masks
+        self._reset_seeds()
+        self._reset_options()
+        return np.concatenate(observations)
+
+    def step_async_shard(self, k, actions):
+        """Start stepping shard ``k`` (games ``self.slices[k]``) with the learner's ``actions`` for them."""
+        self.shards[k].send("step", np.asarray(actions))
+
+    def step_wait_shard(self, k):
+        """Observations, rewards, dones, infos and masks of shard ``k`` once its step is done."""
+        obs, rewards, dones, infos, masks = self.shards[k].receive()
+        self.masks[self.slices[k]] = masks
+        return obs, rewards, dones, infos, masks
+
+    def step_async(self, actions):
+        self._actions = actions
+        for k, part in enumerate(self.slices):
+            self.step_async_shard(k, actions[part])
+
+    def step_wait(self):
+        results = [self.step_wait_shard(k) for k in range(len(self.shards))]
+        return (np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results]),
+                np.concatenate([r[2] for r in results]), [info for r in results for info in r[3]])
+
+    def action_masks(self):
+        return self.masks.copy()
+
+    def close(self):
+        if self.closed:
+            return
+        self.closed = True
+        for shard in self.shards:
+            if isinstance(shard, _Worker):
+                try:
+                    shard.send("close")
+                except (BrokenPipeError, OSError):
+                    pass
+                shard.process.join(timeout=5)
+                if shard.process.is_alive():
+                    shard.process.terminate()
+
+    def _targets(self, indices):
+        """(shard, positions in that shard) for the env ``indices``."""
+        indices = self._get_indices(indices)
+        for shard, part in zip(self.shards, self.slices):
+            mine = [i - part.start for i in indices if part.start <= i < part.stop]
+            if mine:
+                yield shard, mine
+
+    def get_attr(self, attr_name, indices=None):
+        found = []
+        for shard, mine in self._targets(indices):
+            values = shard.call("get_attr", attr_name)
+            found.extend(values[i] for i in mine)
+        return found
+
+    def set_attr(self, attr_name, value, indices=None):
+        if indices is not None and list(self._get_indices(indices)) != list(range(self.num_envs)):
+            raise NotImplementedError("set_attr sets the attribute in every game")
+        for shard in self.shards:
+            shard.call("set_attr", attr_name, value)
+
+    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+        if method_name == "action_masks":
+            return list(self.masks[self._get_indices(indices)])
+        found = []
+        for shard, mine in self._targets(indices):
+            values = shard.call("env_method", method_name, method_args, method_kwargs)
+            found.extend(values[i] for i in mine)
+        return found
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        return [False] * len(self._get_indices(indices))
+
+    # ---- state -------------------------------------------------------------------------------------
+
+    def get_state(self):
+        """Every game in progress and its generators, as JSON-compatible data (see the module docstring)."""
+        return [game for shard in self.shards for game in shard.call("get_state")]
+
+    def set_state(self, games):
+        """Continue exactly from ``get_state()``'s ``games``; the observations of the restored games."""
+        if len(games) != self.num_envs:
+            raise ValueError(f"the saved state holds {len(games)} games, this env steps {self.num_envs}")
+        for shard, part in zip(self.shards, self.slices):
+            shard.call("set_state", games[part])
+        observations = []
+        for k, shard in enumerate(self.shards):
+            obs, masks = shard.call("observations")
+            observations.append(obs)
+            self.masks[self.slices[k]] = masks
+        return np.concatenate(observations)
