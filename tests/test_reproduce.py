@@ -63,3 +63,27 @@ def test_an_evaluation_row_evaluates_the_checkpoint_of_its_step(tmp_path):
     for row in rows:
         again, = evaluate_checkpoint(ckpt.checkpoint_path(config.run_dir, int(row["timesteps"])))
         assert {k: str(v) for k, v in again.items()} == row
+
+
+def test_a_league_run_with_advisers_resumes_bit_for_bit(tmp_path, monkeypatch):
+    """The recipe's parts (train.hints advisers, train.league PFSP league) keep their state across --resume."""
+    from train.config import LeagueConfig
+
+    changes = dict(selfplay=None, advisers=["heuristic"], eval_every=0, total_timesteps=768,
+                   league=LeagueConfig(anchors=["random", "greedy"], snapshot_every=256, reweight_every=3,
+                                       prior_games=2, window=20))
+    first = train(small_config(tmp_path / "a", **changes), show_progress=False)
+    on_step = train_module.RunCallback._on_step
+
+    def crash(callback):
+        if callback.num_timesteps >= 600:
+            raise KeyboardInterrupt("interrupted")
+        return on_step(callback)
+    monkeypatch.setattr(train_module.RunCallback, "_on_step", crash)
+    with pytest.raises(KeyboardInterrupt):
+        train(small_config(tmp_path / "b", **changes), show_progress=False)
+    monkeypatch.setattr(train_module.RunCallback, "_on_step", on_step)
+    assert os.path.basename(ckpt.latest_checkpoint(tmp_path / "b")) == "ckpt_0000000512.zip"
+    assert main(["--resume", "--run-dir", str(tmp_path / "b"), "--no-progress"]) == 0
+    final = ckpt.read_meta(ckpt.latest_checkpoint(tmp_path / "b"))
+    assert final["num_timesteps"] == 768 and final["weights_sha256"] == first.weights_sha256

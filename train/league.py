@@ -48,7 +48,7 @@ class LeagueOpponents:
     def __init__(self, labels, specs, weights):
         self.labels = list(labels)
         self.specs = list(specs)
-        self.weights = np.asarray(weights, dtype=np.float64)
+        self.weights = [float(w) for w in weights]  # plain floats: checkpoints hold the sampler (train.vec_env)
         self.factories = [PolicyFactory(spec, name=label) if label.startswith(SNAPSHOT_PREFIX)
                           else agent_factory(spec) for label, spec in zip(self.labels, self.specs)]
 
