@@ -41,10 +41,11 @@ import zlib
 
 from agents.ray_backend import init_ray, node_summary, require_ray
 
+from ..evaluate import EVAL_FIELDS as TRAIN_EVAL_FIELDS
 from .config import load_rllib_config
 
-EVAL_FIELDS = ("iteration", "env_steps", "opponent", "games", "win_rate", "ci_low", "ci_high", "mean_vp",
-               "mean_rank", "opponent_mean_vp")
+# the columns of fifthave-train's eval.csv (train.evaluate), counted in RLlib iterations and env steps
+EVAL_FIELDS = ("iteration", "env_steps") + tuple(f for f in TRAIN_EVAL_FIELDS if f != "timesteps")
 MAIN = "main"
 
 
