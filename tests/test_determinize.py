@@ -10,29 +10,11 @@ import pytest
 from fifthave_env.engine import Game, GameConfig
 from fifthave_env.engine.cards import BLACK_COUNTS, COLORED_PER_COLOR, NUM_COLORS, NUM_KINDS
 from fifthave_env.engine.determinize import determinize
+from fifthave_env.engine.savefile import card_totals
 from fifthave_env.observation import Observer
 from test_observation import CONFIGS, random_positions
 
 HIDDEN_FIELDS = ("hands", "piles", "black")  # the only parts a sample may change (the generator aside)
-
-
-def card_totals(g):
-    """Cards of each kind anywhere in the game: hands, piles, the auction table."""
-    totals = [0] * NUM_KINDS
-    for q in range(g.n):
-        for k in range(NUM_KINDS):
-            totals[k] += g.hands[q][k] + g.auc_cards[q][k]
-    for c, pile in enumerate(g.piles):
-        for v in pile:
-            totals[c * 3 + v] += 1
-    for entry in g.black:
-        totals[BLACK_KIND + entry % 3] += 1
-    for v in g.auc_alea_cards:
-        totals[BLACK_KIND + v] += 1
-    return totals
-
-
-BLACK_KIND = NUM_COLORS * 3
 FULL_DECK = [n for _ in range(NUM_COLORS) for n in COLORED_PER_COLOR] + list(BLACK_COUNTS)  # R1
 
 

@@ -262,8 +262,8 @@ def check_consistency(g):
         _fail(f"no legal action for seat {g.actor} in decision '{DECISION_NAMES[g.decision]}'")
 
 
-def _check_cards(g):
-    """Every card of every kind is somewhere: hands, bids, piles, Alea's draw (R1)."""
+def card_totals(g):
+    """Cards of each kind anywhere in the game: hands, bids, piles, Alea's draw."""
     counts = [0] * NUM_KINDS
     for p in range(g.n):
         for k in range(NUM_KINDS):
@@ -275,6 +275,12 @@ def _check_cards(g):
         counts[BLACK * 3 + entry % 3] += 1
     for v in g.auc_alea_cards:
         counts[BLACK * 3 + v] += 1
+    return counts
+
+
+def _check_cards(g):
+    """Every card of every kind is somewhere: hands, bids, piles, Alea's draw (R1)."""
+    counts = card_totals(g)
     for k in range(NUM_KINDS):
         expected = (BLACK_COUNTS if k >= BLACK * 3 else COLORED_PER_COLOR)[k % 3]
         if counts[k] != expected:
