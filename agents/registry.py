@@ -17,3 +17,12 @@ AGENT_FACTORIES = {
     "heuristic": HeuristicAgent,
     **{f"heuristic-{name}": functools.partial(HeuristicAgent, bidding=name) for name in BIDDING_STRATEGIES},
 }
+
+
+def check_agent_names(label, names, allow_empty=False):
+    """Raise ``ValueError`` naming ``label`` unless ``names`` is a list of names of ``AGENT_FACTORIES``
+    (non-empty unless ``allow_empty``); used by every config that names scripted agents."""
+    unknown = [n for n in names if n not in AGENT_FACTORIES]
+    if unknown or not (names or allow_empty):
+        kind = "a list" if allow_empty else "a non-empty list"
+        raise ValueError(f"{label} must be {kind} of agent names from {sorted(AGENT_FACTORIES)}, got {names!r}")

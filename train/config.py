@@ -9,7 +9,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
-from agents.registry import AGENT_FACTORIES
+from agents.registry import check_agent_names
 
 
 @dataclass
@@ -59,10 +59,7 @@ class LeagueConfig:
     """Training games between updates of the sampling weights in the environments."""
 
     def __post_init__(self):
-        unknown = [n for n in self.anchors if n not in AGENT_FACTORIES]
-        if not self.anchors or unknown:
-            raise ValueError(f"league anchors must be a non-empty list of names from {sorted(AGENT_FACTORIES)}, "
-                             f"got {self.anchors!r}")
+        check_agent_names("league anchors", self.anchors)
         if self.max_snapshots < 1 or self.window < 1 or self.prior_games < 0 or self.reweight_every < 1:
             raise ValueError("league: max_snapshots, window and reweight_every must be at least 1, "
                              "prior_games at least 0")
@@ -110,7 +107,7 @@ class TrainConfig:
     learner_seat: int | None = None
     """The learner's seat; None draws it at random each game."""
     opponents: list = field(default_factory=lambda: ["random"])
-    """Scripted opponents for training (names of ``agents.tournament.AGENT_FACTORIES``: ``random``,
+    """Scripted opponents for training (names of ``agents.registry.AGENT_FACTORIES``: ``random``,
     ``greedy``, ``heuristic``, ...): every opponent seat of every game is drawn uniformly from this list,
     so repeating a name weights it."""
     total_timesteps: int = 100_000
@@ -185,14 +182,9 @@ class TrainConfig:
             self.league = LeagueConfig(**self.league)
         if self.league is not None and self.selfplay is not None:
             raise ValueError("choose either selfplay or league, not both")
-        unknown = [n for n in self.advisers if n not in AGENT_FACTORIES]
-        if unknown:
-            raise ValueError(f"advisers must be agent names from {sorted(AGENT_FACTORIES)}, got {unknown!r}")
-        for label, names in (("opponents", self.opponents), ("eval_opponents", self.eval_opponents)):
-            unknown = [n for n in names if n not in AGENT_FACTORIES]
-            if not names or unknown:
-                raise ValueError(f"{label} must be a non-empty list of agent names from {sorted(AGENT_FACTORIES)}, "
-                                 f"got {names!r}")
+        check_agent_names("advisers", self.advisers, allow_empty=True)
+        check_agent_names("opponents", self.opponents)
+        check_agent_names("eval_opponents", self.eval_opponents)
         if self.workers < 0 or self.torch_threads < 1:
             raise ValueError(f"workers must be at least 0 and torch_threads at least 1, got {self.workers} and "
                              f"{self.torch_threads}")

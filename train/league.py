@@ -1,6 +1,6 @@
 """A league of opponents sampled by prioritized fictitious self-play (PFSP, as in AlphaStar).
 
-Entries: scripted anchors (names of ``agents.tournament.AGENT_FACTORIES``, e.g.
+Entries: scripted anchors (names of ``agents.registry.AGENT_FACTORIES``, e.g.
 every HeuristicAgent bidding strategy and GreedyAgent) and snapshots of the
 learner taken every ``snapshot_every`` env steps (the newest ``max_snapshots``
 are kept; the newest stands for the current policy). Each training game draws

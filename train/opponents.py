@@ -12,7 +12,7 @@ from .policy_agent import PolicyFactory
 
 class ScriptedOpponents:
     """Each opponent seat plays an agent drawn uniformly from ``names`` (repeat a name to weight it);
-    the names are those of ``agents.tournament.AGENT_FACTORIES``."""
+    the names are those of ``agents.registry.AGENT_FACTORIES``."""
 
     def __init__(self, names):
         self.factories = [agent_factory(name) for name in names]  # unknown names fail here, not in a worker

@@ -9,7 +9,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
-from agents.registry import AGENT_FACTORIES
+from agents.registry import check_agent_names
 
 
 @dataclass
@@ -27,7 +27,7 @@ class RLlibConfig:
     reward: str = "win_loss"
     """Reward of every seat: ``win_loss``, ``vp_margin`` or ``score_delta`` (see ``fifth_avenue_v0``)."""
     opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
-    """Scripted agents (names of ``agents.tournament.AGENT_FACTORIES``) that may take opponent seats in
+    """Scripted agents (names of ``agents.registry.AGENT_FACTORIES``) that may take opponent seats in
     training; repeat a name to weight it."""
     scripted_fraction: float = 0.3
     """Probability that an opponent seat is played by a scripted agent inside the env; the other opponent
@@ -89,11 +89,8 @@ class RLlibConfig:
     """Where ``config.json``, ``eval.csv``, ``cluster.txt`` and ``checkpoints/iter_NNNNNN`` go."""
 
     def __post_init__(self):
-        for label, names in (("opponents", self.opponents), ("eval_opponents", self.eval_opponents)):
-            unknown = [n for n in names if n not in AGENT_FACTORIES]
-            if not names or unknown:
-                raise ValueError(f"{label} must be a non-empty list of agent names from {sorted(AGENT_FACTORIES)}, "
-                                 f"got {names!r}")
+        check_agent_names("opponents", self.opponents)
+        check_agent_names("eval_opponents", self.eval_opponents)
         if self.num_players not in (2, 3, 4) or self.board not in (5, 6):
             raise ValueError(f"num_players must be 2-4 and board 5 or 6, got {self.num_players}, {self.board}")
         for name in ("scripted_fraction", "pool_fraction"):

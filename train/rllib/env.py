@@ -43,7 +43,7 @@ RLlib-played agent gets its final observation, reward and done flag.
 
 - ``num_players``, ``board``, ``max_turns``, ``reward``, ``layout``,
   ``random_start``, ``skyscrapers_per_color``: as ``fifth_avenue_v0.env``.
-- ``opponents``: scripted agent names (``agents.tournament.AGENT_FACTORIES``);
+- ``opponents``: scripted agent names (``agents.registry.AGENT_FACTORIES``);
   empty (default): every seat is an RLlib agent named ``player_<seat>``.
   Otherwise (self-play training) agents are named by role: ``learner`` (a seat
   drawn uniformly each game) and ``opponent_1`` .. ``opponent_<n-1>``; each
