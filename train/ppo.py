@@ -14,8 +14,18 @@ what is computed:
   distribution objects for every step. Callbacks see every step as usual; a
   callback that talks to the env (a new self-play pool) takes effect one step
   later in the shards already stepping.
-- The update (``train()``) may use ``update_threads`` torch threads: the games
-  wait during the update, so both cores can work on it.
+- The update (``train()``) computes what ``MaskablePPO.train`` computes (clipped
+  surrogate, value loss with optional ``clip_range_vf``, entropy of the masked
+  distribution, ``target_kl`` early stop, ``max_grad_norm``, the same logger keys)
+  without sb3's per-minibatch distribution objects: the masked log-softmax is taken
+  on the logits directly, and the rollout is turned into tensors once, not per
+  minibatch. With sb3's MLP policy, the first layers of the policy and value
+  networks are one matrix product over only the observation entries that are
+  nonzero somewhere in the rollout (a quarter of them never are in a 4-player
+  game); the others add exactly nothing to the products and get a zero gradient,
+  as in the full product. ``tests/test_ppo.py`` checks the weights against
+  ``MaskablePPO.train`` on the same rollout. The update may use ``update_threads``
+  torch threads: the games wait during the update, so both cores can work on it.
 
 Any other env falls back to ``MaskablePPO.collect_rollouts``.
 """
@@ -24,7 +34,13 @@ import time
 
 import numpy as np
 import torch
+import torch.nn.functional as F
+from gymnasium import spaces
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import FlattenExtractor, MlpExtractor
+from stable_baselines3.common.utils import explained_variance
 
 from .vec_env import FifthAvenueVecEnv
 
@@ -50,10 +66,163 @@ class PipelinedMaskablePPO(MaskablePPO):
         torch.set_num_threads(max(1, self.update_threads))
         started = time.perf_counter()
         try:
-            super().train()
+            if self._fast_update_applies():
+                self._train_fast()
+            else:
+                super().train()
         finally:
             torch.set_num_threads(threads)
             self.timing["update"] += time.perf_counter() - started
+
+    def _fast_update_applies(self):
+        """Our update computes ``MaskablePPO.train``'s math for policies that evaluate actions as sb3-contrib's
+        does (a discrete action space, the masked categorical of ``action_net``'s logits)."""
+        return (type(self.policy).evaluate_actions is MaskableActorCriticPolicy.evaluate_actions
+                and isinstance(self.action_space, spaces.Discrete)
+                and type(self.rollout_buffer) is MaskableRolloutBuffer)
+
+    def _first_layers_fused(self):
+        """The first ``Linear`` of the policy and of the value network when both read the flat observation
+        (sb3's ``MlpPolicy``), else None."""
+        policy = self.policy
+        extractor = policy.mlp_extractor
+        if not (policy.share_features_extractor and type(policy.features_extractor) is FlattenExtractor
+                and type(extractor) is MlpExtractor and len(extractor.policy_net) and len(extractor.value_net)
+                and isinstance(self.observation_space, spaces.Box) and len(self.observation_space.shape) == 1):
+            return None
+        first_pi, first_vf = extractor.policy_net[0], extractor.value_net[0]
+        if not (type(first_pi) is torch.nn.Linear and type(first_vf) is torch.nn.Linear
+                and first_pi.bias is not None and first_vf.bias is not None):
+            return None
+        return first_pi, first_vf
+
+    def _rollout_tensors(self):
+        """The flattened rollout as tensors (sb3's buffer order), built once per update."""
+        buffer = self.rollout_buffer
+        if not buffer.generator_ready:
+            for name in ("observations", "actions", "values", "log_probs", "advantages", "returns", "action_masks"):
+                buffer.__dict__[name] = buffer.swap_and_flatten(buffer.__dict__[name])
+            buffer.generator_ready = True
+        return {
+            "observations": torch.as_tensor(buffer.observations.astype(np.float32, copy=False)),
+            "actions": torch.as_tensor(buffer.actions).long().flatten(),
+            "old_values": torch.as_tensor(buffer.values).flatten(),
+            "old_log_prob": torch.as_tensor(buffer.log_probs).flatten(),
+            "advantages": torch.as_tensor(buffer.advantages).flatten(),
+            "returns": torch.as_tensor(buffer.returns).flatten(),
+            "legal": torch.as_tensor(buffer.action_masks.reshape(-1, buffer.mask_dims)) != 0,
+        }
+
+    def _train_fast(self):
+        """``MaskablePPO.train`` (sb3-contrib 2.x) with the same math, minibatch order and logs."""
+        policy = self.policy
+        policy.set_training_mode(True)
+        self._update_learning_rate(policy.optimizer)
+        clip_range = self.clip_range(self._current_progress_remaining)
+        clip_range_vf = None
+        if self.clip_range_vf is not None:
+            clip_range_vf = self.clip_range_vf(self._current_progress_remaining)
+
+        data = self._rollout_tensors()
+        fused = self._first_layers_fused()
+        observations = data["observations"]
+        if fused is not None:
+            # Observation entries that are zero in the whole rollout contribute nothing: drop their columns.
+            active = torch.nonzero(observations.ne(0).any(0)).flatten()
+            observations = observations.index_select(1, active).contiguous()
+            first_pi, first_vf = fused
+            hidden_pi = first_pi.out_features
+            rest_pi = policy.mlp_extractor.policy_net[1:]
+            rest_vf = policy.mlp_extractor.value_net[1:]
+        parameters = list(policy.parameters())
+        optimizer = policy.optimizer
+        huge_neg = torch.tensor(_HUGE_NEG)
+
+        entropy_losses, pg_losses, value_losses, clip_fractions = [], [], [], []
+        size = self.rollout_buffer.buffer_size * self.rollout_buffer.n_envs
+        batch_size = self.batch_size if self.batch_size is not None else size
+        continue_training = True
+        for epoch in range(self.n_epochs):
+            approx_kl_divs = []
+            indices = torch.from_numpy(np.random.permutation(size))  # the draw sb3's buffer.get makes
+            for start in range(0, size, batch_size):
+                batch = indices[start:start + batch_size]
+                obs = observations.index_select(0, batch)
+                if fused is not None:
+                    weight = torch.cat((first_pi.weight.index_select(1, active),
+                                        first_vf.weight.index_select(1, active)))
+                    bias = torch.cat((first_pi.bias, first_vf.bias))
+                    hidden = F.linear(obs, weight, bias)
+                    latent_pi = rest_pi(hidden[:, :hidden_pi])
+                    latent_vf = rest_vf(hidden[:, hidden_pi:])
+                else:
+                    features = policy.extract_features(obs)
+                    if policy.share_features_extractor:
+                        latent_pi, latent_vf = policy.mlp_extractor(features)
+                    else:
+                        latent_pi = policy.mlp_extractor.forward_actor(features[0])
+                        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+                values = policy.value_net(latent_vf).flatten()
+                logits = torch.where(data["legal"].index_select(0, batch), policy.action_net(latent_pi), huge_neg)
+                log_probs_all = torch.log_softmax(logits, dim=-1)
+                log_prob = log_probs_all.gather(1, data["actions"].index_select(0, batch)[:, None]).flatten()
+                # Illegal actions have probability exactly 0, so they add 0 (and no gradient) to the entropy.
+                entropy = -(log_probs_all.exp() * log_probs_all).sum(-1)
+
+                advantages = data["advantages"].index_select(0, batch)
+                if self.normalize_advantage:
+                    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+                old_log_prob = data["old_log_prob"].index_select(0, batch)
+                log_ratio = log_prob - old_log_prob
+                ratio = torch.exp(log_ratio)
+                policy_loss = -torch.min(advantages * ratio,
+                                         advantages * torch.clamp(ratio, 1 - clip_range, 1 + clip_range)).mean()
+                if clip_range_vf is None:
+                    values_pred = values
+                else:
+                    old_values = data["old_values"].index_select(0, batch)
+                    values_pred = old_values + torch.clamp(values - old_values, -clip_range_vf, clip_range_vf)
+                value_loss = F.mse_loss(data["returns"].index_select(0, batch), values_pred)
+                entropy_loss = -torch.mean(entropy)
+                loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
+
+                with torch.no_grad():
+                    pg_losses.append(policy_loss.detach())
+                    clip_fractions.append(torch.mean((torch.abs(ratio - 1) > clip_range).float()))
+                    value_losses.append(value_loss.detach())
+                    entropy_losses.append(entropy_loss.detach())
+                    approx_kl_div = torch.mean((ratio - 1) - log_ratio)
+                    approx_kl_divs.append(approx_kl_div)
+                if self.target_kl is not None and approx_kl_div.item() > 1.5 * self.target_kl:
+                    continue_training = False
+                    if self.verbose >= 1:
+                        print(f"Early stopping at step {epoch} due to reaching max kl: {approx_kl_div.item():.2f}")
+                    break
+
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(parameters, self.max_grad_norm)
+                optimizer.step()
+
+            self._n_updates += 1
+            if not continue_training:
+                break
+        explained_var = explained_variance(self.rollout_buffer.values.flatten(), self.rollout_buffer.returns.flatten())
+
+        def mean(values):
+            return float(np.mean(torch.stack(values).numpy().astype(np.float64)))
+
+        self.logger.record("train/entropy_loss", mean(entropy_losses))
+        self.logger.record("train/policy_gradient_loss", mean(pg_losses))
+        self.logger.record("train/value_loss", mean(value_losses))
+        self.logger.record("train/approx_kl", mean(approx_kl_divs))
+        self.logger.record("train/clip_fraction", mean(clip_fractions))
+        self.logger.record("train/loss", loss.item())
+        self.logger.record("train/explained_variance", explained_var)
+        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
+        self.logger.record("train/clip_range", clip_range)
+        if clip_range_vf is not None:
+            self.logger.record("train/clip_range_vf", clip_range_vf)
 
     def _act(self, obs, masks):
         """Actions, values and log-probabilities of the masked policy for a batch of observations."""

@@ -1,0 +1,117 @@
+"""PipelinedMaskablePPO's own update computes what sb3-contrib's MaskablePPO.train computes: on the same
+rollout and the same global numpy seed (the minibatch order), the same weights, optimizer state and logs."""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.logger import configure
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+from fifthave_env.gym_env import FifthAvenueEnv
+from train.hints import AdvisedPolicy
+from train.ppo import PipelinedMaskablePPO
+
+N_ENVS, N_STEPS = 2, 48
+
+
+def make_models(policy="MlpPolicy", **settings):
+    env = DummyVecEnv([lambda: FifthAvenueEnv(num_players=4)] * N_ENVS)
+    kwargs = dict(n_steps=N_STEPS, batch_size=32, n_epochs=2, seed=3, device="cpu",
+                  policy_kwargs={"net_arch": {"pi": [32, 16], "vf": [24]}}, **settings)
+    if policy is AdvisedPolicy:
+        # Advice features: the last 147 observation entries stand in for them (only the shapes matter here).
+        kwargs["policy_kwargs"]["advice_size"] = 147
+    ours = PipelinedMaskablePPO(policy, env, **kwargs)
+    theirs = MaskablePPO(policy, env, **kwargs)
+    theirs.policy.load_state_dict(ours.policy.state_dict())
+    return ours, theirs
+
+
+def fill_rollout(model, seed=0):
+    """A rollout of random legal play in real games, with the policy's own values and log-probabilities."""
+    rng = np.random.default_rng(seed)
+    envs = [FifthAvenueEnv(num_players=4) for _ in range(N_ENVS)]
+    observations = [env.reset(seed=seed + i)[0] for i, env in enumerate(envs)]
+    starts = np.ones(N_ENVS, dtype=bool)
+    buffer = model.rollout_buffer
+    buffer.reset()
+    for _ in range(N_STEPS):
+        obs = np.array(observations)
+        masks = np.array([env.action_masks() for env in envs])
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        with torch.no_grad():
+            values, log_probs, _ = model.policy.evaluate_actions(torch.as_tensor(obs), torch.as_tensor(actions),
+                                                                 action_masks=masks)
+        rewards = np.zeros(N_ENVS, dtype=np.float32)
+        dones = np.zeros(N_ENVS, dtype=bool)
+        for i, env in enumerate(envs):
+            observations[i], rewards[i], terminated, truncated, _ = env.step(actions[i])
+            if terminated or truncated:
+                dones[i] = True
+                observations[i] = env.reset()[0]
+        rewards += rng.normal(0, 0.5, N_ENVS).astype(np.float32)  # a signal for the value loss
+        buffer.add(obs, actions.reshape(-1, 1), rewards, starts, values.flatten(), log_probs, action_masks=masks)
+        starts = dones
+    with torch.no_grad():
+        last_values = model.policy.predict_values(torch.as_tensor(np.array(observations)))
+    buffer.compute_returns_and_advantage(last_values=last_values, dones=starts)
+
+
+def train_both(ours, theirs, seed=7):
+    fill_rollout(ours)
+    theirs.rollout_buffer = copy.deepcopy(ours.rollout_buffer)
+    logs = []
+    for model in (ours, theirs):
+        model.set_logger(configure(None, []))
+        model._current_progress_remaining = 1.0
+        np.random.seed(seed)
+        model.train()
+        logs.append(dict(model.logger.name_to_value))
+    return logs
+
+
+def assert_same_update(ours, theirs, logs):
+    for (name, a), (_, b) in zip(ours.policy.state_dict().items(), theirs.policy.state_dict().items()):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5, msg=name)
+    assert ours._n_updates == theirs._n_updates
+    state_ours = ours.policy.optimizer.state_dict()["state"]
+    state_theirs = theirs.policy.optimizer.state_dict()["state"]
+    for k in state_theirs:
+        torch.testing.assert_close(state_ours[k]["exp_avg"], state_theirs[k]["exp_avg"], rtol=1e-3, atol=1e-6)
+    assert logs[0].keys() == logs[1].keys()
+    for key, value in logs[1].items():
+        assert logs[0][key] == pytest.approx(value, rel=1e-3, abs=1e-5), key
+
+
+@pytest.mark.parametrize("settings", [{}, {"clip_range_vf": 0.1, "ent_coef": 0.05, "normalize_advantage": False}])
+def test_our_update_gives_the_weights_of_maskableppo_train(settings):
+    ours, theirs = make_models(**settings)
+    before = [p.detach().clone() for p in ours.policy.parameters()]
+    logs = train_both(ours, theirs)
+    assert_same_update(ours, theirs, logs)
+    assert all(not torch.equal(a, b) for a, b in zip(before, ours.policy.parameters()))  # the test can fail
+    # A second rollout and update on top of the first (optimizer state carried over).
+    logs = train_both(ours, theirs, seed=8)
+    assert_same_update(ours, theirs, logs)
+
+
+def test_target_kl_stops_early_at_the_same_minibatch():
+    ours, theirs = make_models(target_kl=1e-6, learning_rate=1e-2)
+    logs = train_both(ours, theirs)
+    assert_same_update(ours, theirs, logs)
+    assert ours._n_updates == 1  # stopped in the first epoch
+
+
+def test_a_policy_with_its_own_extractor_uses_the_generic_forward():
+    ours, theirs = make_models(AdvisedPolicy)
+    assert ours._fast_update_applies() and ours._first_layers_fused() is None
+    logs = train_both(ours, theirs)
+    assert_same_update(ours, theirs, logs)
+
+
+def test_the_fused_first_layers_apply_to_the_mlp_policy():
+    ours, _ = make_models()
+    assert ours._first_layers_fused() is not None
