@@ -208,7 +208,8 @@ class raw_env(AECEnv):
             self._finish(game)
         else:
             self.agent_selection = self.possible_agents[game.actor]
-        self._accumulate_rewards()
+        if self.reward_kind == "score_delta" or game.is_over:  # the other rewards are 0 until the game ends
+            self._accumulate_rewards()
 
     def act(self, agent, action):
         """``step(action)`` that first checks ``agent`` is the one asked (a clear error otherwise)."""

@@ -498,7 +498,8 @@ class Observer:
                 self._write_projected(g)
         hands_seen, known_seen = self._hands_seen, self._known_seen
         hands, knowns = g.hands, g.known
-        for q in range(n):
+        # most decisions change no card: one comparison of all hands (in C) skips the loop over seats
+        for q in range(n if hands != hands_seen or knowns != known_seen else 0):
             hand = hands[q]
             if hand != hands_seen[q]:
                 hands_seen[q] = hand[:]

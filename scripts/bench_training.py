@@ -30,11 +30,13 @@ import sys
 import tempfile
 import time
 
-import gymnasium as gym
-import numpy as np
-import torch
-
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import train  # noqa: E402, F401  (first: it sets torch's OpenMP threads to wait passively)
+
+import gymnasium as gym  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 from fifthave_env.engine.actions import NUM_ACTIONS  # noqa: E402
 from fifthave_env.gym_env import FifthAvenueEnv  # noqa: E402
