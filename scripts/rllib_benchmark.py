@@ -1,13 +1,14 @@
 """Training throughput: RLlib PPO with 1 and 2 env runners against our SB3 path, on the same budget.
 
     PYTHONPATH=. nice -n 10 python scripts/rllib_benchmark.py --steps 24000 --out results/rllib/throughput.json \
-        [--address HOST:PORT]
+        [--address HOST:PORT] [--envs-per-runner 1 8] [--no-sb3]
 
 The same PPO settings on both sides (rollouts of 4000 decisions: 8 envs x 500
 steps in SB3, ``train_batch_size=4000`` in RLlib; minibatches of 500, 4 epochs,
 two 256-unit layers). SB3 trains one seat against three random agents inside
 the env (``fifthave-train``'s setup); RLlib trains the shared policy in
-self-play (``fifthave-rllib``'s setup; snapshots disabled), so a "training
+self-play (``fifthave-rllib``'s setup; snapshots disabled; 1 and 8 games per
+env runner, i.e. forward passes over batches of one or up to eight), so a "training
 step" is one decision that ends up in a training batch on both sides. Reported:
 training steps per second of the whole loop (sampling + update) and, for RLlib,
 of sampling alone (RLlib's own sampling timer). Every run starts in this
@@ -41,14 +42,15 @@ def sb3_rate(steps):
             "seconds": round(seconds, 1), "train_steps_per_s": round(steps / seconds, 1)}
 
 
-def rllib_rate(steps, runners):
+def rllib_rate(steps, runners, envs_per_runner):
     from ray.rllib.utils.metrics import (ENV_RUNNER_RESULTS, ENV_RUNNER_SAMPLING_TIMER, NUM_ENV_STEPS_SAMPLED,
                                          TIMERS)
 
     from train.rllib.config import RLlibConfig
     from train.rllib.train import ppo_config
 
-    config = RLlibConfig(num_env_runners=runners, snapshot_every=0, promote_win_rate=2.0, eval_games=0)
+    config = RLlibConfig(num_env_runners=runners, num_envs_per_env_runner=envs_per_runner, snapshot_every=0,
+                         promote_win_rate=2.0, eval_games=0)
     algo = ppo_config(config).build_algo()
     algo.train()  # warm-up iteration
     start, sampled, sampling_seconds = time.perf_counter(), 0, 0.0
@@ -59,7 +61,8 @@ def rllib_rate(steps, runners):
         sampling_seconds += result[TIMERS][ENV_RUNNER_SAMPLING_TIMER]  # RLlib's (smoothed) seconds per iteration
     seconds = time.perf_counter() - start
     algo.stop()
-    return {"backend": "rllib PPO (fifthave-rllib)", "env_runners": runners, "steps": sampled,
+    return {"backend": "rllib PPO (fifthave-rllib)", "env_runners": runners, "envs_per_runner": envs_per_runner,
+            "steps": sampled,
             "seconds": round(seconds, 1), "train_steps_per_s": round(sampled / seconds, 1),
             "sampling_steps_per_s": round(sampled / sampling_seconds, 1)}
 
@@ -69,15 +72,20 @@ def main():
     parser.add_argument("--steps", type=int, default=24000)
     parser.add_argument("--out")
     parser.add_argument("--address", help="join this Ray cluster instead of starting a local Ray")
+    parser.add_argument("--envs-per-runner", type=int, nargs="+", default=[1, 8],
+                        help="games each env runner steps at once (batched inference); each value is measured")
+    parser.add_argument("--no-sb3", action="store_true", help="skip the SB3 reference")
     args = parser.parse_args()
     from agents.ray_backend import init_ray
 
-    rows = [sb3_rate(args.steps)]
-    print(rows[-1], flush=True)
-    init_ray(args.address, num_cpus=None if args.address else 3)
-    for runners in (1, 2):
-        rows.append(rllib_rate(args.steps, runners))
+    rows = [] if args.no_sb3 else [sb3_rate(args.steps)]
+    if rows:
         print(rows[-1], flush=True)
+    init_ray(args.address, num_cpus=None if args.address else 3)
+    for envs in args.envs_per_runner:
+        for runners in (1, 2):
+            rows.append(rllib_rate(args.steps, runners, envs))
+            print(rows[-1], flush=True)
     report = {"rows": rows, "load_average_after": os.getloadavg(), "cpus": os.cpu_count()}
     print(json.dumps(report, indent=1))
     if args.out:

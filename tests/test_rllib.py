@@ -96,7 +96,7 @@ def test_strict_env_raises_on_an_illegal_action_and_keeps_the_game():
 @needs_ray
 @pytest.mark.parametrize("reward", ["win_loss", "vp_margin", "score_delta"])
 @pytest.mark.parametrize("config", [{"num_players": 4}, {"num_players": 3, "opponents": ["greedy", "random"],
-                                                          "scripted_fraction": 0.6}])
+                                                          "scripted_fraction": 0.6, "reward_scale": 0.02}])
 def test_each_seat_collects_exactly_its_game_outcome(reward, config):
     from train.rllib.env import FifthAvenueMultiAgentEnv
 
@@ -109,6 +109,7 @@ def test_each_seat_collects_exactly_its_game_outcome(reward, config):
         scripted_games += bool(env.scripted)
         for agent, seat in env.seat_of.items():
             expected = game.scores[seat] if reward == "score_delta" else end_reward(reward, game, seat)
+            expected *= config.get("reward_scale", 1.0)
             assert sums[agent] == pytest.approx(expected)
             assert returns[agent] == pytest.approx(expected)  # also as RLlib's episodes count it
     if "opponents" in config:
@@ -165,6 +166,45 @@ def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_sessi
     result = run_tournament(lineup, games=4, seed=3)
     assert result.row("rllib")["seat_games"] == 4
     assert run_tournament(lineup, games=4, seed=3).table == result.table  # replays from its seed
+
+
+@needs_ray
+@pytest.mark.xdist_group("ray")
+def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path):
+    import torch
+
+    from train.rllib.agent import ACTOR_FILE, actor_modules
+    from train.rllib.config import RLlibConfig, load_rllib_config
+    from train.rllib.train import build, read_checkpoint_meta, train
+
+    config = RLlibConfig(total_env_steps=200, train_batch_size=100, minibatch_size=50, num_epochs=1, hidden=[16],
+                         snapshot_every=1, pool_size=3, checkpoint_every=0, eval_games=0, num_env_runners=0,
+                         run_dir=str(tmp_path / "run"))
+    first, _, _ = train(config, log=lambda line: None)
+    meta = read_checkpoint_meta(first)
+    assert meta["iteration"] == 2 and meta["pool"] == ["main_v1", "main_v2"]
+
+    algo, pool = build(load_rllib_config(base=meta["config"]), resume=first)
+    try:  # the restored module is the checkpoint's, not a fresh initialisation
+        saved = torch.load(os.path.join(first, ACTOR_FILE), weights_only=True)
+        restored = [p for m in actor_modules(algo.get_module("main")) for p in m.state_dict().values()]
+        assert all(torch.equal(a, b) for a, b in zip(saved.values(), restored)) and len(restored) == len(saved)
+        assert algo.iteration == 2 and pool.ids == ["main_v1", "main_v2"]
+        assert all(algo.get_module(module_id) is not None for module_id in pool.ids)
+    finally:
+        algo.stop()
+
+    lines = []
+    resumed = load_rllib_config(base=meta["config"], overrides={"total_env_steps": 400})
+    last, _, _ = train(resumed, log=lines.append, resume=first)
+    assert os.path.basename(last) == "iter_000004"
+    iterations = [line for line in lines if line.startswith("iter")]
+    assert iterations[0].split()[1] == "3" and int(iterations[0].split()[4]) > meta["env_steps"]
+    assert read_checkpoint_meta(last)["pool"] == ["main_v2", "main_v3", "main_v4"]
+    with pytest.raises(ValueError, match="no RLlib algorithm state"):
+        import shutil
+        shutil.rmtree(os.path.join(first, "algorithm"))
+        read_checkpoint_meta(first)
 
 
 @needs_ray

@@ -1,6 +1,6 @@
 """The ``fifthave-rllib`` run as one dataclass, a docstring per field (as ``train.config.TrainConfig``).
 
-``load_rllib_config(path, overrides)`` reads a JSON file (unknown keys are an
+``load_rllib_config(path, overrides, base=None)`` reads a JSON file (unknown keys are an
 error) and applies command-line overrides; ``config.to_dict()`` is what every
 checkpoint's ``meta.json`` stores.
 """
@@ -26,6 +26,10 @@ class RLlibConfig:
     """Turns before a game is truncated (R29)."""
     reward: str = "win_loss"
     """Reward of every seat: ``win_loss``, ``vp_margin`` or ``score_delta`` (see ``fifth_avenue_v0``)."""
+    reward_scale: float = 1.0
+    """Factor on every reward the RLlib seats get. ``vp_margin`` is in VP (tens); 0.02 brings returns near
+    +-1, where RLlib's value-loss clipping (``vf_clip_param`` 10) and global gradient clipping do not mute
+    the value function or let it drown the policy's gradient."""
     opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
     """Scripted agents (names of ``agents.registry.AGENT_FACTORIES``) that may take opponent seats in
     training; repeat a name to weight it."""
@@ -104,6 +108,8 @@ class RLlibConfig:
         if self.eval_games % self.num_players:
             raise ValueError(f"eval_games must be a multiple of num_players ({self.num_players}), "
                              f"got {self.eval_games}")
+        if not self.reward_scale > 0:
+            raise ValueError(f"reward_scale must be > 0, got {self.reward_scale!r}")
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"activation must be 'tanh' or 'relu', got {self.activation!r}")
 
@@ -113,12 +119,14 @@ class RLlibConfig:
     def env_config(self):
         """RLlib's ``env_config`` for ``train.rllib.env.FifthAvenueMultiAgentEnv`` in training."""
         return dict(num_players=self.num_players, board=self.board, max_turns=self.max_turns, reward=self.reward,
-                    opponents=list(self.opponents), scripted_fraction=self.scripted_fraction)
+                    reward_scale=self.reward_scale, opponents=list(self.opponents),
+                    scripted_fraction=self.scripted_fraction)
 
 
-def load_rllib_config(path=None, overrides=None):
-    """The config in a JSON file (or the defaults), with ``overrides`` (a dict; None values ignored) applied."""
-    data = {}
+def load_rllib_config(path=None, overrides=None, *, base=None):
+    """The config in a JSON file (or ``base``, a dict such as a checkpoint's stored config, or the defaults),
+    with ``overrides`` (a dict; None values ignored) applied."""
+    data = dict(base or {})
     if path is not None:
         with open(path) as f:
             data = json.load(f)

@@ -51,6 +51,7 @@ RLlib-played agent gets its final observation, reward and done flag.
   by a scripted agent drawn uniformly from ``opponents``. ``infos[agent]["seat"]``
   tells an agent's seat.
 - ``scripted_fraction``: see ``opponents`` (default 0.5).
+- ``reward_scale``: factor on every reward (default 1).
 - ``strict``: raise on illegal actions (default False).
 
 Seeding: ``reset(seed=...)`` fixes the game, the roles and the scripted agents' draws.
@@ -92,6 +93,7 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
         names = list(config.pop("opponents", None) or ())
         self.scripted_fraction = float(config.pop("scripted_fraction", 0.5))
         self.strict = bool(config.pop("strict", False))
+        self.reward_scale = float(config.pop("reward_scale", 1.0))
         if not 0.0 <= self.scripted_fraction <= 1.0:
             raise ValueError(f"scripted_fraction must lie in [0, 1], got {self.scripted_fraction!r}")
         self.aec = fifth_avenue_v0.env(**config)
@@ -159,7 +161,7 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
         aec = self.aec
         aec.step(action)
         for seat, agent in self.agent_of_seat.items():
-            self._pending[agent] += float(aec.rewards[aec.possible_agents[seat]])
+            self._pending[agent] += self.reward_scale * float(aec.rewards[aec.possible_agents[seat]])
 
     def _advance(self):
         """Let scripted seats move until an RLlib agent is asked or the game ends."""

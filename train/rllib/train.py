@@ -2,7 +2,7 @@
 
 Command::
 
-    fifthave-rllib [--config FILE.json] [--run-dir DIR] [--total-env-steps N] [--num-env-runners K]
+    fifthave-rllib [--config FILE.json | --resume CHECKPOINT_DIR] [--run-dir DIR] [--total-env-steps N] [--num-env-runners K]
                    [--seed S] [--num-players N] [--board 5|6] [--address HOST:PORT] [--num-cpus C]
 
 One ``RLlibConfig`` (``train/rllib/config.py``) describes the run; it is saved as
@@ -28,6 +28,11 @@ Every ``checkpoint_every`` iterations and at the end a checkpoint is written to
 (``eval_games`` seat-rotated games against each of ``eval_opponents``, played as
 Ray tasks); the results go to ``RUN_DIR/eval.csv``. ``RUN_DIR/cluster.txt``
 records the Ray nodes and where the env runners and evaluation games ran.
+
+``--resume RUN_DIR/checkpoints/iter_NNNNNN`` continues a run from a checkpoint with the config stored there
+(command-line options override it, e.g. a larger ``--total-env-steps``): weights, optimizer state, snapshot
+pool, iteration and env-step counts carry on; the budget ``max_seconds`` counts this process's time only.
+Sampling does not replay the original run's random draws.
 """
 
 import argparse
@@ -147,6 +152,16 @@ class SnapshotPool:
             algo.remove_module(self.ids.pop(0), new_agent_to_module_mapping_fn=self._mapping())
         self.last_added = iteration
 
+    def restore(self, ids, last_added):
+        """Re-create the snapshot modules ``ids`` (weights come with the algorithm state restored afterwards)."""
+        from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+        spec = RLModuleSpec.from_module(self.algo.get_module(MAIN))
+        for module_id in ids:
+            self.ids.append(module_id)
+            self.algo.add_module(module_id=module_id, module_spec=spec, new_agent_to_module_mapping_fn=self._mapping())
+        self.last_added = last_added
+
     def _mapping(self):
         return SelfPlayMapping(self.ids, self.config.pool_fraction)
 
@@ -169,14 +184,15 @@ def _versions():
             "torch": torch.__version__}
 
 
-def save(algo, config, directory, iteration, env_steps):
+def save(algo, config, directory, iteration, env_steps, pool=None):
     """Write RLlib's algorithm state and the playable actor (``train.rllib.agent``) to ``directory``."""
     from .agent import save_actor
 
     directory = os.path.abspath(directory)
     algo.save_to_path(os.path.join(directory, "algorithm"))
     meta = {"iteration": iteration, "env_steps": env_steps, "hidden": list(config.hidden),
-            "activation": config.activation, "config": config.to_dict(), "versions": _versions()}
+            "activation": config.activation, "config": config.to_dict(), "versions": _versions(),
+            "pool": list(pool.ids) if pool else [], "pool_last_added": pool.last_added if pool else 0}
     save_actor(algo.get_module(MAIN), directory, meta)
     return directory
 
@@ -213,9 +229,37 @@ def _fmt(value, spec=".2f"):
     return "-" if value is None else format(value, spec)
 
 
-def train(config, address=None, num_cpus=None, log=print):
-    """Run ``config``; returns ``(last checkpoint directory, its evaluation rows, seconds of training)``
-    (evaluations excluded)."""
+def build(config, resume=None):
+    """The algorithm and its snapshot pool for ``config``; with ``resume`` (a checkpoint directory written by
+    ``save``) the pool's modules, the weights, optimizer state, iteration count and env-step count of that
+    checkpoint."""
+    algo = ppo_config(config).build_algo()
+    pool = SnapshotPool(algo, config)
+    if resume is not None:
+        meta = read_checkpoint_meta(resume)
+        pool.restore(meta.get("pool", []), meta.get("pool_last_added", 0))
+        algo.restore_from_path(os.path.join(os.path.abspath(resume), "algorithm"))
+    return algo, pool
+
+
+def read_checkpoint_meta(directory):
+    """``meta.json`` of a checkpoint written by ``save``; a clear error if ``directory`` is not one."""
+    from .agent import load_actor
+
+    _, meta = load_actor(directory)
+    if not os.path.isdir(os.path.join(directory, "algorithm")) or "config" not in meta:
+        raise ValueError(f"{directory!r} has no RLlib algorithm state to resume from (a fifthave-rllib checkpoint "
+                         f"holds algorithm/, actor.pt and meta.json)")
+    return meta
+
+
+def _print_now(line):
+    print(line, flush=True)
+
+
+def train(config, address=None, num_cpus=None, log=_print_now, resume=None):
+    """Run ``config`` (from the checkpoint directory ``resume`` on, if given); returns ``(last checkpoint
+    directory, its evaluation rows, seconds of training)`` (evaluations excluded)."""
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
     ray = init_ray(address, num_cpus=num_cpus if address is None else None)
@@ -227,8 +271,7 @@ def train(config, address=None, num_cpus=None, log=print):
     if config.eval_games and cpus < config.num_env_runners + 1:
         raise ValueError(f"the evaluation games need a CPU beside the {config.num_env_runners} env runners, but "
                          f"the Ray cluster has {cpus:g} CPUs: lower --num-env-runners or add a node")
-    algo = ppo_config(config).build_algo()
-    pool = SnapshotPool(algo, config)
+    algo, pool = build(config, resume)
     cluster_lines = ["Ray nodes:", *node_summary(ray), f"env runners per node: {_env_runner_nodes(algo)}"]
     log("\n".join(cluster_lines))
     eval_log = os.path.join(run_dir, "eval.csv")
@@ -251,7 +294,7 @@ def train(config, address=None, num_cpus=None, log=print):
         last = env_steps >= config.total_env_steps or bool(config.max_seconds and seconds >= config.max_seconds)
         if last or (config.checkpoint_every and iteration % config.checkpoint_every == 0):
             directory = save(algo, config, os.path.join(run_dir, "checkpoints", f"iter_{iteration:06d}"),
-                             iteration, env_steps)
+                             iteration, env_steps, pool)
             if config.eval_games:
                 eval_start = time.perf_counter()
                 rows = _evaluate_checkpoint(directory, config, iteration, env_steps, eval_log, address)
@@ -269,6 +312,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description="Self-play PPO with RLlib (one shared policy, a snapshot pool "
                                      "and scripted opponents); local Ray or a cluster via --address.")
     parser.add_argument("--config", help="a JSON file of RLlibConfig fields (train/rllib/config.py)")
+    parser.add_argument("--resume", metavar="CHECKPOINT_DIR", help="continue from a checkpoint of a run "
+                        "(RUN_DIR/checkpoints/iter_NNNNNN) with that run's config; the options below override it")
     parser.add_argument("--run-dir")
     parser.add_argument("--total-env-steps", type=int)
     parser.add_argument("--num-env-runners", type=int, help="Ray actors sampling games (scales sampling)")
@@ -283,12 +328,17 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         require_ray()
-        config = load_rllib_config(args.config, {
+        base = None
+        if args.resume:
+            if args.config:
+                raise ValueError("--resume takes the config stored in the checkpoint; give no --config")
+            base = read_checkpoint_meta(args.resume)["config"]
+        config = load_rllib_config(args.config, base=base, overrides={
             "run_dir": args.run_dir, "total_env_steps": args.total_env_steps,
             "num_env_runners": args.num_env_runners, "seed": args.seed, "num_players": args.num_players,
             "board": args.board, "max_seconds": args.max_seconds})
         num_cpus = args.num_cpus or max(os.cpu_count() or 1, config.num_env_runners + 1)
-        directory, rows, seconds = train(config, address=args.address, num_cpus=num_cpus)
+        directory, rows, seconds = train(config, address=args.address, num_cpus=num_cpus, resume=args.resume)
     except (ValueError, ImportError, ConnectionError) as error:
         parser.error(str(error))
     print(f"done in {seconds:.0f} s; last checkpoint {directory}")
