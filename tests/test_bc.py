@@ -4,9 +4,10 @@ import json
 import os
 
 import numpy as np
+import pytest
 import torch
 
-from train.bc import Records, agreement, fit, play_recorded
+from train.bc import Records, agreement, collect, fit, play_recorded
 from train.config import BCConfig, TrainConfig
 from train.train import build_model, make_vec_env, train
 
@@ -60,3 +61,24 @@ def test_a_run_with_bc_starts_from_the_clone(tmp_path):
         report = json.load(f)
     assert [r["decisions"] for r in report["rounds"]][0] < report["rounds"][1]["decisions"]  # DAgger added some
     assert all(0.0 <= r["held_out_agreement"] <= 1.0 for r in report["rounds"])
+
+
+def test_a_search_teacher_in_one_seat_records_only_that_seat_the_same_with_any_number_of_workers():
+    """Expert iteration's data: search labels one seat per game, heuristics play the others; the records
+    come from per-game generators drawn first, so 0 and 2 worker processes give the same arrays."""
+    config = bc_config("unused", teacher="search:2:0", teacher_seats="one")
+    features, masks, actions, _ = play_recorded(config, np.random.default_rng(0))
+    everyone = play_recorded(bc_config("unused"), np.random.default_rng(0))[0]
+    assert 30 < len(actions) < len(everyone) / 2  # one seat of three
+    assert np.asarray(masks)[np.arange(len(actions)), actions].all()
+    serial = collect(config, 2, np.random.default_rng(5)).arrays()
+    config.workers = 2
+    parallel = collect(config, 2, np.random.default_rng(5)).arrays()
+    for a, b in zip(serial, parallel):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_bc_config_refuses_unknown_teachers_and_seat_modes():
+    for bad in (dict(teacher="oracle"), dict(teacher="search:x"), dict(teacher_seats="two"), dict(games=0)):
+        with pytest.raises(ValueError, match="teacher|search|games"):
+            BCConfig(**bad)

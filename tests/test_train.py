@@ -59,6 +59,11 @@ def test_train_save_load_evaluate_resume(tmp_path):
     by_name = agent_factory(f"policy:{latest}")()  # how the tournament and play commands name it
     by_name.reset(load_config(None, {"num_players": 2}), 1, np.random.default_rng(0))
     assert by_name.act(observation, info["action_mask"]) in np.flatnonzero(info["action_mask"])
+    assert not by_name.deterministic and agent_factory(f"policy:{latest}:greedy")().deterministic
+    greedy = agent_factory(f"policy:{latest}:greedy")()
+    greedy.reset(load_config(None, {"num_players": 2}), 1, np.random.default_rng(0))
+    probabilities = greedy.action_probabilities(observation, info["action_mask"])
+    assert greedy.act(observation, info["action_mask"]) == int(np.argmax(probabilities))
     with pytest.raises(ValueError, match="trained for 2 players"):
         agent.reset(load_config(None, {"num_players": 4}), 0, np.random.default_rng(0))
 
