@@ -82,3 +82,16 @@ def test_bc_config_refuses_unknown_teachers_and_seat_modes():
     for bad in (dict(teacher="oracle"), dict(teacher="search:x"), dict(teacher_seats="two"), dict(games=0)):
         with pytest.raises(ValueError, match="teacher|search|games"):
             BCConfig(**bad)
+
+
+def test_a_run_of_cloning_alone_evaluates_and_saves_the_clone_at_step_0(tmp_path):
+    config = bc_config(tmp_path / "clone", dagger_rounds=0)
+    config.total_timesteps, config.eval_every = 0, 1000
+    result = train(config, show_progress=False)
+    assert result.steps == 0 and os.path.exists(os.path.join(config.run_dir, "bc.json"))
+    with open(os.path.join(config.run_dir, "eval.csv")) as f:
+        rows = f.read().splitlines()
+    assert len(rows) == 2 and rows[1].startswith("0,")  # header and the clone's row at step 0
+    assert os.listdir(os.path.join(config.run_dir, "checkpoints"))
+    with pytest.raises(ValueError, match="total_timesteps"):
+        TrainConfig(total_timesteps=0)  # without cloning there would be nothing to train

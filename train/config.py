@@ -129,7 +129,8 @@ class TrainConfig:
     so repeating a name weights it."""
     total_timesteps: int = 100_000
     """Learner decisions (env steps) to train for in total; sb3 rounds it up to whole rollouts
-    (``n_envs * n_steps``), so choose a multiple to end exactly there."""
+    (``n_envs * n_steps``), so choose a multiple to end exactly there. 0 with ``bc``: no PPO, the clone
+    is evaluated and saved as step 0."""
     n_envs: int = 2
     """Environments stepped in parallel."""
     workers: int = 2
@@ -205,8 +206,9 @@ class TrainConfig:
         if self.workers < 0 or self.torch_threads < 1:
             raise ValueError(f"workers must be at least 0 and torch_threads at least 1, got {self.workers} and "
                              f"{self.torch_threads}")
-        if self.n_envs < 1 or self.n_steps < 1 or self.total_timesteps < 1:
-            raise ValueError("n_envs, n_steps and total_timesteps must be at least 1")
+        if self.n_envs < 1 or self.n_steps < 1 or self.total_timesteps < (0 if self.bc is not None else 1):
+            raise ValueError("n_envs, n_steps and total_timesteps must be at least 1 (total_timesteps may be 0 "
+                             f"with bc: the clone alone), got {self.n_envs}, {self.n_steps}, {self.total_timesteps}")
         if (self.n_envs * self.n_steps) % self.batch_size:
             raise ValueError(f"batch_size ({self.batch_size}) must divide n_envs*n_steps "
                              f"({self.n_envs * self.n_steps})")
