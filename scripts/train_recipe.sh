@@ -7,21 +7,21 @@
 #   bash scripts/train_recipe.sh [--scale S] [--run-dir DIR]     (extra options go to fifthave-experiment)
 #
 # Environment: PYTHON (default .venv/bin/python), OUT (default results/training), EVAL_GAMES (default 1000),
-# WORKERS (tournament processes, default 2).
+# WORKERS (tournament processes, default 2), CONFIG (default train/configs/recipe.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
 OUT=${OUT:-results/training}
 EVAL_GAMES=${EVAL_GAMES:-1000}
 WORKERS=${WORKERS:-2}
-CONFIG=train/configs/recipe.json
+CONFIG=${CONFIG:-train/configs/recipe.json}
 
 started=$(date +%s)
 "$PYTHON" -m train.experiment --config "$CONFIG" --out "$OUT" --publish --no-progress "$@"
 trained=$(date +%s)
 
 for opponent in heuristic random; do
-    "$PYTHON" -m agents.tournament --agents "policy:$OUT/policy.zip" "$opponent*3" --games "$EVAL_GAMES" \
+    "$PYTHON" -m agents.tournament --agents "policy:$OUT/policy.zip:greedy" "$opponent*3" --games "$EVAL_GAMES" \
         --seed 2026 --workers "$WORKERS" --quiet --out "$OUT/final_vs_$opponent" > "$OUT/final_vs_$opponent.txt"
     cat "$OUT/final_vs_$opponent.txt"
 done
@@ -34,7 +34,7 @@ finished=$(date +%s)
          "$((finished - trained)) s. Reproduce without retraining:"
     echo
     for opponent in heuristic random; do
-        echo "    fifthave-tournament --agents policy:$OUT/policy.zip $opponent*3 --games $EVAL_GAMES --seed 2026" \
+        echo "    fifthave-tournament --agents policy:$OUT/policy.zip:greedy $opponent*3 --games $EVAL_GAMES --seed 2026" \
              "--out $OUT/final_vs_$opponent"
     done
     echo

@@ -1,24 +1,33 @@
-"""Behaviour cloning of HeuristicAgent into a MaskablePPO policy, with DAgger and value pretraining.
+"""Behaviour cloning into a MaskablePPO policy, with DAgger and value pretraining; with a search agent as
+the teacher, one iteration of expert iteration.
 
 A run whose config has ``bc`` (``BCConfig``) starts here: ``train.train`` builds
 the MaskablePPO model (the very network PPO then fine-tunes) and calls
 ``behaviour_cloning`` before the first PPO rollout; the report (agreement per
 fit) goes to ``RUN_DIR/bc.json``, and the run's first evaluation row (step 0)
-is the clone's win rate.
+is the clone's win rate. With ``total_timesteps`` 0 the clone is the result.
 
-Data: games of teachers in every seat (every seat's decisions are recorded).
-Each record is the seat's features (its observation, plus the advisers'
-one-hot choices when the config names ``advisers``, ``train.hints``), its
-legal-action mask, the teacher's action and the seat's discounted end-of-game
-reward (the config's ``reward`` and ``gamma``), the target of the value head.
+Data: games whose recorded seats are played by the teacher, ``bc.teacher``:
+HeuristicAgent (or any scripted agent) in every seat, or a search agent
+(``search:ROLLOUTS:DEPTH``, ``agents.search``) in one seat against the config's
+``opponents`` (``bc.teacher_seats``); the searching seat gets its seat's sampler
+of determinizations as in a tournament, so its labels use only what the seat
+knows. Learning to predict the search's choices from the observation is expert
+iteration's apprentice step (Anthony, Tian and Barber, 2017). Each record is the
+seat's features (its observation, plus the advisers' one-hot choices when the
+config names ``advisers``, ``train.hints``), its legal-action mask, the teacher's
+action and the seat's discounted end-of-game reward (the config's ``reward`` and
+``gamma``), the target of the value head. Games are played in ``config.workers``
+processes, each from a generator drawn first, so the data does not depend on the
+number of workers.
 
 Fit: masked cross-entropy on the actor and squared error on the value head,
 Adam, minibatches; all draws from a generator seeded by the config's seed.
 
 DAgger (Ross et al., 2011): after the first fit the clone plays one seat against
-teachers; the teacher labels the clone's own positions (what it would have
-played there) and those records join the data before the next fit, so the
-clone learns to recover from its own mistakes.
+teachers (or the opponents); the teacher labels the clone's own positions (what
+it would have played there) and those records join the data before the next fit,
+so the clone learns to recover from its own mistakes.
 
 Agreement is measured on held-out teacher games, over decisions with more than
 one legal action.
