@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The committed 4-player recipe, end to end: behaviour cloning + PPO against a PFSP league
-# (train/configs/recipe.json) through fifthave-experiment --publish (the final policy without its
+# The committed 4-player recipe, end to end (train/configs/recipe.json: one step of expert iteration, a
+# network cloned from the search agent search:4:1 with DAgger) through fifthave-experiment --publish (the final policy without its
 # optimizer as results/training/policy.zip, train.checkpoint.export_policy), then evaluated in 1,000 seat-rotated tournament games against three
 # HeuristicAgents and against three RandomAgents; the tables are appended to results/training/README.md.
 #
@@ -30,7 +30,7 @@ finished=$(date +%s)
     echo
     echo "## Final evaluation of policy.zip ($EVAL_GAMES seat-rotated games per table)"
     echo
-    echo "Training (cloning + PPO + the evaluations above) took $((trained - started)) s, this evaluation" \
+    echo "Training (cloning, PPO if any, and the evaluations above) took $((trained - started)) s, this evaluation" \
          "$((finished - trained)) s. Reproduce without retraining:"
     echo
     for opponent in heuristic random; do

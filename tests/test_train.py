@@ -114,7 +114,8 @@ def test_checkpoint_write_is_atomic(tmp_path, monkeypatch):
 def test_configs_in_the_repo_load_and_bad_configs_are_refused(tmp_path):
     configs = os.path.join(os.path.dirname(__file__), "..", "train", "configs")
     for name in sorted(os.listdir(configs)):
-        assert load_config(os.path.join(configs, name)).total_timesteps > 0
+        config = load_config(os.path.join(configs, name))
+        assert config.total_timesteps > 0 or config.bc is not None  # something to train
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"learning_rat": 0.1}))
     with pytest.raises(ValueError, match="unknown config keys.*learning_rat"):
