@@ -155,6 +155,10 @@ class SearchAgent:
         self.rollout = Rollout(self.rollout_factory, config)
         self.plan = []
 
+    def drop_plan(self):
+        """Forget the rest of a bid chosen earlier (the seat played something else)."""
+        self.plan = []
+
     def act(self, observation, action_mask):
         while self.plan:  # the rest of a bid chosen earlier this bidding turn
             action = self.plan.pop(0)

@@ -96,28 +96,34 @@ bid: mean winning bid (card points); VP/card: final VP per card paid for won auc
 stops: building stops declared per game"""
 
 
+GREEDY_SUFFIX = ":greedy"
+
+
 def agent_factory(name):
     """A picklable factory for an agent named in ``AGENT_FACTORIES`` (e.g. ``"heuristic-aggressive"``),
     ``"search[:ROLLOUTS[:DEPTH[:POLICY]]]"`` (``agents.search``), ``"policy:PATH"`` for a trained
     checkpoint (needs the ``train`` extra), or ``"rllib:PATH"`` for a ``fifthave-rllib`` checkpoint
-    directory."""
+    directory. A trained policy samples its moves; ``policy:PATH:greedy`` / ``rllib:PATH:greedy`` plays
+    its most likely legal move instead (as training evaluates with ``eval_deterministic``)."""
     if name == "search" or name.startswith("search:"):
         from .search import search_factory
 
         return search_factory(name)
+    greedy = name.endswith(GREEDY_SUFFIX)
+    path = name.split(":", 1)[-1].removesuffix(GREEDY_SUFFIX)
     if name.startswith("policy:"):
         from train.policy_agent import PolicyFactory
 
-        return PolicyFactory(name[len("policy:"):])
+        return PolicyFactory(path, deterministic=greedy)
     if name.startswith("rllib:"):
         from train.rllib.agent import RLlibFactory
 
-        return RLlibFactory(name[len("rllib:"):])
+        return RLlibFactory(path, deterministic=greedy)
     try:
         return AGENT_FACTORIES[name]
     except KeyError:
         raise ValueError(f"unknown agent {name!r}; choose from {', '.join(AGENT_FACTORIES)}, "
-                         "search[:ROLLOUTS[:DEPTH[:POLICY]]], policy:PATH, rllib:PATH") from None
+                         "search[:ROLLOUTS[:DEPTH[:POLICY]]], policy:PATH[:greedy], rllib:PATH[:greedy]") from None
 
 
 # ---- one game ------------------------------------------------------------------------------

@@ -4,9 +4,10 @@ import json
 import os
 
 import numpy as np
+import pytest
 import torch
 
-from train.bc import Records, agreement, fit, play_recorded
+from train.bc import Records, agreement, collect, fit, play_recorded
 from train.config import BCConfig, TrainConfig
 from train.train import build_model, make_vec_env, train
 
@@ -60,3 +61,37 @@ def test_a_run_with_bc_starts_from_the_clone(tmp_path):
         report = json.load(f)
     assert [r["decisions"] for r in report["rounds"]][0] < report["rounds"][1]["decisions"]  # DAgger added some
     assert all(0.0 <= r["held_out_agreement"] <= 1.0 for r in report["rounds"])
+
+
+def test_a_search_teacher_in_one_seat_records_only_that_seat_the_same_with_any_number_of_workers():
+    """Expert iteration's data: search labels one seat per game, heuristics play the others; the records
+    come from per-game generators drawn first, so 0 and 2 worker processes give the same arrays."""
+    config = bc_config("unused", teacher="search:2:0", teacher_seats="one")
+    features, masks, actions, _ = play_recorded(config, np.random.default_rng(0))
+    everyone = play_recorded(bc_config("unused"), np.random.default_rng(0))[0]
+    assert 30 < len(actions) < len(everyone) / 2  # one seat of three
+    assert np.asarray(masks)[np.arange(len(actions)), actions].all()
+    serial = collect(config, 2, np.random.default_rng(5)).arrays()
+    config.workers = 2
+    parallel = collect(config, 2, np.random.default_rng(5)).arrays()
+    for a, b in zip(serial, parallel):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_bc_config_refuses_unknown_teachers_and_seat_modes():
+    for bad in (dict(teacher="oracle"), dict(teacher="search:x"), dict(teacher_seats="two"), dict(games=0)):
+        with pytest.raises(ValueError, match="teacher|search|games"):
+            BCConfig(**bad)
+
+
+def test_a_run_of_cloning_alone_evaluates_and_saves_the_clone_at_step_0(tmp_path):
+    config = bc_config(tmp_path / "clone", dagger_rounds=0)
+    config.total_timesteps, config.eval_every = 0, 1000
+    result = train(config, show_progress=False)
+    assert result.steps == 0 and os.path.exists(os.path.join(config.run_dir, "bc.json"))
+    with open(os.path.join(config.run_dir, "eval.csv")) as f:
+        rows = f.read().splitlines()
+    assert len(rows) == 2 and rows[1].startswith("0,")  # header and the clone's row at step 0
+    assert os.listdir(os.path.join(config.run_dir, "checkpoints"))
+    with pytest.raises(ValueError, match="total_timesteps"):
+        TrainConfig(total_timesteps=0)  # without cloning there would be nothing to train

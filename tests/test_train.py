@@ -59,6 +59,11 @@ def test_train_save_load_evaluate_resume(tmp_path):
     by_name = agent_factory(f"policy:{latest}")()  # how the tournament and play commands name it
     by_name.reset(load_config(None, {"num_players": 2}), 1, np.random.default_rng(0))
     assert by_name.act(observation, info["action_mask"]) in np.flatnonzero(info["action_mask"])
+    assert not by_name.deterministic and agent_factory(f"policy:{latest}:greedy")().deterministic
+    greedy = agent_factory(f"policy:{latest}:greedy")()
+    greedy.reset(load_config(None, {"num_players": 2}), 1, np.random.default_rng(0))
+    probabilities = greedy.action_probabilities(observation, info["action_mask"])
+    assert greedy.act(observation, info["action_mask"]) == int(np.argmax(probabilities))
     with pytest.raises(ValueError, match="trained for 2 players"):
         agent.reset(load_config(None, {"num_players": 4}), 0, np.random.default_rng(0))
 
@@ -109,7 +114,8 @@ def test_checkpoint_write_is_atomic(tmp_path, monkeypatch):
 def test_configs_in_the_repo_load_and_bad_configs_are_refused(tmp_path):
     configs = os.path.join(os.path.dirname(__file__), "..", "train", "configs")
     for name in sorted(os.listdir(configs)):
-        assert load_config(os.path.join(configs, name)).total_timesteps > 0
+        config = load_config(os.path.join(configs, name))
+        assert config.total_timesteps > 0 or config.bc is not None  # something to train
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"learning_rat": 0.1}))
     with pytest.raises(ValueError, match="unknown config keys.*learning_rat"):

@@ -1,34 +1,45 @@
-"""Behaviour cloning of HeuristicAgent into a MaskablePPO policy, with DAgger and value pretraining.
+"""Behaviour cloning into a MaskablePPO policy, with DAgger and value pretraining; with a search agent as
+the teacher, one iteration of expert iteration.
 
 A run whose config has ``bc`` (``BCConfig``) starts here: ``train.train`` builds
 the MaskablePPO model (the very network PPO then fine-tunes) and calls
 ``behaviour_cloning`` before the first PPO rollout; the report (agreement per
 fit) goes to ``RUN_DIR/bc.json``, and the run's first evaluation row (step 0)
-is the clone's win rate.
+is the clone's win rate. With ``total_timesteps`` 0 the clone is the result.
 
-Data: games of teachers in every seat (every seat's decisions are recorded).
-Each record is the seat's features (its observation, plus the advisers'
-one-hot choices when the config names ``advisers``, ``train.hints``), its
-legal-action mask, the teacher's action and the seat's discounted end-of-game
-reward (the config's ``reward`` and ``gamma``), the target of the value head.
+Data: games whose recorded seats are played by the teacher, ``bc.teacher``:
+HeuristicAgent (or any scripted agent) in every seat, or a search agent
+(``search:ROLLOUTS:DEPTH``, ``agents.search``) in one seat against the config's
+``opponents`` (``bc.teacher_seats``); the searching seat gets its seat's sampler
+of determinizations as in a tournament, so its labels use only what the seat
+knows. Learning to predict the search's choices from the observation is expert
+iteration's apprentice step (Anthony, Tian and Barber, 2017). Each record is the
+seat's features (its observation, plus the advisers' one-hot choices when the
+config names ``advisers``, ``train.hints``), its legal-action mask, the teacher's
+action and the seat's discounted end-of-game reward (the config's ``reward`` and
+``gamma``), the target of the value head. Games are played in ``config.workers``
+processes, each from a generator drawn first, so the data does not depend on the
+number of workers.
 
 Fit: masked cross-entropy on the actor and squared error on the value head,
 Adam, minibatches; all draws from a generator seeded by the config's seed.
 
 DAgger (Ross et al., 2011): after the first fit the clone plays one seat against
-teachers; the teacher labels the clone's own positions (what it would have
-played there) and those records join the data before the next fit, so the
-clone learns to recover from its own mistakes.
+teachers (or the opponents); the teacher labels the clone's own positions (what
+it would have played there) and those records join the data before the next fit,
+so the clone learns to recover from its own mistakes.
 
 Agreement is measured on held-out teacher games, over decisions with more than
 one legal action.
 """
 
+import multiprocessing
 import time
 
 import numpy as np
 import torch
 
+from agents.base import give_sampler
 from agents.tournament import agent_factory
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.engine.game import Game
@@ -36,6 +47,7 @@ from fifthave_env.env_common import end_reward, game_config
 from fifthave_env.observation import Observer
 
 from .hints import Advisers
+from .opponents import ScriptedOpponents
 from .policy_agent import ActorNet, PolicyAgent
 
 
@@ -59,39 +71,53 @@ class Records:
         return len(self.actions)
 
 
-def play_recorded(config, rng, teacher="heuristic", learner=None, learner_seat=None):
-    """One game of teachers (``learner`` at ``learner_seat`` if given), every seat's decisions labelled by
-    its teacher; returns the records as lists (features, masks, teacher actions, discounted returns)."""
+def play_recorded(config, rng, learner=None, learner_seat=None):
+    """One game whose recorded seats are labelled by ``config.bc.teacher``; returns their records as lists
+    (features, masks, teacher actions, discounted returns).
+
+    With ``teacher_seats="all"`` teachers play every seat and every seat is recorded; with ``"one"`` one seat
+    (``learner_seat``, else drawn from ``rng``) is the teacher's, the others play ``config.opponents``, and
+    only that seat is recorded. ``learner`` (if given) plays ``learner_seat`` and the teacher only labels
+    its positions (DAgger)."""
     game_cfg = game_config(config.reward, None, num_players=config.num_players, board=config.board,
                            max_turns=config.max_turns)
     game = Game(game_cfg, rng=np.random.default_rng(rng.integers(2**63)))
     observer = Observer(game_cfg)
     n = config.num_players
-    make_teacher = agent_factory(teacher)
-    teachers, advisers = [], []
+    one_seat = config.bc.teacher_seats == "one"
+    if learner_seat is None and (one_seat or learner is not None):
+        learner_seat = int(rng.integers(n))
+    recorded = [learner_seat] if one_seat else list(range(n))
+    make_teacher = agent_factory(config.bc.teacher)
+    opponents = iter(ScriptedOpponents(config.opponents)(rng, n - 1)) if one_seat else None
+    players, advisers = [], {}
     for seat in range(n):
-        agent = make_teacher()
+        agent = make_teacher() if seat in recorded else next(opponents)
         agent.reset(game_cfg, seat, np.random.default_rng(rng.integers(2**63)))
-        teachers.append(agent)
-        seat_advisers = Advisers(config.advisers)
-        seat_advisers.reset(game_cfg, seat, rng)
-        advisers.append(seat_advisers)
+        give_sampler(agent, game, seat)
+        players.append(agent)
+        if seat in recorded:
+            advisers[seat] = Advisers(config.advisers)
+            advisers[seat].reset(game_cfg, seat, rng)
     if learner is not None:
         learner.reset(game_cfg, learner_seat, np.random.default_rng(rng.integers(2**63)))
-    per_seat = [([], [], []) for _ in range(n)]
+    per_seat = {seat: ([], [], []) for seat in recorded}
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     while not game.is_over:
         seat = game.actor
         observation = observer.observe(game, seat).copy()
         game.action_mask(mask)
         legal = mask.astype(bool)
+        if seat not in per_seat:
+            game.apply(int(players[seat].act(observation, legal)))
+            continue
         features = advisers[seat].features(observation, legal)
-        label = int(teachers[seat].act(observation, legal))
+        label = int(players[seat].act(observation, legal))
         action = label
         if learner is not None and seat == learner_seat:
             action = int(learner.act(observation, legal))
             if action != label:
-                teachers[seat].drop_plan()
+                players[seat].drop_plan()
         advisers[seat].record(action)
         feats, masks, labels = per_seat[seat]
         feats.append(features)
@@ -99,13 +125,17 @@ def play_recorded(config, rng, teacher="heuristic", learner=None, learner_seat=N
         labels.append(label)
         game.apply(action)
     records = ([], [], [], [])
-    for seat, (feats, masks, labels) in enumerate(per_seat):
+    for seat, (feats, masks, labels) in per_seat.items():
         outcome = float(end_reward(config.reward, game, seat))
         steps = len(labels)
         returns = [outcome * config.gamma ** (steps - 1 - t) for t in range(steps)]
         for lst, values in zip(records, (feats, masks, labels, returns)):
             lst += values
     return records
+
+
+def _play_seeded(config, seed, learner):
+    return play_recorded(config, np.random.default_rng(seed), learner=learner)
 
 
 def fit(model, data, settings, rng, held_out, log=print):
@@ -145,11 +175,20 @@ def agreement(model, data):
 
 
 def collect(config, games, rng, learner=None):
-    """Records of ``games`` games; ``learner`` (if given) plays one seat drawn per game."""
+    """Records of ``games`` games, played in ``config.workers`` processes (0: here); each game's generator
+    is drawn from ``rng`` first, so the records do not depend on the number of workers. ``learner`` (if
+    given) plays one seat drawn per game."""
+    seeds = rng.integers(2**63, size=games)
+    jobs = [(config, int(seed), learner) for seed in seeds]
+    if config.workers > 1 and games > 1:
+        with multiprocessing.get_context("spawn").Pool(min(config.workers, games), initializer=torch.set_num_threads,
+                                                       initargs=(1,)) as pool:
+            results = pool.starmap(_play_seeded, jobs, chunksize=1)
+    else:
+        results = [_play_seeded(*job) for job in jobs]
     records = Records()
-    for _ in range(games):
-        seat = int(rng.integers(config.num_players))
-        records.extend(*play_recorded(config, rng, teacher=config.bc.teacher, learner=learner, learner_seat=seat))
+    for result in results:
+        records.extend(*result)
     return records
 
 

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 
 from agents.registry import check_agent_names
+from agents.search import search_factory
 
 
 @dataclass
@@ -67,13 +68,17 @@ class LeagueConfig:
 
 @dataclass
 class BCConfig:
-    """Behaviour cloning of HeuristicAgent before PPO (``train.bc``): the policy network PPO fine-tunes
-    first imitates the teacher (masked cross-entropy) and its value head learns the games' outcomes."""
+    """Behaviour cloning before PPO (``train.bc``): the policy network PPO fine-tunes first imitates the
+    teacher (masked cross-entropy) and its value head learns the games' outcomes."""
 
     teacher: str = "heuristic"
-    """The agent imitated (a name of ``AGENT_FACTORIES``); it plays every seat of the data games."""
+    """The agent imitated: a name of ``AGENT_FACTORIES``, or a search agent (``search:ROLLOUTS:DEPTH``,
+    ``agents.search``), which makes the clone an apprentice of the search (expert iteration)."""
+    teacher_seats: str = "all"
+    """``all``: teachers play every seat of the data games, all recorded; ``one``: the teacher plays one seat
+    per game (the seat evaluation gives the learner), the config's ``opponents`` the others."""
     games: int = 300
-    """Games of four teachers recorded (every seat's decisions: about 400 per game with 4 players)."""
+    """Games recorded (with 4 players a seat makes about 90 decisions per game)."""
     held_out_games: int = 40
     """Further games whose decisions measure the agreement and are never trained on."""
     dagger_rounds: int = 1
@@ -88,6 +93,18 @@ class BCConfig:
     """Adam step size."""
     value_weight: float = 0.5
     """Weight of the value head's squared error (targets: discounted end-of-game rewards) in the loss."""
+
+    def __post_init__(self):
+        if self.teacher.split(":")[0] == "search":
+            search_factory(self.teacher)  # a malformed search name fails here, saying what is allowed
+        else:
+            check_agent_names("bc.teacher", [self.teacher])
+        if self.teacher_seats not in ("all", "one"):
+            raise ValueError(f"bc.teacher_seats must be 'all' or 'one', got {self.teacher_seats!r}")
+        if min(self.games, self.held_out_games, self.epochs, self.batch_size) < 1 or self.dagger_rounds < 0:
+            raise ValueError("bc.games, held_out_games, epochs and batch_size must be at least 1 and "
+                             f"dagger_rounds at least 0, got {self.games}, {self.held_out_games}, {self.epochs}, "
+                             f"{self.batch_size} and {self.dagger_rounds}")
 
 
 @dataclass
@@ -112,7 +129,8 @@ class TrainConfig:
     so repeating a name weights it."""
     total_timesteps: int = 100_000
     """Learner decisions (env steps) to train for in total; sb3 rounds it up to whole rollouts
-    (``n_envs * n_steps``), so choose a multiple to end exactly there."""
+    (``n_envs * n_steps``), so choose a multiple to end exactly there. 0 with ``bc``: no PPO, the clone
+    is evaluated and saved as step 0."""
     n_envs: int = 2
     """Environments stepped in parallel."""
     workers: int = 2
@@ -188,8 +206,9 @@ class TrainConfig:
         if self.workers < 0 or self.torch_threads < 1:
             raise ValueError(f"workers must be at least 0 and torch_threads at least 1, got {self.workers} and "
                              f"{self.torch_threads}")
-        if self.n_envs < 1 or self.n_steps < 1 or self.total_timesteps < 1:
-            raise ValueError("n_envs, n_steps and total_timesteps must be at least 1")
+        if self.n_envs < 1 or self.n_steps < 1 or self.total_timesteps < (0 if self.bc is not None else 1):
+            raise ValueError("n_envs, n_steps and total_timesteps must be at least 1 (total_timesteps may be 0 "
+                             f"with bc: the clone alone), got {self.n_envs}, {self.n_steps}, {self.total_timesteps}")
         if (self.n_envs * self.n_steps) % self.batch_size:
             raise ValueError(f"batch_size ({self.batch_size}) must divide n_envs*n_steps "
                              f"({self.n_envs * self.n_steps})")

@@ -101,6 +101,17 @@ def plot(rows, config, path):
     plt.close(fig)
 
 
+def _training_text(config):
+    bc = config.bc
+    cloning = (f"behaviour cloning of {bc.teacher} ({bc.games} games, teacher in "
+               f"{'one seat' if bc.teacher_seats == 'one' else 'every seat'}, {bc.dagger_rounds} DAgger rounds of "
+               f"{bc.dagger_games} games)" if bc is not None else "")
+    if config.total_timesteps == 0:
+        return f"{cloning} against {config.opponents}, no PPO"
+    ppo = f"{config.total_timesteps} env steps of PPO; {_opponents_text(config)}"
+    return f"{cloning}, then {ppo}" if cloning else ppo
+
+
 def _opponents_text(config):
     scripted = f"scripted opponents drawn per seat from {config.opponents}"
     sp = config.selfplay
@@ -141,14 +152,22 @@ def write_report(config, out, run=None):
         "# Training results: MaskablePPO on FifthAvenue-v0", "",
         f"Command: `{run['command']}`", "",
         f"{config.num_players} players, {config.board}-plot board, seed {config.seed}, "
-        f"{config.total_timesteps} env steps; {_opponents_text(config)}; "
+        f"{_training_text(config)}; "
         f"{config.eval_games} evaluation games per opponent and point (the learner rotates through the seats, "
         "every other seat plays the opponent; a win shared by k players counts 1/k); 95% Wilson intervals.", "",
         format_table(rows), "",
         "![win rate](win_rate.png)", "",
     ]
-    lines += [f"Wall time {run['wall_seconds']:.0f} s ({run['eval_seconds']:.0f} s of it evaluation); "
-              f"training throughput {run['steps_per_second']:.0f} env steps/s on this machine.", ""]
+    throughput = (f"training throughput {run['steps_per_second']:.0f} env steps/s on this machine"
+                  if run["steps"] else "no PPO steps, so the time is the cloning's")
+    lines += [f"Wall time {run['wall_seconds']:.0f} s ({run['eval_seconds']:.0f} s of it evaluation); {throughput}.", ""]
+    bc_report = os.path.join(config.run_dir, "bc.json")
+    if config.bc is not None and os.path.exists(bc_report):
+        with open(bc_report) as f:
+            rounds = json.load(f)["rounds"]
+        lines += ["Cloning (`bc.json`): held-out agreement with the teacher (decisions with a choice) " + ", ".join(
+            f"{r['held_out_agreement']:.3f} after fit {i + 1} ({r['decisions']} decisions)"
+            for i, r in enumerate(rounds)) + ".", ""]
     if run.get("weights_sha256"):
         lines += [f"Final weights sha256 (the same for every rerun of the command): `{run['weights_sha256']}`", ""]
     lines += ["Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()), "",
@@ -173,6 +192,8 @@ def expected_seconds(config, published_run):
         return None
     with open(published_run) as f:
         run = json.load(f)
+    if run.get("steps") == 0 and config.total_timesteps == 0:  # cloning alone: the same job again
+        return run["wall_seconds"]
     if not run.get("steps") or not run.get("steps_per_second"):
         return None
     evaluation = run["eval_seconds"] / run["steps"] * config.total_timesteps  # same evaluation points per step

@@ -23,7 +23,11 @@ from stable_baselines3.common.torch_layers import FlattenExtractor
 from .checkpoint import read_meta
 from .hints import AdvisedPolicy, Advisers
 
-_ACTIVATIONS = {torch.nn.Tanh: np.tanh, torch.nn.ReLU: lambda x: np.maximum(x, 0.0)}
+def _relu(x):
+    return np.maximum(x, 0.0)
+
+
+_ACTIVATIONS = {torch.nn.Tanh: np.tanh, torch.nn.ReLU: _relu}  # module-level functions: agents pickle
 
 
 class ActorNet:

@@ -305,6 +305,12 @@ def train(config, resume=False, show_progress=True):
         remaining = config.total_timesteps - start_steps
         if remaining > 0:
             model.learn(remaining, callback=callback, reset_num_timesteps=checkpoint is None, tb_log_name="ppo")
+        elif checkpoint is None:  # cloning only (total_timesteps 0): evaluate and save the clone as step 0
+            model._setup_learn(0, callback=None, tb_log_name="ppo")
+            callback.init_callback(model)
+            callback.on_training_start(locals(), globals())
+            callback.evaluate_and_save(evaluate_now=bool(config.eval_every))
+            callback.bar.close()
     finally:
         env.close()
     return TrainResult(model, model.num_timesteps - start_steps, time.perf_counter() - started,
