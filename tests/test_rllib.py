@@ -256,3 +256,18 @@ def test_bad_rllib_config_and_checkpoint_are_refused(tmp_path):
         load_rllib_config(None, {"learning_rate": 0.1})
     with pytest.raises(ValueError, match="not a fifthave-rllib checkpoint"):
         RLlibFactory(str(tmp_path))()
+
+
+@needs_ray
+def test_ppo_settings_reach_rllib_and_bad_ones_are_refused():
+    from train.rllib.config import RLlibConfig
+    from train.rllib.train import ppo_config
+
+    config = ppo_config(RLlibConfig(batch_mode="complete_episodes", vf_clip_param=3.0, use_kl_loss=False))
+    assert (config.batch_mode, config.vf_clip_param, config.use_kl_loss) == ("complete_episodes", 3.0, False)
+    defaults = ppo_config(RLlibConfig())
+    assert (defaults.batch_mode, defaults.vf_clip_param, defaults.use_kl_loss) == ("truncate_episodes", 10.0, True)
+    with pytest.raises(ValueError, match="vf_clip_param must be > 0"):
+        RLlibConfig(vf_clip_param=0)
+    with pytest.raises(ValueError, match="batch_mode must be"):
+        RLlibConfig(batch_mode="whole_games")

@@ -76,6 +76,14 @@ class RLlibConfig:
     """Value-loss weight."""
     grad_clip: float = 0.5
     """Gradient norm clipping."""
+    vf_clip_param: float = 10.0
+    """RLlib clips the value loss at this (squared error units): keep it well above the squared return scale
+    (``win_loss`` returns lie in [-1, 1]; raw ``vp_margin`` in tens of VP needs a larger one or ``reward_scale``)."""
+    use_kl_loss: bool = True
+    """RLlib's adaptive KL penalty on top of PPO clipping (``kl_coeff`` 0.2, target 0.01); SB3's PPO has none."""
+    batch_mode: str = "truncate_episodes"
+    """``truncate_episodes``: each env runner returns fixed-size fragments (a game cut off bootstraps from the
+    value); ``complete_episodes``: only whole games, so every return ends at the game's outcome."""
     hidden: list = field(default_factory=lambda: [256, 256])
     """Hidden layer sizes of the policy and value networks (separate networks of this shape)."""
     activation: str = "tanh"
@@ -110,6 +118,10 @@ class RLlibConfig:
                              f"got {self.eval_games}")
         if not self.reward_scale > 0:
             raise ValueError(f"reward_scale must be > 0, got {self.reward_scale!r}")
+        if not self.vf_clip_param > 0:
+            raise ValueError(f"vf_clip_param must be > 0, got {self.vf_clip_param!r}")
+        if self.batch_mode not in ("truncate_episodes", "complete_episodes"):
+            raise ValueError(f"batch_mode must be 'truncate_episodes' or 'complete_episodes', got {self.batch_mode!r}")
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"activation must be 'tanh' or 'relu', got {self.activation!r}")
 
