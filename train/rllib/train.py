@@ -123,7 +123,8 @@ def ppo_config(config):
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
             MAIN: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)}))
         .callbacks(_learner_win_callback())
-        .debugging(seed=config.seed, log_level="ERROR")
+        # RLlib reseeds the envs with this seed before every complete-episodes sample (the same games again).
+        .debugging(seed=config.seed if config.batch_mode == "truncate_episodes" else None, log_level="ERROR")
     )
 
 
@@ -234,6 +235,9 @@ def build(config, resume=None):
     """The algorithm and its snapshot pool for ``config``; with ``resume`` (a checkpoint directory written by
     ``save``) the pool's modules, the weights, optimizer state, iteration count and env-step count of that
     checkpoint."""
+    import torch
+
+    torch.manual_seed(config.seed)  # the initial weights (RLlib seeds nothing with complete_episodes)
     algo = ppo_config(config).build_algo()
     pool = SnapshotPool(algo, config)
     if resume is not None:
