@@ -50,7 +50,7 @@ def rllib_rate(steps, runners, envs_per_runner):
     from train.rllib.train import ppo_config
 
     config = RLlibConfig(num_env_runners=runners, num_envs_per_env_runner=envs_per_runner, snapshot_every=0,
-                         promote_win_rate=2.0, eval_games=0, batch_mode="truncate_episodes")  # 4000 steps a batch, as SB3
+                         promote_win_rate=2.0, eval_games=0)
     algo = ppo_config(config).build_algo()
     algo.train()  # warm-up iteration
     start, sampled, sampling_seconds = time.perf_counter(), 0, 0.0

@@ -155,8 +155,7 @@ def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_sessi
 
     config = RLlibConfig(total_env_steps=300, train_batch_size=100, minibatch_size=50, num_epochs=1,
                          hidden=[16], snapshot_every=1, pool_size=2, checkpoint_every=2, eval_games=4,
-                         eval_opponents=["random"], num_env_runners=1, batch_mode="truncate_episodes",
-                         run_dir=str(tmp_path / "run"))  # fragments of 100 steps: iterations a game is longer than
+                         eval_opponents=["random"], num_env_runners=1, run_dir=str(tmp_path / "run"))
     lines = []
     directory, rows, _ = train(config, log=lines.append)
     assert os.path.basename(directory) == "iter_000003"
@@ -180,7 +179,7 @@ def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path):
 
     config = RLlibConfig(total_env_steps=200, train_batch_size=100, minibatch_size=50, num_epochs=1, hidden=[16],
                          snapshot_every=1, pool_size=3, checkpoint_every=0, eval_games=0, num_env_runners=0,
-                         batch_mode="truncate_episodes", run_dir=str(tmp_path / "run"))
+                         run_dir=str(tmp_path / "run"))
     first, _, _ = train(config, log=lambda line: None)
     meta = read_checkpoint_meta(first)
     assert meta["iteration"] == 2 and meta["pool"] == ["main_v1", "main_v2"]
@@ -264,12 +263,12 @@ def test_ppo_settings_reach_rllib_and_bad_ones_are_refused():
     from train.rllib.config import RLlibConfig
     from train.rllib.train import ppo_config
 
-    config = ppo_config(RLlibConfig(vf_clip_param=3.0, use_kl_loss=False, batch_mode="truncate_episodes", seed=7))
-    assert (config.vf_clip_param, config.use_kl_loss, config.batch_mode, config.seed) == (
-        3.0, False, "truncate_episodes", 7)
+    config = ppo_config(RLlibConfig(vf_clip_param=3.0, use_kl_loss=False, batch_mode="complete_episodes", seed=7))
+    assert (config.vf_clip_param, config.use_kl_loss, config.batch_mode) == (3.0, False, "complete_episodes")
+    assert config.seed is None  # RLlib would replay the same seeded games at every complete-episodes sample
     defaults = ppo_config(RLlibConfig(seed=7))
-    assert (defaults.vf_clip_param, defaults.use_kl_loss, defaults.batch_mode) == (10.0, True, "complete_episodes")
-    assert defaults.seed is None  # RLlib would replay the same seeded games at every complete-episodes sample
+    assert (defaults.vf_clip_param, defaults.use_kl_loss, defaults.batch_mode, defaults.seed) == (
+        10.0, True, "truncate_episodes", 7)
     with pytest.raises(ValueError, match="vf_clip_param must be > 0"):
         RLlibConfig(vf_clip_param=0)
     with pytest.raises(ValueError, match="batch_mode must be"):

@@ -55,8 +55,8 @@ class RLlibConfig:
     num_env_runners: int = 1
     """Ray actors that sample games (each one CPU); 0 samples in the driver process."""
     num_envs_per_env_runner: int = 1
-    """Games each env runner steps at once (batched inference). More than one learned worse per env step in every
-    self-play run here (results/rllib/README.md; cause not found)."""
+    """Games each env runner steps at once (batched inference). Every self-play run here with more than one learned
+    worse per env step (results/rllib/README.md; cause not found)."""
     train_batch_size: int = 4000
     """Env steps per training iteration (PPO rollout size)."""
     minibatch_size: int = 500
@@ -82,12 +82,11 @@ class RLlibConfig:
     (``win_loss`` returns lie in [-1, 1]; raw ``vp_margin`` in tens of VP needs a larger one or ``reward_scale``)."""
     use_kl_loss: bool = True
     """RLlib's adaptive KL penalty on top of PPO clipping (``kl_coeff`` 0.2, target 0.01); SB3's PPO has none."""
-    batch_mode: str = "complete_episodes"
-    """``complete_episodes``: env runners return whole games only. ``truncate_episodes``: fixed-size fragments;
-    RLlib 2.60 then cuts turn-based games with several RLlib seats mid-turn, and self-play with such fragments
-    collapsed here (results/rllib/README.md). RLlib reseeds its envs with the same seed before every
-    complete-episodes sample, so with ``complete_episodes`` the env runners get no seed (fresh games each
-    sample; ``seed`` still fixes the initial weights)."""
+    batch_mode: str = "truncate_episodes"
+    """``truncate_episodes``: env runners return fixed-size fragments (RLlib's default; a game cut off bootstraps
+    from the value). ``complete_episodes``: whole games only. RLlib 2.60 resets its envs with the runner's seed
+    before every complete-episodes sample (the same games each time), so in that mode the env runners get no seed:
+    games differ each sample and ``seed`` fixes only the initial weights."""
     hidden: list = field(default_factory=lambda: [256, 256])
     """Hidden layer sizes of the policy and value networks (separate networks of this shape)."""
     activation: str = "tanh"
@@ -124,8 +123,8 @@ class RLlibConfig:
             raise ValueError(f"reward_scale must be > 0, got {self.reward_scale!r}")
         if not self.vf_clip_param > 0:
             raise ValueError(f"vf_clip_param must be > 0, got {self.vf_clip_param!r}")
-        if self.batch_mode not in ("complete_episodes", "truncate_episodes"):
-            raise ValueError(f"batch_mode must be 'complete_episodes' or 'truncate_episodes', got {self.batch_mode!r}")
+        if self.batch_mode not in ("truncate_episodes", "complete_episodes"):
+            raise ValueError(f"batch_mode must be 'truncate_episodes' or 'complete_episodes', got {self.batch_mode!r}")
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"activation must be 'tanh' or 'relu', got {self.activation!r}")
 
