@@ -256,3 +256,20 @@ def test_bad_rllib_config_and_checkpoint_are_refused(tmp_path):
         load_rllib_config(None, {"learning_rate": 0.1})
     with pytest.raises(ValueError, match="not a fifthave-rllib checkpoint"):
         RLlibFactory(str(tmp_path))()
+
+
+@needs_ray
+def test_ppo_settings_reach_rllib_and_bad_ones_are_refused():
+    from train.rllib.config import RLlibConfig
+    from train.rllib.train import ppo_config
+
+    config = ppo_config(RLlibConfig(vf_clip_param=3.0, use_kl_loss=False, batch_mode="complete_episodes", seed=7))
+    assert (config.vf_clip_param, config.use_kl_loss, config.batch_mode) == (3.0, False, "complete_episodes")
+    assert config.seed is None  # RLlib would replay the same seeded games at every complete-episodes sample
+    defaults = ppo_config(RLlibConfig(seed=7))
+    assert (defaults.vf_clip_param, defaults.use_kl_loss, defaults.batch_mode, defaults.seed) == (
+        10.0, True, "truncate_episodes", 7)
+    with pytest.raises(ValueError, match="vf_clip_param must be > 0"):
+        RLlibConfig(vf_clip_param=0)
+    with pytest.raises(ValueError, match="batch_mode must be"):
+        RLlibConfig(batch_mode="whole_games")

@@ -55,7 +55,8 @@ class RLlibConfig:
     num_env_runners: int = 1
     """Ray actors that sample games (each one CPU); 0 samples in the driver process."""
     num_envs_per_env_runner: int = 1
-    """Games each env runner steps at once (batched inference)."""
+    """Games each env runner steps at once (batched inference). Every self-play run here with more than one learned
+    worse per env step (results/rllib/README.md; cause not found)."""
     train_batch_size: int = 4000
     """Env steps per training iteration (PPO rollout size)."""
     minibatch_size: int = 500
@@ -76,6 +77,16 @@ class RLlibConfig:
     """Value-loss weight."""
     grad_clip: float = 0.5
     """Gradient norm clipping."""
+    vf_clip_param: float = 10.0
+    """RLlib clips the value loss at this (squared error units): keep it well above the squared return scale
+    (``win_loss`` returns lie in [-1, 1]; raw ``vp_margin`` in tens of VP needs a larger one or ``reward_scale``)."""
+    use_kl_loss: bool = True
+    """RLlib's adaptive KL penalty on top of PPO clipping (``kl_coeff`` 0.2, target 0.01); SB3's PPO has none."""
+    batch_mode: str = "truncate_episodes"
+    """``truncate_episodes``: env runners return fixed-size fragments (RLlib's default; a game cut off bootstraps
+    from the value). ``complete_episodes``: whole games only. RLlib 2.60 resets its envs with the runner's seed
+    before every complete-episodes sample (the same games each time), so in that mode the env runners get no seed:
+    games differ each sample and ``seed`` fixes only the initial weights."""
     hidden: list = field(default_factory=lambda: [256, 256])
     """Hidden layer sizes of the policy and value networks (separate networks of this shape)."""
     activation: str = "tanh"
@@ -110,6 +121,10 @@ class RLlibConfig:
                              f"got {self.eval_games}")
         if not self.reward_scale > 0:
             raise ValueError(f"reward_scale must be > 0, got {self.reward_scale!r}")
+        if not self.vf_clip_param > 0:
+            raise ValueError(f"vf_clip_param must be > 0, got {self.vf_clip_param!r}")
+        if self.batch_mode not in ("truncate_episodes", "complete_episodes"):
+            raise ValueError(f"batch_mode must be 'truncate_episodes' or 'complete_episodes', got {self.batch_mode!r}")
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"activation must be 'tanh' or 'relu', got {self.activation!r}")
 

@@ -112,17 +112,19 @@ def ppo_config(config):
         PPOConfig()
         .environment(FifthAvenueMultiAgentEnv, env_config=config.env_config())
         .env_runners(num_env_runners=config.num_env_runners, num_envs_per_env_runner=config.num_envs_per_env_runner,
-                     rollout_fragment_length="auto")
+                     rollout_fragment_length="auto", batch_mode=config.batch_mode)
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=config.train_batch_size, minibatch_size=config.minibatch_size,
                   num_epochs=config.num_epochs, lr=config.lr, gamma=config.gamma, lambda_=config.lambda_,
                   clip_param=config.clip_param, entropy_coeff=config.entropy_coeff,
-                  vf_loss_coeff=config.vf_loss_coeff, grad_clip=config.grad_clip)
+                  vf_loss_coeff=config.vf_loss_coeff, grad_clip=config.grad_clip,
+                  vf_clip_param=config.vf_clip_param, use_kl_loss=config.use_kl_loss)
         .multi_agent(policies={MAIN}, policy_mapping_fn=SelfPlayMapping(), policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
             MAIN: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)}))
         .callbacks(_learner_win_callback())
-        .debugging(seed=config.seed, log_level="ERROR")
+        # RLlib reseeds the envs with this seed before every complete-episodes sample (the same games again).
+        .debugging(seed=config.seed if config.batch_mode == "truncate_episodes" else None, log_level="ERROR")
     )
 
 
@@ -233,6 +235,9 @@ def build(config, resume=None):
     """The algorithm and its snapshot pool for ``config``; with ``resume`` (a checkpoint directory written by
     ``save``) the pool's modules, the weights, optimizer state, iteration count and env-step count of that
     checkpoint."""
+    import torch
+
+    torch.manual_seed(config.seed)  # the initial weights (RLlib seeds nothing with complete_episodes)
     algo = ppo_config(config).build_algo()
     pool = SnapshotPool(algo, config)
     if resume is not None:
