@@ -48,6 +48,15 @@ from .vec_env import FifthAvenueVecEnv
 _HUGE_NEG = -1e8  # what sb3-contrib's MaskableCategorical gives an illegal action
 
 
+def _latents(policy, obs):
+    """The actor's and the critic's latent features of ``policy`` for a batch of observations (sb3's forward
+    pass up to the heads)."""
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        return policy.mlp_extractor(features)
+    return policy.mlp_extractor.forward_actor(features[0]), policy.mlp_extractor.forward_critic(features[1])
+
+
 class PipelinedMaskablePPO(MaskablePPO):
     update_threads = 1
     """Torch threads for the update (the games are idle then); the rollout's forward passes use the threads
@@ -168,12 +177,7 @@ class PipelinedMaskablePPO(MaskablePPO):
                     latent_pi = rest_pi(hidden[:, :hidden_pi])
                     latent_vf = rest_vf(hidden[:, hidden_pi:])
                 else:
-                    features = policy.extract_features(obs)
-                    if policy.share_features_extractor:
-                        latent_pi, latent_vf = policy.mlp_extractor(features)
-                    else:
-                        latent_pi = policy.mlp_extractor.forward_actor(features[0])
-                        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+                    latent_pi, latent_vf = _latents(policy, obs)
                 values = policy.value_net(latent_vf).flatten()
                 logits = torch.where(data["legal"].index_select(0, batch), policy.action_net(latent_pi), huge_neg)
                 log_probs_all = torch.log_softmax(logits, dim=-1)
@@ -241,12 +245,7 @@ class PipelinedMaskablePPO(MaskablePPO):
         started = time.perf_counter()
         policy = self.policy
         with torch.no_grad():
-            features = policy.extract_features(torch.as_tensor(obs))
-            if policy.share_features_extractor:
-                latent_pi, latent_vf = policy.mlp_extractor(features)
-            else:
-                latent_pi = policy.mlp_extractor.forward_actor(features[0])
-                latent_vf = policy.mlp_extractor.forward_critic(features[1])
+            latent_pi, latent_vf = _latents(policy, torch.as_tensor(obs))
             values = policy.value_net(latent_vf).flatten()
             logits = policy.action_net(latent_pi)
             logits = torch.where(torch.as_tensor(masks), logits, torch.tensor(_HUGE_NEG, dtype=logits.dtype))
