@@ -29,6 +29,20 @@ def table(run_dir):
         return list(csv.DictReader(f))
 
 
+def train_until_interrupted(config, step, monkeypatch):
+    """Run ``config`` and interrupt it (KeyboardInterrupt) at the first env step at or past ``step``."""
+    on_step = train_module.RunCallback._on_step
+
+    def crash(callback):
+        if callback.num_timesteps >= step:
+            raise KeyboardInterrupt("interrupted")
+        return on_step(callback)
+    monkeypatch.setattr(train_module.RunCallback, "_on_step", crash)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, show_progress=False)
+    monkeypatch.setattr(train_module.RunCallback, "_on_step", on_step)
+
+
 def test_two_runs_and_an_interrupted_resumed_run_give_the_same_weights(tmp_path, monkeypatch):
     first = train(small_config(tmp_path / "a"), show_progress=False)
     second = train(small_config(tmp_path / "b"), show_progress=False)
@@ -37,16 +51,7 @@ def test_two_runs_and_an_interrupted_resumed_run_give_the_same_weights(tmp_path,
     assert [int(r["timesteps"]) for r in table(tmp_path / "a")] == [0, 512, 1024]
 
     # Interrupted in the middle of a rollout (after the checkpoint at 512 and a snapshot), then resumed.
-    on_step = train_module.RunCallback._on_step
-
-    def crash(callback):
-        if callback.num_timesteps >= 700:
-            raise KeyboardInterrupt("interrupted")
-        return on_step(callback)
-    monkeypatch.setattr(train_module.RunCallback, "_on_step", crash)
-    with pytest.raises(KeyboardInterrupt):
-        train(small_config(tmp_path / "c"), show_progress=False)
-    monkeypatch.setattr(train_module.RunCallback, "_on_step", on_step)
+    train_until_interrupted(small_config(tmp_path / "c"), 700, monkeypatch)
     assert os.path.basename(ckpt.latest_checkpoint(tmp_path / "c")) == "ckpt_0000000512.zip"
     assert main(["--resume", "--run-dir", str(tmp_path / "c"), "--no-progress"]) == 0
     final = ckpt.read_meta(ckpt.latest_checkpoint(tmp_path / "c"))
@@ -73,16 +78,7 @@ def test_a_league_run_with_advisers_resumes_bit_for_bit(tmp_path, monkeypatch):
                    league=LeagueConfig(anchors=["random", "greedy"], snapshot_every=256, reweight_every=3,
                                        prior_games=2, window=20))
     first = train(small_config(tmp_path / "a", **changes), show_progress=False)
-    on_step = train_module.RunCallback._on_step
-
-    def crash(callback):
-        if callback.num_timesteps >= 600:
-            raise KeyboardInterrupt("interrupted")
-        return on_step(callback)
-    monkeypatch.setattr(train_module.RunCallback, "_on_step", crash)
-    with pytest.raises(KeyboardInterrupt):
-        train(small_config(tmp_path / "b", **changes), show_progress=False)
-    monkeypatch.setattr(train_module.RunCallback, "_on_step", on_step)
+    train_until_interrupted(small_config(tmp_path / "b", **changes), 600, monkeypatch)
     assert os.path.basename(ckpt.latest_checkpoint(tmp_path / "b")) == "ckpt_0000000512.zip"
     assert main(["--resume", "--run-dir", str(tmp_path / "b"), "--no-progress"]) == 0
     final = ckpt.read_meta(ckpt.latest_checkpoint(tmp_path / "b"))
