@@ -11,6 +11,10 @@ An agent that decides from the mask alone sets the class attribute
 ``needs_observation = False`` (e.g. ``RandomAgent``): environments and tournaments
 then skip building its observation and pass ``None`` as ``observation``. Agents
 without the attribute get their observation (the default, ``True``).
+
+An agent that reads the derived views sets ``observation_layout = 1``: tournaments
+then give it layout 1 (``fifthave_env.observation.LAYOUTS``, whose first part is
+layout 0); every other agent gets layout 0.
 """
 
 from typing import Protocol, runtime_checkable
@@ -19,15 +23,17 @@ import numpy as np
 
 from fifthave_env.engine.determinize import SeatSampler
 from fifthave_env.engine.game import GameConfig
+from fifthave_env.observation import Observer
 from fifthave_env.random_agent import RandomAgent
 
-__all__ = ["Agent", "RandomAgent", "give_sampler"]
+__all__ = ["Agent", "LayoutObservations", "RandomAgent", "give_sampler"]
 
 
 @runtime_checkable
 class Agent(Protocol):
     name: str
-    # Optional: ``needs_observation = False`` for an agent that reads only the mask (see above).
+    # Optional: ``needs_observation = False`` for an agent that reads only the mask, and
+    # ``observation_layout = 1`` for one that reads the derived views (see above).
 
     def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
         """Called before each game with the public configuration, the agent's seat and its generator."""
@@ -41,3 +47,19 @@ def give_sampler(agent, game, seat):
     seat's door to ``game``: a sampler of determinizations that hold only what the seat knows."""
     if hasattr(agent, "attach_sampler"):
         agent.attach_sampler(SeatSampler(game, seat))
+
+
+class LayoutObservations:
+    """The observations of the seats whose agents ask for another layout than 0 (``observation_layout``):
+    ``wants(seat)`` says whether a seat's agent does, ``observe(game, seat)`` builds its observation."""
+
+    def __init__(self, config, agents):
+        """``agents``: seat -> agent."""
+        self.layouts = {seat: getattr(agent, "observation_layout", 0) for seat, agent in agents.items()}
+        self.observers = {layout: Observer(config, version=layout) for layout in set(self.layouts.values()) if layout}
+
+    def wants(self, seat):
+        return self.layouts.get(seat, 0) != 0
+
+    def observe(self, game, seat):
+        return self.observers[self.layouts[seat]].observe(game, seat)

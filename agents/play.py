@@ -21,7 +21,7 @@ from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine.game import CHOOSE_ACTION_DECISION, DECISION_NAMES
 from fifthave_env.render_text import render_text
 
-from .base import give_sampler
+from .base import LayoutObservations, give_sampler
 from .tournament import AGENT_FACTORIES, agent_factory
 
 CHOICE_HELP = {
@@ -135,6 +135,7 @@ def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write
         agents[s] = agent_factory(name)()
         agents[s].reset(env.unwrapped.config, s, np.random.default_rng(child))
         give_sampler(agents[s], game, s)
+    layouts = LayoutObservations(env.unwrapped.config, agents)
     write(f"You are seat {seat}. Opponents: " + ", ".join(f"seat {s} {agents[s].name}" for s in others))
     write(HELP)
 
@@ -151,7 +152,8 @@ def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write
                 continue
             actor = game.actor
             if actor != seat:
-                action = int(agents[actor].act(observation["observation"], observation["action_mask"]))
+                vector = layouts.observe(game, actor) if layouts.wants(actor) else observation["observation"]
+                action = int(agents[actor].act(vector, observation["action_mask"]))
                 write(f"  seat {actor} ({agents[actor].name}): {env.action_name(action)}")
                 env.step(action)
                 others_acted = True
@@ -180,7 +182,7 @@ def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Play Fifth Avenue in the terminal against scripted agents.",
-                                     epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip")
+                                     epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip, values:NETWORK.pt")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 starts)")
     parser.add_argument("--opponents", nargs="+", default=["heuristic", "heuristic", "heuristic"],
                         help="1-3 agent names, one per other seat in seat order")

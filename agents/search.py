@@ -67,6 +67,20 @@ DEFAULT_DEPTH = 1
 CENTRAL_PARK_VP = 3.0  # expected VP of a Central Park skyscraper (R27: 2, 3 or 5 by types drawn)
 MARGIN_SCALE = 6.0  # VP of projected margin that moves the value from 0.5 to ~0.73
 NOT_SEARCHED = frozenset((G.PLACE_START_DECISION, G.SHOP_PLOT_DECISION))
+DECISION_GROUPS = {  # the kinds of decision, as the search's experiments group them
+    "bid": (G.BID_DECISION,),
+    "board": (G.SHOP_TILE_DECISION, G.BUILD_DECISION, G.DRAW_COLOR_DECISION, G.SCORE_DISTRICT_DECISION),
+    "choose": (G.CHOOSE_ACTION_DECISION,),
+    "move": (G.MOVE_DECISION,),
+}
+
+
+def decision_kinds(groups):
+    """The decision kinds of the named ``DECISION_GROUPS`` (``ValueError`` on an unknown name)."""
+    unknown = [g for g in groups if g not in DECISION_GROUPS]
+    if unknown:
+        raise ValueError(f"unknown decision groups {unknown}; choose from {sorted(DECISION_GROUPS)}")
+    return frozenset(k for g in groups for k in DECISION_GROUPS[g])
 ROLLOUT_POLICIES = {"heuristic": HeuristicAgent, "greedy": GreedyAgent, "random": RandomAgent}
 
 
@@ -125,22 +139,26 @@ class SearchAgent:
     """Determinized Monte Carlo search over whole bids and turn choices (see the module docstring)."""
 
     def __init__(self, rollouts=DEFAULT_ROLLOUTS, depth=DEFAULT_DEPTH, rollout="heuristic",
-                 evaluator=projected_value, prior=0.02, name=None):
-        if rollouts < 1 or depth < 0:
-            raise ValueError(f"rollouts must be >= 1 and depth >= 0, got rollouts={rollouts!r}, depth={depth!r}")
+                 evaluator=projected_value, prior=0.02, name=None, samples=None, groups=None):
+        if rollouts < 1 or depth < 0 or (samples is not None and samples < 1):
+            raise ValueError(f"rollouts and samples must be >= 1 and depth >= 0, got rollouts={rollouts!r}, "
+                             f"samples={samples!r}, depth={depth!r}")
         if isinstance(rollout, str):
             if rollout not in ROLLOUT_POLICIES:
                 raise ValueError(f"unknown rollout policy {rollout!r}; choose from {', '.join(ROLLOUT_POLICIES)} "
                                  "or pass an agent factory")
             rollout = ROLLOUT_POLICIES[rollout]
         self.rollouts = rollouts
+        self.samples = samples
         self.depth = depth
         self.rollout_factory = rollout
         self.evaluator = evaluator
         self.prior = prior
         self.name = name or f"search:{rollouts}"
+        self.decisions = decision_kinds(groups if groups is not None else DECISION_GROUPS)  # the ones searched
         self.sampler = None
         self.searched = 0  # decisions that ran a search (for timing reports)
+        self.last_search = None  # (candidates, mean values, the heuristic's candidate) of the latest search
 
     def attach_sampler(self, sampler):
         """``sampler(rng)`` returns a determinization of the current game for this seat."""
@@ -170,21 +188,25 @@ class SearchAgent:
         if not legal:
             raise ValueError(f"{self.name} was asked to act with no legal action (all-zero action mask)")
         decision = view.decision
+        searched = decision in self.decisions
         if decision == G.BID_DECISION:
+            if not searched:
+                return self.default.act(observation, action_mask)
             candidates, default = self._bid_candidates(view)
         elif len(legal) == 1:
             return legal[0]
         else:
             default = (self.default.act(observation, action_mask),)
-            if decision in NOT_SEARCHED or self.sampler is None:
+            if not searched:
                 return default[0]
             candidates = [(a,) for a in legal]
-        if len(candidates) > 1 and self.sampler is not None:
-            chosen = self._search(candidates, default)
-        else:
-            chosen = default
+        chosen = self._choose(observation, view, candidates, default) if len(candidates) > 1 else default
         self.plan = list(chosen[1:])
         return chosen[0]
+
+    def _choose(self, observation, view, candidates, default):
+        """The candidate to play (a macro); the search's, or the heuristic's without a sampler."""
+        return self._search(candidates, default) if self.sampler is not None else default
 
     # ---- candidates ----------------------------------------------------------------------
 
@@ -223,7 +245,7 @@ class SearchAgent:
 
     def _search(self, candidates, default):
         self.searched += 1
-        samples = max(1, self.rollouts // len(candidates))
+        samples = self.samples or max(1, self.rollouts // len(candidates))
         totals = np.zeros(len(candidates))
         for _ in range(samples):
             root = self.sampler(self.rng)
@@ -235,6 +257,7 @@ class SearchAgent:
                 self.rollout.run(g, self.depth, seed)
                 totals[i] += self.evaluator(g, self.seat)
         values = totals / samples
+        self.last_search = (candidates, values.copy(), default)
         if default in candidates:
             values[candidates.index(default)] += self.prior
         return candidates[int(values.argmax())]

@@ -77,7 +77,7 @@ from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP, IllegalAction
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
 
-from .base import give_sampler
+from .base import LayoutObservations, give_sampler
 from .registry import AGENT_FACTORIES
 from .stats import bootstrap_elo, bradley_terry_elo, clustered_rate_interval, seat_ranks
 
@@ -102,8 +102,8 @@ GREEDY_SUFFIX = ":greedy"
 def agent_factory(name):
     """A picklable factory for an agent named in ``AGENT_FACTORIES`` (e.g. ``"heuristic-aggressive"``),
     ``"search[:ROLLOUTS[:DEPTH[:POLICY]]]"`` (``agents.search``), ``"policy:PATH"`` for a trained
-    checkpoint (needs the ``train`` extra), or ``"rllib:PATH"`` for a ``fifthave-rllib`` checkpoint
-    directory. A trained policy samples its moves; ``policy:PATH:greedy`` / ``rllib:PATH:greedy`` plays
+    checkpoint (needs the ``train`` extra), ``"rllib:PATH"`` for a ``fifthave-rllib`` checkpoint
+    directory, or ``"values:PATH"`` for a candidate-value network (``train.values_agent``). A trained policy samples its moves; ``policy:PATH:greedy`` / ``rllib:PATH:greedy`` plays
     its most likely legal move instead (as training evaluates with ``eval_deterministic``)."""
     if name == "search" or name.startswith("search:"):
         from .search import search_factory
@@ -119,11 +119,15 @@ def agent_factory(name):
         from train.rllib.agent import RLlibFactory
 
         return RLlibFactory(path, deterministic=greedy)
+    if name.startswith("values:"):
+        from train.values_agent import ValuesFactory
+
+        return ValuesFactory(name.split(":", 1)[1])
     try:
         return AGENT_FACTORIES[name]
     except KeyError:
         raise ValueError(f"unknown agent {name!r}; choose from {', '.join(AGENT_FACTORIES)}, "
-                         "search[:ROLLOUTS[:DEPTH[:POLICY]]], policy:PATH[:greedy], rllib:PATH[:greedy]") from None
+                         "search[:ROLLOUTS[:DEPTH[:POLICY]]], policy:PATH[:greedy], rllib:PATH[:greedy], values:PATH") from None
 
 
 # ---- one game ------------------------------------------------------------------------------
@@ -227,15 +231,17 @@ def play_game(setup, game_index):
     act_calls = [0] * n
     auctions = 0
     confirmed_here = set()
+    layouts = LayoutObservations(game.config, dict(enumerate(agents)))
     for name in env.agent_iter():
         seat = game.actor
-        reads = seat < 0 or getattr(agents[seat], "needs_observation", True)
+        reads = seat < 0 or (getattr(agents[seat], "needs_observation", True) and not layouts.wants(seat))
         observation, _, terminated, truncated, _ = env.last(observe=reads)
         if terminated or truncated:
             env.step(None)
             continue
-        if observation is None:  # the agent reads only the mask: no observation is built
-            observation = {"observation": None, "action_mask": game.action_mask()}
+        if observation is None:  # the agent reads only the mask, or another layout than the env's
+            vector = layouts.observe(game, seat) if layouts.wants(seat) else None
+            observation = {"observation": vector, "action_mask": game.action_mask()}
         before, before_loc = game.decision, game.auc_loc
         doing = f"in decision '{DECISION_NAMES[before]}'"
         start = time.perf_counter()
@@ -516,7 +522,7 @@ def parse_lineup(specs):
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Play a seeded tournament between Fifth Avenue agents and report per-agent statistics.",
-        epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip, rllib:CHECKPOINT_DIR")
+        epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip, rllib:CHECKPOINT_DIR, values:NETWORK.pt")
     parser.add_argument("--agents", nargs="+", required=True,
                         help="one agent per seat, e.g. heuristic random*3 (2-4 seats)")
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))

@@ -92,8 +92,12 @@ def test_names_and_bad_options():
         search_factory("search:many")
     with pytest.raises(ValueError, match="unknown rollout policy"):
         search_factory("search:4:1:smart")
-    with pytest.raises(ValueError, match="rollouts must be >= 1"):
+    with pytest.raises(ValueError, match="rollouts and samples must be >= 1"):
         SearchAgent(rollouts=0)
+    with pytest.raises(ValueError, match="samples=0"):
+        SearchAgent(samples=0)
+    with pytest.raises(ValueError, match="unknown decision groups"):
+        SearchAgent(groups=["bids"])
 
 
 def test_a_network_plugs_in_as_evaluator(tmp_path):

@@ -290,3 +290,26 @@ def test_win_rate_interval_is_clustered_by_deal():
     row = summarize(records, ["a", "b"], 2)[0]
     naive = wilson_interval(20, 40)
     assert row["win_ci_high"] - row["win_ci_low"] > 1.5 * (naive[1] - naive[0])
+
+
+class LayoutChecker(HeuristicAgent):
+    """A HeuristicAgent that asks for layout 1 and checks it gets it, with layout 0 as its first part."""
+
+    observation_layout = 1
+    seen = []
+
+    def act(self, observation, action_mask):
+        from fifthave_env.observation import OBS_SIZES
+
+        assert len(observation) == OBS_SIZES[1]
+        LayoutChecker.seen.append(observation[OBS_SIZES[0]:].any())
+        return super().act(observation[:OBS_SIZES[0]], action_mask)
+
+
+def test_an_agent_asking_for_layout_1_gets_it_and_plays_as_with_layout_0():
+    """The derived views are extra: a HeuristicAgent reading only the layout-0 part plays the same games."""
+    LayoutChecker.seen = []
+    checked = run_tournament([LayoutChecker] + [HeuristicAgent] * 3, num_players=4, games=4, seed=3)
+    plain = run_tournament([HeuristicAgent] * 4, num_players=4, games=4, seed=3)
+    assert LayoutChecker.seen and any(LayoutChecker.seen)
+    assert [r["scores"] for r in checked.records] == [r["scores"] for r in plain.records]

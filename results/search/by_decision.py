@@ -13,46 +13,24 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from agents.search import SearchAgent  # noqa: E402
+from agents.search import DECISION_GROUPS, SearchAgent  # noqa: E402
 from agents.tournament import agent_factory, run_tournament  # noqa: E402
-from agents.view import SeatView  # noqa: E402
-from fifthave_env.engine import game as G  # noqa: E402
-
-GROUPS = {
-    "bid": (G.BID_DECISION,),
-    "board": (G.SHOP_TILE_DECISION, G.BUILD_DECISION, G.DRAW_COLOR_DECISION, G.SCORE_DISTRICT_DECISION),
-    "choose": (G.CHOOSE_ACTION_DECISION,),
-    "move": (G.MOVE_DECISION,),
-}
-
-
-class PartialSearch(SearchAgent):
-    """A SearchAgent that searches only ``decisions`` and plays its HeuristicAgent's move elsewhere."""
-
-    def __init__(self, decisions, **kwargs):
-        super().__init__(**kwargs)
-        self.decisions = frozenset(decisions)
-
-    def act(self, observation, action_mask):
-        if not self.plan and SeatView(observation, action_mask, self.config).decision not in self.decisions:
-            return self.default.act(observation, action_mask)
-        return super().act(observation, action_mask)
 
 
 class PartialSearchFactory:
-    """Picklable factory for the tournament's worker processes."""
+    """Picklable factory for the tournament's worker processes: a SearchAgent searching one group only."""
 
     def __init__(self, group, rollouts, depth):
         self.group, self.rollouts, self.depth = group, rollouts, depth
 
     def __call__(self):
-        return PartialSearch(GROUPS[self.group], rollouts=self.rollouts, depth=self.depth,
-                             name=f"search-{self.group}")
+        return SearchAgent(rollouts=self.rollouts, depth=self.depth, groups=[self.group],
+                           name=f"search-{self.group}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--groups", nargs="+", choices=sorted(GROUPS), default=list(GROUPS))
+    parser.add_argument("--groups", nargs="+", choices=sorted(DECISION_GROUPS), default=list(DECISION_GROUPS))
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--rollouts", type=int, default=4)

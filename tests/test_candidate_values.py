@@ -1,0 +1,197 @@
+"""The candidate-value network: labels from the search, the fit, the agent, saving and loading."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+
+from agents.search import SearchAgent
+from agents.tournament import agent_factory, run_tournament
+from agents.view import SeatView
+from fifthave_env.engine import Game, GameConfig
+from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS
+from fifthave_env.engine.game import BID_DECISION
+from fifthave_env.observation import OBS_SIZES, Observer
+from train.candidate_values import CandidateValueConfig, collect, fit, play_labelled
+from train.values_agent import (
+    _BID,
+    CandidateValueAgent,
+    CandidateValueNet,
+    NumpyValueNet,
+    candidate_features,
+    save_values,
+)
+
+TINY = dict(samples=1, observation_layout=0, games=2, held_out_games=1, workers=1, hidden=16, epochs=2, eval_games=0)
+
+
+def bid_position(seed=3):
+    """A 4-player game at a bid of seat 0 with more than one candidate."""
+    game = Game(GameConfig(num_players=4), seed=seed)
+    rng = np.random.default_rng(seed)
+    while True:
+        if game.decision == BID_DECISION and game.actor == 0:
+            view = SeatView(Observer(game.config).observe(game, 0), game.action_mask().astype(bool), game.config)
+            agent = SearchAgent()
+            agent.reset(game.config, 0, np.random.default_rng(0))
+            candidates, default = agent._bid_candidates(view)
+            if len(candidates) > 2:
+                return game, view, candidates, default
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+
+
+def test_candidate_features_describe_the_whole_bid():
+    _, view, candidates, default = bid_position()
+    passing = candidate_features(view, (BID_PASS,), default)
+    assert passing[BID_PASS] == 1 and passing[_BID] == 1 and passing[_BID + 2] == passing[_BID + 7]
+    bid = next(m for m in candidates if m[0] != BID_PASS)
+    x = candidate_features(view, bid, default)
+    added = [a - BID_ADD for a in bid if BID_ADD <= a < BID_CONFIRM]
+    assert x[bid[0]] == 1 and x[_BID] == 0
+    assert x[_BID + 1] == pytest.approx(len(added) / 5)
+    assert x[_BID + 3] > 0  # a raise over the high bid
+    assert x[_BID + 4:_BID + 7].sum() == 1  # one building limit
+    assert x[_BID + 8] == (bid == default)
+
+
+def test_labels_reproduce_and_are_differences_to_the_heuristic():
+    config = CandidateValueConfig(**TINY, groups=["bid"])
+    a, b = play_labelled(config, 5), play_labelled(config, 5)
+    assert len(a[0]) > 0 and len(a[1]) == len(a[2]) == len(a[3]) > len(a[0])
+    for x, y in zip(a, b):
+        assert np.array_equal(np.asarray(x), np.asarray(y))
+    features, targets = np.asarray(a[1]), np.asarray(a[3])
+    is_default = features[:, _BID + 8] == 1
+    assert np.all(targets[is_default] == 0) and np.any(targets[~is_default] != 0)
+    assert np.all(features[:, BID_ADD:BID_PASS + 1].sum(axis=1) == 1)  # bids only: groups=["bid"]
+
+
+def test_fit_is_seeded_and_the_numpy_copy_matches_torch(tmp_path):
+    config = CandidateValueConfig(**TINY)
+    rng = np.random.default_rng(0)
+    held_out, data = collect(config, 1, rng, log=print), collect(config, 2, rng)
+    nets = [fit(config, data, held_out, log=lambda *a, **k: None) for _ in range(2)]
+    digests = [save_values(tmp_path / f"{i}.pt", net, dataclasses.asdict(config), {}) for i, net in enumerate(nets)]
+    assert digests[0] == digests[1]
+    observations, features, owners, _ = data
+    with torch.no_grad():
+        expected = nets[0](torch.as_tensor(observations), torch.as_tensor(features), torch.as_tensor(owners))
+    first = owners == 0
+    got = NumpyValueNet(nets[0]).values(observations[0], features[first])
+    assert np.allclose(got, expected.numpy()[first], atol=1e-5)
+
+
+class FixedValues:
+    """A stand-in network: prefers passing, or the candidate with the most cards."""
+
+    def __init__(self, prefer_pass):
+        self.prefer_pass = prefer_pass
+
+    def values(self, observation, candidates):
+        return candidates[:, _BID] if self.prefer_pass else candidates[:, _BID + 1]
+
+
+@pytest.mark.parametrize("prefer_pass", [True, False])
+def test_agent_plays_the_candidate_its_network_values_most(prefer_pass):
+    game, view, candidates, default = bid_position()
+    agent = CandidateValueAgent(FixedValues(prefer_pass), ["bid"], prior=0.0)
+    agent.reset(game.config, 0, np.random.default_rng(0))
+    observation, mask = Observer(game.config).observe(game, 0), game.action_mask().astype(bool)
+    action = agent.act(observation, mask)
+    longest = max(candidates, key=lambda m: len(m))
+    assert action == (BID_PASS if prefer_pass else longest[0])
+    while agent.plan:  # the rest of the whole bid is laid card by card
+        game.apply(action)
+        action = agent.act(Observer(game.config).observe(game, 0), game.action_mask().astype(bool))
+    assert action in (BID_PASS, BID_CONFIRM)
+
+
+def test_saved_network_plays_by_name_and_bad_files_are_refused(tmp_path):
+    config = CandidateValueConfig(**TINY)
+    rng = np.random.default_rng(1)
+    net = fit(config, collect(config, 1, rng), collect(config, 1, rng), log=lambda *a, **k: None)
+    path = tmp_path / "values.pt"
+    save_values(path, net, dataclasses.asdict(config), {"decisions": 1})
+    lineup = [agent_factory(f"values:{path}")] + [agent_factory("heuristic")] * 3
+    tables = [run_tournament(lineup, num_players=4, games=4, seed=2).table for _ in range(2)]
+    assert tables[0] == tables[1] and tables[0][0]["seat_games"] == 4
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a network")
+    with pytest.raises(ValueError, match="not a candidate-value network"):
+        agent_factory(f"values:{bad}")()
+
+
+def test_config_refuses_bad_fields():
+    with pytest.raises(ValueError, match="groups must be"):
+        CandidateValueConfig(groups=["bids"])
+    with pytest.raises(ValueError, match="opponents"):
+        CandidateValueConfig(opponents=["nobody"])
+    with pytest.raises(ValueError, match="samples must be a positive integer"):
+        CandidateValueConfig(samples=0)
+    with pytest.raises(ValueError, match="eval_games must be a multiple of num_players"):
+        CandidateValueConfig(num_players=3, eval_games=1000)
+    with pytest.raises(ValueError, match="num_players must be 2, 3 or 4"):
+        CandidateValueConfig(num_players=5)
+    assert CandidateValueNet(OBS_SIZES[0]).candidate.in_features == _BID + 9
+
+
+def test_labels_do_not_depend_on_workers_and_an_interrupted_collection_resumes(tmp_path, monkeypatch):
+    import train.candidate_values as cv
+
+    monkeypatch.setattr(cv, "CHUNK_GAMES", 1)
+    config = CandidateValueConfig(**{**TINY, "workers": 2})
+    one = collect(CandidateValueConfig(**TINY), 3, np.random.default_rng(4))
+    stored = collect(config, 3, np.random.default_rng(4), store=str(tmp_path), tag="t")
+    (tmp_path / "t_0001.npz").unlink()  # the run stopped before the second game's labels were saved
+    resumed = collect(config, 3, np.random.default_rng(4), store=str(tmp_path), tag="t")
+    for a, b, c in zip(one, stored, resumed):
+        assert np.array_equal(a, b) and np.array_equal(a, c)
+    np.savez(tmp_path / "t_0002.npz", np.zeros((1, 5)), np.zeros((1, 3)), np.zeros(1), np.zeros(1))
+    with pytest.raises(ValueError, match="does not hold labels of this config"):
+        collect(config, 3, np.random.default_rng(4), store=str(tmp_path), tag="t")
+
+
+def test_a_run_directory_refuses_labels_of_another_config(tmp_path):
+    import train.candidate_values as cv
+
+    cv._check_store(str(tmp_path), CandidateValueConfig(**TINY))
+    cv._check_store(str(tmp_path), CandidateValueConfig(**{**TINY, "epochs": 9}))  # fit settings may change
+    with pytest.raises(ValueError, match="holds labels of another config"):
+        cv._check_store(str(tmp_path), CandidateValueConfig(**{**TINY, "samples": 2}))
+
+
+def test_the_command_trains_evaluates_and_reproduces_its_weights(tmp_path):
+    """Two runs of the same config give the same weights; a run resumed from its saved labels too."""
+    import json
+
+    from train.candidate_values import main
+
+    reports = []
+    for name in ("a", "b", "a"):  # the second "a" finds its labels saved and only fits and evaluates again
+        config = {**TINY, "games": 2, "eval_games": 4, "run_dir": str(tmp_path / name)}
+        (tmp_path / "config.json").write_text(json.dumps(config))
+        main(["--config", str(tmp_path / "config.json")])
+        reports.append(json.loads((tmp_path / name / "report.json").read_text()))
+    assert reports[0]["weights_sha256"] == reports[1]["weights_sha256"] == reports[2]["weights_sha256"]
+    assert reports[0]["vs_heuristic"]["seat_games"] == 4 and (tmp_path / "a" / "values_vs_random.csv").exists()
+
+
+def test_a_layout_1_network_plays_the_terminal_game_and_refuses_a_layout_0_observation(tmp_path):
+    from agents.play import play
+
+    config = CandidateValueConfig(**{**TINY, "observation_layout": 1})
+    rng = np.random.default_rng(2)
+    net = fit(config, collect(config, 1, rng), collect(config, 1, rng), log=lambda *a, **k: None)
+    path = tmp_path / "values.pt"
+    save_values(path, net, dataclasses.asdict(config), {})
+    answers = iter(["1"] * 10000)  # the human seat always plays its first legal action
+    scores = play(seat=0, opponents=(f"values:{path}", "heuristic", "heuristic"), seed=5,
+                  read=lambda prompt="": next(answers), write=lambda *a: None)
+    assert scores is not None and len(scores) == 4
+    agent = agent_factory(f"values:{path}")()
+    game = Game(GameConfig(num_players=4), seed=1)
+    agent.reset(game.config, 0, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="reads observation layout 1 \\(1409 values\\), got 1176"):
+        agent.act(Observer(game.config).observe(game, 0), game.action_mask())

@@ -1,0 +1,338 @@
+"""Learned values of the search's candidates: a network that chooses whole bids and board moves without searching.
+
+The search agent (``agents.search``) wins by comparing *candidates* - whole bids in an auction (pass, the
+heuristic's bid, the cheapest raise per colour and building limit), or the legal moves of a board decision -
+on sampled hidden cards. A network trained to predict its card-by-card choices learns little of that
+(``results/training/RECIPE.md``): single searches are noisy labels, and a bid chosen one card at a time loses
+what made the whole bid good. Here the network learns the search's *values* instead:
+
+* **Labels.** Games with one seat played by a search with ``samples`` determinizations per decision (every
+  candidate on every sample, common random numbers) against the ``opponents``; at each searched decision
+  the record is the seat's observation, each candidate's features (``candidate_features``) and its mean value
+  minus the heuristic candidate's (a paired difference, far less noisy than either value).
+* **Fit.** Squared error of the network's value for each candidate against that difference, so the network
+  averages the search's noise over many positions instead of copying single argmaxes.
+* **Play.** ``CandidateValueAgent`` lists the same candidates as the search and plays the one the network
+  values most (the heuristic's own candidate keeps the search's small bonus); it needs no sampler and no
+  rollout. Decisions outside the trained groups are the HeuristicAgent's.
+
+``python -m train.candidate_values --config train/configs/candidate_values.json`` runs it; the result plays
+as ``values:PATH`` in ``fifthave-tournament``.
+"""
+
+import argparse
+import dataclasses
+import json
+import multiprocessing
+import os
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from agents.base import give_sampler
+from agents.registry import AGENT_FACTORIES, check_agent_names
+from agents.search import DECISION_GROUPS, SearchAgent
+from agents.tournament import agent_factory, run_tournament
+from agents.view import SeatView
+from fifthave_env.engine.game import Game
+from fifthave_env.env_common import game_config
+from fifthave_env.observation import OBS_SIZES, Observer
+
+from .values_agent import CANDIDATE_FEATURES, VALUE_SCALE, CandidateValueNet, candidate_features, save_values
+
+
+@dataclass
+class CandidateValueConfig:
+    """How the candidate-value network is trained (``python -m train.candidate_values --config FILE``)."""
+
+    seed: int = 0
+    """Seeds every game and the fit: the same config gives the same weights."""
+    num_players: int = 4
+    """Seats per game (2-4)."""
+    board: int = 5
+    """5- or 6-plot board."""
+    observation_layout: int = 1
+    """Observation layout the network reads (``fifthave_env.observation.LAYOUTS``; 1 adds the derived views)."""
+    groups: list = field(default_factory=lambda: ["bid", "board"])
+    """Decision groups the network decides (``agents.search.DECISION_GROUPS``); the heuristic plays the rest."""
+    opponents: list = field(default_factory=lambda: ["heuristic"])
+    """Scripted agents in the other seats while labelling."""
+    samples: int = 8
+    """Determinizations per searched decision; every candidate is rolled out on each."""
+    depth: int = 1
+    """Turns of heuristic rollout after a candidate (1: to the end of the current turn)."""
+    games: int = 400
+    """Labelled games (one searching seat each)."""
+    held_out_games: int = 40
+    """Further labelled games, used only to report the fit."""
+    workers: int = 2
+    """Processes that play the labelled games (the data does not depend on it)."""
+    hidden: int = 256
+    """Width of the observation and candidate embeddings."""
+    epochs: int = 20
+    """Passes over the data."""
+    batch_size: int = 256
+    """Decisions per minibatch."""
+    learning_rate: float = 1e-3
+    """Adam's step size."""
+    weight_decay: float = 1e-5
+    """Adam's L2 penalty."""
+    eval_games: int = 1000
+    """Seat-rotated games (a multiple of ``num_players``) against HeuristicAgents in every other seat, and
+    against RandomAgents, at the end (0: none); the tables go to ``run_dir/values_vs_*``."""
+    run_dir: str = "runs/candidate_values"
+    """Where the network (``values.pt``), the evaluation tables and ``report.json`` go."""
+
+    def __post_init__(self):
+        unknown = [g for g in self.groups if g not in DECISION_GROUPS]
+        if unknown or not self.groups:
+            raise ValueError(f"groups must be a non-empty list from {sorted(DECISION_GROUPS)}, got {self.groups!r}")
+        check_agent_names("opponents", self.opponents)
+        if self.observation_layout not in OBS_SIZES:
+            raise ValueError(f"observation_layout must be one of {sorted(OBS_SIZES)}, got {self.observation_layout!r}")
+        for name in ("samples", "games", "held_out_games", "workers", "hidden", "epochs", "batch_size"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
+        if self.num_players not in (2, 3, 4) or self.board not in (5, 6):
+            raise ValueError(f"num_players must be 2, 3 or 4 and board 5 or 6, got {self.num_players!r} and "
+                             f"{self.board!r}")
+        if not isinstance(self.eval_games, int) or self.eval_games < 0 or self.eval_games % self.num_players:
+            raise ValueError(f"eval_games must be a multiple of num_players ({self.num_players}) or 0, "
+                             f"got {self.eval_games!r}")
+
+
+def play_labelled(config, seed):
+    """One game, one seat searched; returns (observations, candidate features, decision of each candidate,
+    value differences) of that seat's searched decisions."""
+    rng = np.random.default_rng(seed)
+    cfg = game_config("win_loss", None, num_players=config.num_players, board=config.board)
+    game = Game(cfg, rng=np.random.default_rng(rng.integers(2**63)))
+    observer = Observer(cfg, version=config.observation_layout)
+    seat = int(rng.integers(config.num_players))
+    players = []
+    for s in range(config.num_players):
+        if s == seat:
+            agent = SearchAgent(samples=config.samples, depth=config.depth, groups=config.groups)
+        else:
+            agent = AGENT_FACTORIES[config.opponents[rng.integers(len(config.opponents))]]()
+        agent.reset(cfg, s, np.random.default_rng(rng.integers(2**63)))
+        give_sampler(agent, game, s)
+        players.append(agent)
+    searcher = players[seat]
+    observations, features, owners, targets = [], [], [], []
+    while not game.is_over:
+        s = game.actor
+        observation = observer.observe(game, s)
+        mask = game.action_mask().astype(bool)
+        searcher.last_search = None
+        action = players[s].act(observation, mask)
+        if s == seat and searcher.last_search is not None:
+            candidates, values, default = searcher.last_search
+            view = SeatView(observation, mask, cfg)
+            base = values[candidates.index(default)] if default in candidates else values.mean()
+            for macro, value in zip(candidates, values):
+                features.append(candidate_features(view, macro, default))
+                owners.append(len(observations))
+                targets.append(value - base)
+            observations.append(observation.copy())
+        game.apply(int(action))
+    return observations, features, owners, targets
+
+
+def _play_labelled(job):
+    return play_labelled(*job)
+
+
+LABELLING_FIELDS = ("seed", "num_players", "board", "observation_layout", "groups", "opponents", "samples", "depth",
+                    "games", "held_out_games")  # what the labelled games depend on
+CHUNK_GAMES = 50  # games per saved file of labels: an interrupted run loses at most this many
+
+
+def _as_arrays(config, observations, features, owners, targets):
+    return (np.asarray(observations, dtype=np.float32).reshape(-1, OBS_SIZES[config.observation_layout]),
+            np.asarray(features, dtype=np.float32).reshape(-1, CANDIDATE_FEATURES),
+            np.asarray(owners, dtype=np.int64), np.asarray(targets, dtype=np.float32) * VALUE_SCALE)
+
+
+def _load_chunk(path, config):
+    with np.load(path, allow_pickle=False) as f:
+        arrays = tuple(f[f"arr_{i}"] for i in range(4))
+    observations, features, owners, targets = arrays
+    if (observations.shape[1:] != (OBS_SIZES[config.observation_layout],) or features.shape[1:] != (CANDIDATE_FEATURES,)
+            or not len(features) == len(owners) == len(targets)
+            or (len(owners) and (owners.min() < 0 or owners.max() >= len(observations)))):
+        raise ValueError(f"{path} does not hold labels of this config; delete it to label those games again")
+    return arrays
+
+
+def collect(config, games, rng, log=print, store=None, tag="labels"):
+    """Labelled data of ``games`` games as arrays (observations, candidate features, each candidate's
+    decision, scaled value differences). Each game's seed is drawn from ``rng`` first, so the data does not
+    depend on the number of workers. With ``store`` (a directory), every ``CHUNK_GAMES`` games are saved
+    there as ``TAG_K.npz`` and a rerun loads them instead of playing them again: an interrupted run resumes
+    with the same data."""
+    seeds = [int(s) for s in rng.integers(2**63, size=games)]
+    chunks = [seeds[k:k + CHUNK_GAMES] for k in range(0, games, CHUNK_GAMES)]
+    paths = [os.path.join(store, f"{tag}_{k:04d}.npz") if store else None for k in range(len(chunks))]
+    started = time.perf_counter()
+    pool = None
+    if config.workers > 1 and games > 1 and not all(p and os.path.exists(p) for p in paths):
+        pool = multiprocessing.get_context("spawn").Pool(min(config.workers, games))
+    parts, done = [], 0
+    try:
+        for chunk, path in zip(chunks, paths):
+            if path and os.path.exists(path):
+                parts.append(_load_chunk(path, config))
+            else:
+                jobs = [(config, seed) for seed in chunk]
+                results = pool.imap(_play_labelled, jobs) if pool else map(_play_labelled, jobs)
+                observations, features, owners, targets = [], [], [], []
+                for obs, feats, own, tgt in results:
+                    owners += [o + len(observations) for o in own]
+                    observations += obs
+                    features += feats
+                    targets += tgt
+                parts.append(_as_arrays(config, observations, features, owners, targets))
+                if path:
+                    np.savez_compressed(path + ".tmp.npz", *parts[-1])
+                    os.replace(path + ".tmp.npz", path)  # whole files only: an interruption leaves none half-written
+            done += len(chunk)
+            log(f"  {tag}: {done}/{games} games ({time.perf_counter() - started:.0f} s)", flush=True)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    offsets = np.cumsum([0] + [len(p[0]) for p in parts[:-1]])
+    return (np.concatenate([p[0] for p in parts]).reshape(-1, OBS_SIZES[config.observation_layout]),
+            np.concatenate([p[1] for p in parts]).reshape(-1, CANDIDATE_FEATURES),
+            np.concatenate([p[2] + offset for p, offset in zip(parts, offsets)]).astype(np.int64),
+            np.concatenate([p[3] for p in parts]).astype(np.float32))
+
+
+def evaluate_fit(net, data):
+    """(squared error, share of decisions where the network's best candidate is the labels' best)."""
+    observations, features, owners, targets = (torch.as_tensor(a) for a in data)
+    with torch.no_grad():
+        predicted = net(observations, features, owners).numpy()
+    targets = targets.numpy()
+    owners = owners.numpy()
+    error = float(np.mean((predicted - targets) ** 2))
+    starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+    ends = np.r_[starts[1:], len(owners)]
+    same = [predicted[a:b].argmax() == targets[a:b].argmax() for a, b in zip(starts, ends) if b - a > 1]
+    return error, float(np.mean(same)) if same else float("nan")
+
+
+def fit(config, data, held_out, log=print):
+    """The network fitted to ``data`` (one torch thread, so the weights do not depend on the machine's cores)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _fit(config, data, held_out, log)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _fit(config, data, held_out, log):
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng([config.seed, 0xF17])
+    net = CandidateValueNet(OBS_SIZES[config.observation_layout], config.hidden)
+    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+    observations, features, owners, targets = (torch.as_tensor(a) for a in data)
+    decisions = len(observations)
+    # candidate rows of each decision, to draw minibatches of whole decisions
+    order_by_owner = np.argsort(owners.numpy(), kind="stable")
+    counts = np.bincount(owners.numpy(), minlength=decisions)
+    first = np.r_[0, np.cumsum(counts)[:-1]]
+    for epoch in range(config.epochs):
+        net.train()
+        perm = rng.permutation(decisions)
+        total = 0.0
+        for start in range(0, decisions, config.batch_size):
+            chosen = perm[start:start + config.batch_size]
+            rows = np.concatenate([order_by_owner[first[d]:first[d] + counts[d]] for d in chosen])
+            local = np.repeat(np.arange(len(chosen)), counts[chosen])
+            predicted = net(observations[chosen], features[rows], torch.as_tensor(local))
+            loss = torch.nn.functional.mse_loss(predicted, targets[rows])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(rows)
+        net.eval()
+        error, best = evaluate_fit(net, held_out)
+        log(f"  epoch {epoch + 1}/{config.epochs}: train loss {total / len(targets):.4f}, "
+            f"held-out loss {error:.4f}, best candidate agrees {best:.3f}", flush=True)
+    return net
+
+
+def _check_store(store, config):
+    """The labels in ``store`` belong to ``config`` (all but the fit and evaluation settings), or it is new."""
+    labelling = {k: v for k, v in dataclasses.asdict(config).items() if k in LABELLING_FIELDS}
+    path = os.path.join(store, "config.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            saved = json.load(f)
+        if saved != labelling:
+            raise ValueError(f"{store} holds labels of another config ({saved}); use a new run_dir or delete it")
+    else:
+        with open(path, "w") as f:
+            json.dump(labelling, f)
+
+
+def evaluate(config, path, opponents, seed=2026):
+    """Seat-rotated games of the saved network against ``opponents`` in every other seat; its table row."""
+    label = "values"
+    lineup = [(label, agent_factory(f"values:{path}"))]
+    lineup += [(opponents, agent_factory(opponents))] * (config.num_players - 1)
+    result = run_tournament(lineup, num_players=config.num_players, board=config.board, games=config.eval_games,
+                            seed=seed, workers=config.workers)
+    result.save(os.path.join(config.run_dir, f"values_vs_{opponents}"))
+    return result.row(label)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Train a candidate-value network on search values "
+                                                 "(train/candidate_values.py's docstring says how).")
+    parser.add_argument("--config", help="JSON file of CandidateValueConfig fields")
+    parser.add_argument("--run-dir", help="overrides the config's run_dir")
+    args = parser.parse_args(argv)
+    fields = {}
+    if args.config:
+        with open(args.config) as f:
+            fields = json.load(f)
+    if args.run_dir:
+        fields["run_dir"] = args.run_dir
+    config = CandidateValueConfig(**fields)
+    os.makedirs(config.run_dir, exist_ok=True)
+    rng = np.random.default_rng([config.seed, 0xCA])
+    started = time.perf_counter()
+    store = os.path.join(config.run_dir, "labels")
+    os.makedirs(store, exist_ok=True)
+    _check_store(store, config)
+    held_out = collect(config, config.held_out_games, rng, store=store, tag="held_out")
+    data = collect(config, config.games, rng, store=store, tag="train")
+    collected = time.perf_counter() - started
+    print(f"labelled {len(data[0])} decisions ({len(data[3])} candidates) in {collected:.0f} s", flush=True)
+    net = fit(config, data, held_out)
+    error, best = evaluate_fit(net, held_out)
+    report = {"decisions": len(data[0]), "candidates": len(data[3]), "held_out_loss": round(error, 4),
+              "held_out_best_agrees": round(best, 4), "collect_seconds": round(collected, 1),
+              "seconds": round(time.perf_counter() - started, 1)}
+    path = os.path.join(config.run_dir, "values.pt")
+    digest = save_values(path, net, dataclasses.asdict(config), report)
+    print(f"saved {path} (weights sha256 {digest}) after {report['seconds']:.0f} s", flush=True)
+    if config.eval_games:
+        for opponents in ("heuristic", "random"):
+            row = evaluate(config, path, opponents)
+            report[f"vs_{opponents}"] = {k: row[k] for k in ("win_rate", "win_ci_low", "win_ci_high", "seat_games")}
+            print(f"against {opponents} agents: win rate {row['win_rate']:.3f} "
+                  f"({row['win_ci_low']:.3f}-{row['win_ci_high']:.3f}), {row['seat_games']} games", flush=True)
+    report["weights_sha256"] = digest
+    with open(os.path.join(config.run_dir, "report.json"), "w") as f:
+        json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
