@@ -66,6 +66,7 @@ DEFAULT_ROLLOUTS = 12
 DEFAULT_DEPTH = 1
 CENTRAL_PARK_VP = 3.0  # expected VP of a Central Park skyscraper (R27: 2, 3 or 5 by types drawn)
 MARGIN_SCALE = 6.0  # VP of projected margin that moves the value from 0.5 to ~0.73
+MAX_EXPONENT = 50.0  # the logistic is 0 or 1 to double precision beyond it, and math.exp overflows past ~709
 NOT_SEARCHED = frozenset((G.PLACE_START_DECISION, G.SHOP_PLOT_DECISION))
 DECISION_GROUPS = {  # the kinds of decision, as the search's experiments group them
     "bid": (G.BID_DECISION,),
@@ -102,7 +103,8 @@ def projected_value(g, seat):
         return 1.0 / len(g.winners) if seat in g.winners else 0.0
     projected = projected_scores(g)
     best_other = max(projected[q] for q in range(g.n) if q != seat)
-    return 1.0 / (1.0 + math.exp(-(projected[seat] - best_other) / MARGIN_SCALE))
+    margin = (projected[seat] - best_other) / MARGIN_SCALE
+    return 1.0 / (1.0 + math.exp(-max(-MAX_EXPONENT, min(MAX_EXPONENT, margin))))
 
 
 class Rollout:

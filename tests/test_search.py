@@ -125,3 +125,13 @@ def test_a_network_plugs_in_as_evaluator(tmp_path):
             action = legal[rng.integers(len(legal))]
         game.apply(int(action))
     assert agent.searched == 1
+
+
+def test_projected_value_stays_in_range_for_any_margin(monkeypatch):
+    """A margin of thousands of VP once overflowed math.exp in a 3-player labelling run."""
+    import agents.search as search
+
+    game = Game(GameConfig(num_players=3), seed=0)
+    for scores, expected in (([0.0, 5000.0, 0.0], 0.0), ([5000.0, 0.0, 0.0], 1.0)):
+        monkeypatch.setattr(search, "projected_scores", lambda g, s=scores: list(s))
+        assert projected_value(game, 0) == pytest.approx(expected, abs=1e-12)

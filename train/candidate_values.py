@@ -26,6 +26,7 @@ import json
 import multiprocessing
 import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -324,8 +325,12 @@ def main(argv=None):
     digest = save_values(path, net, dataclasses.asdict(config), report)
     print(f"saved {path} (weights sha256 {digest}) after {report['seconds']:.0f} s", flush=True)
     if config.eval_games:
-        for opponents in ("heuristic", "random"):
-            row = evaluate(config, path, opponents)
+        # A fresh process evaluates: the tournament forks its workers, and a fork of this process, whose torch
+        # has run the fit, can hang on a lock a torch thread held.
+        # (ProcessPoolExecutor's workers may start processes of their own; a Pool's daemons may not.)
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            rows = list(pool.map(evaluate, [config] * 2, [path] * 2, ("heuristic", "random")))
+        for opponents, row in zip(("heuristic", "random"), rows):
             report[f"vs_{opponents}"] = {k: row[k] for k in ("win_rate", "win_ci_low", "win_ci_high", "seat_games")}
             print(f"against {opponents} agents: win rate {row['win_rate']:.3f} "
                   f"({row['win_ci_low']:.3f}-{row['win_ci_high']:.3f}), {row['seat_games']} games", flush=True)
