@@ -12,8 +12,9 @@ what made the whole bid good. Here the network learns the search's *values* inst
   minus the heuristic candidate's (a paired difference, far less noisy than either value).
 * **Fit.** Squared error of the network's value for each candidate against that difference, so the network
   averages the search's noise over many positions instead of copying single argmaxes.
-* **Play.** ``CandidateValueAgent`` lists the same candidates as the search and plays the one the network
-  values most (the heuristic's own candidate keeps the search's small bonus); it needs no sampler and no
+* **Play.** ``CandidateValueAgent`` (``train.values_agent``) lists the same candidates as the search and plays
+  the one the network values most, with no bonus for the heuristic's candidate (the fit shrinks the values
+  toward 0, so the search's bonus would outweigh nearly every deviation); it needs no sampler and no
   rollout. Decisions outside the trained groups are the HeuristicAgent's.
 
 ``python -m train.candidate_values --config train/configs/candidate_values.json`` runs it; the result plays
