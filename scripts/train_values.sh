@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The candidate-value agent, end to end (train/candidate_values.py, train/configs/candidate_values.json): label
-# 2,000 games with the search's values of its candidates (whole bids, board moves), fit the network, evaluate it
-# in 1,000 seat-rotated games against three HeuristicAgents and against three RandomAgents, and publish the
-# network, its report and the tables into OUT.
+# 2,000 games with the search's values of its candidates (whole bids, board moves), fit three networks, label
+# 500 games of their own play (DAgger), fit them again, evaluate them in 1,000 seat-rotated games against three
+# HeuristicAgents and against three RandomAgents, and publish the networks, their report and the tables into OUT.
 #
 #   bash scripts/train_values.sh [--run-dir DIR]
 #

@@ -23,7 +23,8 @@ from train.values_agent import (
     save_values,
 )
 
-TINY = dict(samples=1, observation_layout=0, games=2, held_out_games=1, workers=1, hidden=16, epochs=2, eval_games=0)
+TINY = dict(samples=1, observation_layout=0, games=2, held_out_games=1, workers=1, hidden=16, epochs=2, ensemble=2,
+            eval_games=0)
 
 
 def bid_position(seed=3):
@@ -81,6 +82,11 @@ def test_fit_is_seeded_and_the_numpy_copy_matches_torch(tmp_path):
     first = owners == 0
     got = NumpyValueNet(nets[0]).values(observations[0], features[first])
     assert np.allclose(got, expected.numpy()[first], atol=1e-5)
+    with torch.no_grad():  # the ensemble's value is its members' mean, and each member has its own seed
+        each = [m(torch.as_tensor(observations), torch.as_tensor(features), torch.as_tensor(owners))
+                for m in nets[0].members]
+    assert len(each) == 2 and not torch.allclose(each[0], each[1])
+    assert torch.allclose((each[0] + each[1]) / 2, expected, atol=1e-6)
 
 
 class FixedValues:
@@ -123,6 +129,21 @@ def test_saved_network_plays_by_name_and_bad_files_are_refused(tmp_path):
         agent_factory(f"values:{bad}")()
 
 
+def test_a_student_network_plays_the_searched_seat_and_the_search_labels_its_positions(tmp_path):
+    config = CandidateValueConfig(**TINY)
+    rng = np.random.default_rng(3)
+    net = fit(config, collect(config, 1, rng), collect(config, 1, rng), log=lambda *a, **k: None)
+    path = tmp_path / "student.pt"
+    save_values(path, net, dataclasses.asdict(config), {})
+    searched = play_labelled(config, 8)
+    taught, again = play_labelled(config, 8, student=str(path)), play_labelled(config, 8, student=str(path))
+    for x, y in zip(taught, again):
+        assert np.array_equal(np.asarray(x), np.asarray(y))
+    features, targets = np.asarray(taught[1]), np.asarray(taught[3])
+    assert len(taught[0]) > 0 and np.all(targets[features[:, _BID + 8] == 1] == 0)
+    assert not np.array_equal(np.asarray(searched[0]), np.asarray(taught[0]))  # other moves, other positions
+
+
 def test_config_refuses_bad_fields():
     with pytest.raises(ValueError, match="groups must be"):
         CandidateValueConfig(groups=["bids"])
@@ -134,6 +155,8 @@ def test_config_refuses_bad_fields():
         CandidateValueConfig(num_players=3, eval_games=1000)
     with pytest.raises(ValueError, match="num_players must be 2, 3 or 4"):
         CandidateValueConfig(num_players=5)
+    with pytest.raises(ValueError, match="ensemble must be a positive integer"):
+        CandidateValueConfig(ensemble=0)
     assert CandidateValueNet(OBS_SIZES[0]).candidate.in_features == _BID + 9
 
 
@@ -163,19 +186,21 @@ def test_a_run_directory_refuses_labels_of_another_config(tmp_path):
 
 
 def test_the_command_trains_evaluates_and_reproduces_its_weights(tmp_path):
-    """Two runs of the same config give the same weights; a run resumed from its saved labels too."""
+    """Two runs of the same config give the same weights; a run resumed from its saved labels too (DAgger's
+    included: their files are found again under the hash of the first fit's weights)."""
     import json
 
     from train.candidate_values import main
 
     reports = []
     for name in ("a", "b", "a"):  # the second "a" finds its labels saved and only fits and evaluates again
-        config = {**TINY, "games": 2, "eval_games": 4, "run_dir": str(tmp_path / name)}
+        config = {**TINY, "games": 2, "dagger_games": 1, "eval_games": 4, "run_dir": str(tmp_path / name)}
         (tmp_path / "config.json").write_text(json.dumps(config))
         main(["--config", str(tmp_path / "config.json")])
         reports.append(json.loads((tmp_path / name / "report.json").read_text()))
     assert reports[0]["weights_sha256"] == reports[1]["weights_sha256"] == reports[2]["weights_sha256"]
     assert reports[0]["vs_heuristic"]["seat_games"] == 4 and (tmp_path / "a" / "values_vs_random.csv").exists()
+    assert len(list((tmp_path / "a" / "labels").glob("dagger_*.npz"))) == 1
 
 
 def test_a_layout_1_network_plays_the_terminal_game_and_refuses_a_layout_0_observation(tmp_path):

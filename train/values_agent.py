@@ -3,7 +3,9 @@
 ``train.candidate_values`` trains the network; this module is what playing it needs. The network values
 each *candidate* of a decision - a whole bid in an auction (pass, the heuristic's bid, the cheapest raise per
 colour and building limit, as ``agents.search`` lists them), or a legal move of a board decision - from the
-seat's observation and the candidate's features; ``CandidateValueAgent`` plays the candidate valued most.
+seat's observation and the candidate's features; ``CandidateValueAgent`` plays the candidate valued most. The
+saved network is an ensemble: the mean of a few networks fitted with different seeds, whose choices vary
+less than any one's.
 
 Saved file: a ``torch.save`` dict of ``meta`` (JSON text: format, the training config, the report,
 versions) and ``weights`` (the bytes of the network's ``state_dict``), loaded with ``weights_only=True``
@@ -24,7 +26,7 @@ from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS, NUM_ACTI
 from fifthave_env.engine.cards import NUM_KINDS
 from fifthave_env.observation import OBS_SIZES
 
-FORMAT = "fifthave-candidate-values/1"
+FORMAT = "fifthave-candidate-values/2"  # /2: an ensemble of networks
 _BID = NUM_ACTIONS + NUM_KINDS  # offset of the bid summary in the candidate features
 CANDIDATE_FEATURES = _BID + 9
 VALUE_SCALE = 10.0  # value differences are a few hundredths: scaled up for the fit
@@ -68,22 +70,36 @@ class CandidateValueNet(nn.Module):
         return self.head(self.state(observations)[owner] + self.candidate(candidates)).squeeze(-1)
 
 
-class NumpyValueNet:
-    """The same network in numpy, for play (one small decision at a time)."""
+class CandidateValueEnsemble(nn.Module):
+    """The mean value of ``members`` networks (fitted with different seeds)."""
 
-    def __init__(self, net):
-        p = {k: v.detach().numpy().astype(np.float32) for k, v in net.state_dict().items()}
-        self.s1, self.b1 = p["state.0.weight"].T.copy(), p["state.0.bias"]
-        self.s2, self.b2 = p["state.2.weight"].T.copy(), p["state.2.bias"]
-        self.c, self.bc = p["candidate.weight"].T.copy(), p["candidate.bias"]
-        self.h1, self.bh1 = p["head.1.weight"].T.copy(), p["head.1.bias"]
-        self.h2, self.bh2 = p["head.3.weight"].T.copy(), p["head.3.bias"]
+    def __init__(self, obs_size, hidden=256, members=1):
+        super().__init__()
+        self.members = nn.ModuleList(CandidateValueNet(obs_size, hidden) for _ in range(members))
+
+    def forward(self, observations, candidates, owner):
+        return torch.stack([m(observations, candidates, owner) for m in self.members]).mean(dim=0)
+
+
+class NumpyValueNet:
+    """The same ensemble in numpy, for play (one small decision at a time)."""
+
+    def __init__(self, ensemble):
+        self.members = []
+        for member in ensemble.members:
+            p = {k: v.detach().numpy().astype(np.float32) for k, v in member.state_dict().items()}
+            self.members.append(tuple(p[k].T.copy() if k.endswith("weight") else p[k] for k in (
+                "state.0.weight", "state.0.bias", "state.2.weight", "state.2.bias", "candidate.weight",
+                "candidate.bias", "head.1.weight", "head.1.bias", "head.3.weight", "head.3.bias")))
 
     def values(self, observation, candidates):
         nz = np.flatnonzero(observation)
-        state = np.maximum(observation[nz] @ self.s1[nz] + self.b1, 0) @ self.s2 + self.b2
-        hidden = np.maximum(state + candidates @ self.c + self.bc, 0)
-        return (np.maximum(hidden @ self.h1 + self.bh1, 0) @ self.h2 + self.bh2)[:, 0]
+        total = 0.0
+        for s1, b1, s2, b2, c, bc, h1, bh1, h2, bh2 in self.members:
+            state = np.maximum(observation[nz] @ s1[nz] + b1, 0) @ s2 + b2
+            hidden = np.maximum(state + candidates @ c + bc, 0)
+            total = total + (np.maximum(hidden @ h1 + bh1, 0) @ h2 + bh2)[:, 0]
+        return total / len(self.members)
 
 
 class CandidateValueAgent(SearchAgent):
@@ -113,6 +129,19 @@ class CandidateValueAgent(SearchAgent):
         return chosen
 
 
+class LabellingValueAgent(CandidateValueAgent):
+    """Plays as ``CandidateValueAgent`` and searches every decision it decides, so that the search's values
+    label the positions the network's own play reaches (DAgger: Ross, Gordon and Bagnell, 2011)."""
+
+    def __init__(self, net, groups, observation_layout, samples, depth):
+        super().__init__(net, groups, observation_layout)
+        self.samples, self.depth = samples, depth
+
+    def _choose(self, observation, view, candidates, default):
+        self._search(candidates, default)  # sets last_search; its choice is not played
+        return super()._choose(observation, view, candidates, default)
+
+
 def save_values(path, net, config, report):
     """Write ``net`` with its training ``config`` (a dict) and ``report``; returns the weights' sha256."""
     buffer = io.BytesIO()
@@ -132,11 +161,13 @@ def load_values(path):
         config = meta["config"]
         if meta.get("format") != FORMAT:
             raise ValueError(f"format {meta.get('format')!r}, expected {FORMAT!r}")
-        groups, layout, hidden = config["groups"], config["observation_layout"], config["hidden"]
+        groups, layout, hidden, members = (config["groups"], config["observation_layout"], config["hidden"],
+                                           config["ensemble"])
         decision_kinds(groups)
-        if layout not in OBS_SIZES or not isinstance(hidden, int) or not 1 <= hidden <= 4096:
-            raise ValueError(f"observation_layout {layout!r} or hidden {hidden!r} out of range")
-        net = CandidateValueNet(OBS_SIZES[layout], hidden)
+        if (layout not in OBS_SIZES or not isinstance(hidden, int) or not 1 <= hidden <= 4096
+                or not isinstance(members, int) or not 1 <= members <= 64):
+            raise ValueError(f"observation_layout {layout!r}, hidden {hidden!r} or ensemble {members!r} out of range")
+        net = CandidateValueEnsemble(OBS_SIZES[layout], hidden, members)
         net.load_state_dict(torch.load(io.BytesIO(blob["weights"]), weights_only=True))
     except Exception as error:  # untrusted input: say what is wrong, never run its code
         raise ValueError(f"{path} is not a candidate-value network: {type(error).__name__}: {error}") from None
