@@ -8,7 +8,7 @@ saved network is an ensemble: the mean of a few networks fitted with different s
 less than any one's.
 
 Saved file: a ``torch.save`` dict of ``meta`` (JSON text: format, the training config, the report,
-versions) and ``weights`` (the bytes of the network's ``state_dict``), loaded with ``weights_only=True``
+versions) and ``weights`` (the bytes of the ensemble's ``state_dict``), loaded with ``weights_only=True``
 and its fields checked, so a bad or hostile file is refused with a ``ValueError`` and runs no code.
 """
 
