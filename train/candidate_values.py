@@ -146,7 +146,7 @@ def play_labelled(config, seed, student=None):
     players = []
     for s in range(config.num_players):
         if s == seat and student:
-            net, groups, layout, _ = load_values(student)
+            net, groups, layout, _ = load_values(student)  # not cached: a rerun may rewrite the file
             agent = LabellingValueAgent(net, groups, layout, config.samples, config.depth)
         elif s == seat:
             agent = SearchAgent(samples=config.samples, depth=config.depth, groups=config.groups)
