@@ -67,7 +67,7 @@ DEFAULT_DEPTH = 1
 CENTRAL_PARK_VP = 3.0  # expected VP of a Central Park skyscraper (R27: 2, 3 or 5 by types drawn)
 MARGIN_SCALE = 6.0  # VP of projected margin that moves the value from 0.5 to ~0.73
 MAX_EXPONENT = 50.0  # the logistic is 0 or 1 to double precision beyond it, and math.exp overflows past ~709
-NOT_SEARCHED = frozenset((G.PLACE_START_DECISION, G.SHOP_PLOT_DECISION))
+ROLLOUT_POLICIES = {"heuristic": HeuristicAgent, "greedy": GreedyAgent, "random": RandomAgent}
 DECISION_GROUPS = {  # the kinds of decision, as the search's experiments group them
     "bid": (G.BID_DECISION,),
     "board": (G.SHOP_TILE_DECISION, G.BUILD_DECISION, G.DRAW_COLOR_DECISION, G.SCORE_DISTRICT_DECISION),
@@ -82,7 +82,6 @@ def decision_kinds(groups):
     if unknown:
         raise ValueError(f"unknown decision groups {unknown}; choose from {sorted(DECISION_GROUPS)}")
     return frozenset(k for g in groups for k in DECISION_GROUPS[g])
-ROLLOUT_POLICIES = {"heuristic": HeuristicAgent, "greedy": GreedyAgent, "random": RandomAgent}
 
 
 def projected_scores(g):
