@@ -19,8 +19,9 @@ Each measurement times ``--rollouts`` rollouts after one warm-up rollout; each
 run is measured right after a reference measurement, ``--repeats`` times, and the
 median of the ratios is printed (the machine may be shared: medians of pairs taken
 close together, not absolute rates, are what to compare). Time split of a measured
-run (this process): choosing actions (policy forward passes), waiting for the
-games, the PPO update; and the games alone (random learner actions, no network).
+run: in the learner's process, drawing the actions, waiting for the workers, the PPO
+update; in the workers (summed over them), the games and the learner policy's forward
+passes; and the games alone (random learner actions, no network).
 """
 
 import argparse
@@ -135,10 +136,12 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, help="override the configs' workers")
     parser.add_argument("--torch-threads", type=int, help="override the configs' update threads")
     parser.add_argument("--n-envs", type=int, help="override the configs' n_envs")
+    parser.add_argument("--local-shard", type=int, choices=(0, 1), help="override the configs' local_shard")
     parser.add_argument("--n-steps", type=int, help="override the configs' n_steps")
     args = parser.parse_args(argv)
     overrides = {"workers": args.workers, "torch_threads": args.torch_threads, "n_envs": args.n_envs,
-                 "n_steps": args.n_steps}
+                 "n_steps": args.n_steps,
+                 "local_shard": None if args.local_shard is None else bool(args.local_shard)}
     print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores; other jobs share the machine)")
     for name in args.runs:
         with tempfile.TemporaryDirectory() as directory:
@@ -147,6 +150,7 @@ def main(argv=None):
             reference.learn(reference.n_steps * reference.n_envs)
             ratios, ours, theirs = [], [], []
             model.timing = dict.fromkeys(model.timing, 0.0)
+            workers_before = env.worker_seconds()
             for _ in range(args.repeats):
                 ref = rate(reference, args.rollouts)
                 run = rate(model, args.rollouts)
@@ -154,6 +158,7 @@ def main(argv=None):
                 ours.append(run)
                 theirs.append(ref)
             spent = model.timing
+            workers = {key: value - workers_before[key] for key, value in env.worker_seconds().items()}
             total = args.repeats * args.rollouts * model.n_steps * model.n_envs
             games = env_alone(env)
             env.close()
@@ -166,8 +171,11 @@ def main(argv=None):
               f"(runs: {', '.join(f'{x:.0f}' for x in ours)})")
         print(f"  ratio, median of {args.repeats} pairs: {statistics.median(ratios):.2f}x "
               f"({', '.join(f'{x:.2f}' for x in ratios)})")
-        print(f"  learner process, ms per 1000 steps: forward {spent['act'] / total * 1e6:.0f}, "
-              f"waiting for the games {spent['wait'] / total * 1e6:.0f}, update {spent['update'] / total * 1e6:.0f}")
+        per_1000 = {key: value / total * 1e6 for key, value in {**spent, **workers}.items()}
+        print(f"  learner process, ms per 1000 steps: drawing actions {per_1000['act'] + per_1000['forward']:.0f}, "
+              f"waiting for the workers {per_1000['wait']:.0f}, update {per_1000['update']:.0f}")
+        print(f"  workers, ms per 1000 steps (summed over workers): games {per_1000['games']:.0f}, "
+              f"the learner's forward passes {per_1000['learner_forward']:.0f}")
         print(f"  the games alone (random learner actions, {config.workers} workers): {games:.0f} steps/s "
               f"= {1e6 / games:.0f} ms per 1000 steps")
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")

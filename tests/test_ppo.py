@@ -12,6 +12,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from fifthave_env.gym_env import FifthAvenueEnv
 from train.hints import AdvisedPolicy
+from train.policy_forward import RolloutForward, mlp_first_layers, policy_latents
 from train.ppo import PipelinedMaskablePPO
 
 N_ENVS, N_STEPS = 2, 48
@@ -107,11 +108,95 @@ def test_target_kl_stops_early_at_the_same_minibatch():
 
 def test_a_policy_with_its_own_extractor_uses_the_generic_forward():
     ours, theirs = make_models(AdvisedPolicy)
-    assert ours._fast_update_applies() and ours._first_layers_fused() is None
+    assert ours._fast_update_applies() and mlp_first_layers(ours.policy) is None
     logs = train_both(ours, theirs)
     assert_same_update(ours, theirs, logs)
 
 
-def test_the_fused_first_layers_apply_to_the_mlp_policy():
+def test_the_mlp_first_layers_apply_to_the_mlp_policy():
     ours, _ = make_models()
-    assert ours._first_layers_fused() is not None
+    assert mlp_first_layers(ours.policy) is not None
+
+
+def test_rollout_draws_are_legal_and_follow_the_masked_softmax(monkeypatch):
+    model, _ = make_models()
+    logits = torch.tensor([[0.0, 1.0, 2.0, 3.0, -1.0], [5.0, 0.0, 0.0, 0.0, 0.0]]).repeat(20_000, 1)
+    masks = np.array([[True, False, True, True, False], [False, True, True, False, True]]).repeat(20_000, 0)
+    masks = masks.reshape(2, 20_000, 5).transpose(1, 0, 2).reshape(-1, 5)
+    torch.manual_seed(0)
+    actions, log_probs = model._draw(logits, masks)
+    assert masks[np.arange(len(masks)), actions].all()
+    expected = torch.log_softmax(torch.where(torch.as_tensor(masks), logits, torch.tensor(-1e8)), -1)
+    torch.testing.assert_close(log_probs, expected.gather(1, torch.as_tensor(actions)[:, None]).flatten())
+    for row in (0, 1):
+        counts = np.bincount(actions[row::2], minlength=5) / 20_000
+        np.testing.assert_allclose(counts, expected[row].exp().numpy(), atol=0.01)
+    # The extreme uniform draws (torch.rand gives multiples of 2**-24 in [0, 1)): the first and the last legal
+    # action, never an illegal one beside them.
+    for draw, expected_actions in ((0.0, [0, 1]), (1 - 2 ** -24, [3, 4])):
+        monkeypatch.setattr(torch, "rand", lambda *shape: torch.full(shape, draw))
+        actions, _ = model._draw(logits[:2] * 0, masks[:2])
+        assert actions.tolist() == expected_actions
+
+
+@pytest.mark.parametrize("policy, activation, in_numpy", [("MlpPolicy", torch.nn.Tanh, True),
+                                                         (AdvisedPolicy, torch.nn.Tanh, True),
+                                                         ("MlpPolicy", torch.nn.ELU, False)])
+def test_the_rollout_forward_pass_gives_the_policy_outputs(policy, activation, in_numpy):
+    model, _ = make_models(policy)
+    model.policy.mlp_extractor.policy_net[1] = activation()
+    obs = np.array([FifthAvenueEnv(num_players=4).reset(seed=s)[0] for s in range(8)])
+    forward = RolloutForward(model.policy)
+    assert (forward.actor is not None) == in_numpy
+
+    def expected():
+        with torch.no_grad():
+            latent_pi, latent_vf = policy_latents(model.policy, torch.as_tensor(obs))
+            return model.policy.action_net(latent_pi), model.policy.value_net(latent_vf).flatten()
+
+    for got, want in zip(forward(obs), expected()):
+        torch.testing.assert_close(torch.from_numpy(got), want)
+    with torch.no_grad():  # new weights: the same after a refresh
+        for parameter in model.policy.parameters():
+            parameter.add_(torch.randn_like(parameter) * 0.1)
+    forward.refresh()
+    for got, want in zip(forward(obs), expected()):
+        torch.testing.assert_close(torch.from_numpy(got), want)
+
+
+def test_one_and_two_update_threads_give_the_same_weights():
+    """The update picks its thread count by speed (``_threads_for_update``); runs reproduce because the weights do
+    not depend on it."""
+    weights = []
+    for threads in (1, 2):
+        model, _ = make_models()
+        model.batch_size = N_ENVS * N_STEPS
+        torch.manual_seed(0)  # layers wide enough for two threads to split the products
+        model.policy = type(model.policy)(model.observation_space, model.action_space, lambda _: 3e-4,
+                                          net_arch={"pi": [256, 256], "vf": [256, 256]})
+        fill_rollout(model)
+        model.set_logger(configure(None, []))
+        model._current_progress_remaining = 1.0
+        np.random.seed(7)
+        saved = torch.get_num_threads()
+        torch.set_num_threads(threads)
+        try:
+            model._train_fast()
+        finally:
+            torch.set_num_threads(saved)
+        weights.append(model.policy.state_dict())
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+
+
+def test_the_update_uses_the_faster_thread_count_and_tries_the_other_again():
+    model, _ = make_models()
+    model.update_threads = 2
+    chosen = []
+    for seconds in {1: 1.0, 2: 0.5}.values():
+        chosen.append(model._threads_for_update())
+        model._update_seconds[chosen[-1]] = seconds
+    assert chosen == [1, 2]
+    chosen = [model._threads_for_update() for _ in range(2 * model.RETRY_EVERY + 2)]
+    assert chosen == ([2] * model.RETRY_EVERY + [1]) * 2
+    model.update_threads = 1
+    assert {model._threads_for_update() for _ in range(20)} == {1}

@@ -44,14 +44,16 @@ def train_until_interrupted(config, step, monkeypatch):
 
 
 def test_two_runs_and_an_interrupted_resumed_run_give_the_same_weights(tmp_path, monkeypatch):
-    first = train(small_config(tmp_path / "a"), show_progress=False)
-    second = train(small_config(tmp_path / "b"), show_progress=False)
+    # The default config's layout: one worker process and a shard of games in the learner's process.
+    processes = dict(workers=1, local_shard=True, torch_threads=2)
+    first = train(small_config(tmp_path / "a", **processes), show_progress=False)
+    second = train(small_config(tmp_path / "b", **processes), show_progress=False)
     assert first.weights_sha256 == second.weights_sha256
     assert table(tmp_path / "a") == table(tmp_path / "b")
     assert [int(r["timesteps"]) for r in table(tmp_path / "a")] == [0, 512, 1024]
 
     # Interrupted in the middle of a rollout (after the checkpoint at 512 and a snapshot), then resumed.
-    train_until_interrupted(small_config(tmp_path / "c"), 700, monkeypatch)
+    train_until_interrupted(small_config(tmp_path / "c", **processes), 700, monkeypatch)
     assert os.path.basename(ckpt.latest_checkpoint(tmp_path / "c")) == "ckpt_0000000512.zip"
     assert main(["--resume", "--run-dir", str(tmp_path / "c"), "--no-progress"]) == 0
     final = ckpt.read_meta(ckpt.latest_checkpoint(tmp_path / "c"))

@@ -75,11 +75,14 @@ def test_batched_policy_opponents_choose_as_one_at_a_time(pool, monkeypatch):
     expected = play_one_at_a_time(opponents, 6, 300)
     assert np.array_equal(batched, expected)
     assert batched[:, :, -1].sum() >= 3  # games ended and restarted on the way
-    workers = FifthAvenueVecEnv(6, ENV, opponents, workers=2)
-    try:
-        assert np.array_equal(play_vec(workers, 300), expected)
-    finally:
-        workers.close()
+    for settings in ({"workers": 2}, {"workers": 1, "local_shard": True}):  # (the second: a shard here)
+        workers = FifthAvenueVecEnv(6, ENV, opponents, **settings)
+        try:
+            assert [type(shard).__name__ for shard in workers.shards][-1] == ("_Local" if len(settings) > 1
+                                                                              else "_Worker")
+            assert np.array_equal(play_vec(workers, 300), expected)
+        finally:
+            workers.close()
 
 
 def test_state_round_trip_through_workers(pool):

@@ -2,7 +2,8 @@
 
 import os
 
-# Torch's OpenMP threads sleep while they wait instead of spinning (set before torch is first imported): with
-# ``torch_threads`` 2 the update uses both cores, and on a machine shared with other jobs a spinning thread that
-# waits for a descheduled one made the update many times slower (measured: 8 s instead of 1.4 s per update).
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# Torch's OpenMP threads spin briefly, then sleep, while they wait (set before torch is first imported): with two
+# update threads, threads that sleep at once (OMP_WAIT_POLICY=PASSIVE) made the update slower than one thread, and
+# threads that spin long made it several times slower on a machine shared with other jobs. The update also
+# falls back to one thread where two are slower (``train.ppo.PipelinedMaskablePPO._threads_for_update``).
+os.environ.setdefault("GOMP_SPINCOUNT", "10000")

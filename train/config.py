@@ -136,9 +136,13 @@ class TrainConfig:
     workers: int = 2
     """Worker processes that step the games (``train.vec_env``), each owning a share of the ``n_envs`` games,
     while this process chooses the learner's actions; 0 steps them in this process."""
+    local_shard: bool = False
+    """With ``workers`` of at least 1: one more share of the games steps in this process, after it sent the
+    workers their actions (``workers`` 1 and this: the two cores step games, and no third process competes)."""
     torch_threads: int = 1
-    """Torch threads for the PPO update (the games wait meanwhile; 2 pays on an idle 2-core machine, but on a
-    shared one threads that wait for each other are many times slower); the rollout's forward passes use one."""
+    """Most torch threads for the PPO update (the games wait meanwhile): each update runs with 1 or this many,
+    whichever ran faster lately (2 pays on an idle 2-core machine; on a shared one, threads that wait for each
+    other are several times slower). The weights do not depend on it. The rollout's forward passes use one."""
     n_steps: int = 1024
     """Steps per environment per PPO rollout."""
     batch_size: int = 256

@@ -4,13 +4,14 @@
 rollout buffer, same saved files) with two changes to how time is spent, not to
 what is computed:
 
-- On a ``train.vec_env.FifthAvenueVecEnv`` with several shards, the rollout is a
-  pipeline: as soon as one shard's games have stepped, the learner chooses that
-  shard's next actions and sends them, while the other shards are still stepping;
-  so the policy's forward passes (this process) and the games (worker processes)
-  run on different cores at the same time. Each step's actions are sampled from
-  the masked policy as ``MaskablePPO`` does (logits of illegal actions set to
-  -1e8, a categorical draw from torch's generator), without building sb3's
+- On a ``train.vec_env.FifthAvenueVecEnv`` (on the CPU), the rollout is a
+  pipeline: each shard of games, once stepped, also runs the learner's policy on
+  its new observations (``train.policy_forward.RolloutForward``, in the worker
+  process next to the games, with the weights sent at the start of the rollout);
+  this process only draws that shard's next actions and sends them while the other
+  shards are still stepping. Actions are drawn from the masked policy as
+  ``MaskablePPO`` defines it (logits of illegal actions set to -1e8, a categorical
+  draw with torch's generator, by inverse CDF), without building sb3's
   distribution objects for every step. Callbacks see every step as usual; a
   callback that talks to the env (a new self-play pool) takes effect one step
   later in the shards already stepping.
@@ -20,13 +21,15 @@ what is computed:
   without sb3's per-minibatch distribution objects: the masked log-softmax is taken
   on the logits directly, and the rollout is turned into tensors once, not per
   minibatch. With sb3's MLP policy, the first layers of the policy and value
-  networks are one matrix product over only the observation entries that are
-  nonzero somewhere in the rollout (a quarter of them never are in a 4-player
-  game); the others add exactly nothing to the products and get a zero gradient,
-  as in the full product. ``tests/test_ppo.py`` checks the weights against
+  networks multiply only the observation entries that are nonzero somewhere in
+  the rollout (a quarter of them never are in a 4-player game); the others add
+  exactly nothing to the products and get a zero gradient, as in the full
+  product. tanh is computed as 2 sigmoid(2x) - 1 and the entropy's probabilities
+  by softmax (the same functions; torch's CPU kernels for tanh, and for exp on
+  -1e8, are several times slower). ``tests/test_ppo.py`` checks the weights against
   ``MaskablePPO.train`` on the same rollout. Adam runs fused (same formula, one
-  kernel). The update may use ``update_threads``
-  torch threads: the games wait during the update, so both cores can work on it.
+  kernel). The update may use ``update_threads`` torch threads: the games wait
+  during the update, so both cores can work on it.
 
 Any other env falls back to ``MaskablePPO.collect_rollouts``.
 """
@@ -40,40 +43,78 @@ from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import FlattenExtractor, MlpExtractor
 from stable_baselines3.common.utils import explained_variance
 
+from .policy_forward import RolloutForward, mlp_first_layers, policy_latents
 from .vec_env import FifthAvenueVecEnv
 
 _HUGE_NEG = -1e8  # what sb3-contrib's MaskableCategorical gives an illegal action
 
 
-def _latents(policy, obs):
-    """The actor's and the critic's latent features of ``policy`` for a batch of observations (sb3's forward
-    pass up to the heads)."""
-    features = policy.extract_features(obs)
-    if policy.share_features_extractor:
-        return policy.mlp_extractor(features)
-    return policy.mlp_extractor.forward_actor(features[0]), policy.mlp_extractor.forward_critic(features[1])
+class _Tanh(torch.autograd.Function):
+    """tanh as 2 sigmoid(2x) - 1: the same function (to float rounding), and several times cheaper than torch's
+    CPU tanh kernel; the gradient is tanh's, from the output."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.sigmoid(2 * x).mul_(2).sub_(1)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        y, = ctx.saved_tensors
+        return torch.ops.aten.tanh_backward(grad, y)
+
+
+def _run_layers(layers, x):
+    """``layers(x)`` for a ``Sequential``, with ``_Tanh`` for its ``Tanh`` modules."""
+    for layer in layers:
+        x = _Tanh.apply(x) if type(layer) is torch.nn.Tanh else layer(x)
+    return x
 
 
 class PipelinedMaskablePPO(MaskablePPO):
     update_threads = 1
-    """Torch threads for the update (the games are idle then); the rollout's forward passes use the threads
-    torch has outside it."""
+    """Most torch threads for the update (the games are idle then): it runs with 1 or with this many, whichever
+    ran faster lately (``_threads_for_update``). The rollout's forward passes use the threads torch has outside
+    it."""
+
+    RETRY_EVERY = 8
+    """Updates between two tries of the thread count not in use (the machine's load changes)."""
 
     def _setup_model(self):
         super()._setup_model()
-        self.timing = dict.fromkeys(("act", "wait", "update"), 0.0)
-        """Seconds this process spent choosing actions, waiting for the games, and updating
-        (``scripts/bench_training.py`` prints them)."""
+        self._update_seconds = {}  # threads -> seconds of the last update run with them
+        self._updates_since_try = 0
+        self.timing = dict.fromkeys(("forward", "act", "wait", "update"), 0.0)
+        """Seconds this process spent on forward passes (those not run in the workers), drawing actions, waiting
+        for the games (and the workers' forward passes), and updating (``scripts/bench_training.py`` prints
+        them)."""
 
     def _excluded_save_params(self):
-        return [*super()._excluded_save_params(), "timing"]
+        return [*super()._excluded_save_params(), "timing", "_update_seconds", "_updates_since_try"]
+
+    def _threads_for_update(self):
+        """1 or ``update_threads``: on an idle machine two threads share the update's products, on a busy one
+        threads that wait for each other can make it several times slower. Each count is tried, then the faster
+        is used and the other tried again every ``RETRY_EVERY`` updates. The weights do not depend on the choice
+        (``tests/test_ppo.py`` checks that 1 and 2 threads update alike), so runs stay reproducible."""
+        candidates = sorted({1, max(1, self.update_threads)})
+        untried = [n for n in candidates if n not in self._update_seconds]
+        if untried:
+            return untried[0]
+        best = min(candidates, key=self._update_seconds.get)
+        if len(candidates) > 1 and self._updates_since_try >= self.RETRY_EVERY:
+            self._updates_since_try = 0
+            return next(n for n in candidates if n != best)
+        self._updates_since_try += 1
+        return best
 
     def train(self):
         threads = torch.get_num_threads()
-        torch.set_num_threads(max(1, self.update_threads))
+        update_threads = self._threads_for_update()
+        torch.set_num_threads(update_threads)
         started = time.perf_counter()
         try:
             self._use_fused_adam()
@@ -83,7 +124,8 @@ class PipelinedMaskablePPO(MaskablePPO):
                 super().train()
         finally:
             torch.set_num_threads(threads)
-            self.timing["update"] += time.perf_counter() - started
+            self._update_seconds[update_threads] = time.perf_counter() - started
+            self.timing["update"] += self._update_seconds[update_threads]
 
     def _use_fused_adam(self):
         """Adam's update as one fused kernel: the same formula as the default loop over tensors, about ten times
@@ -101,21 +143,6 @@ class PipelinedMaskablePPO(MaskablePPO):
         return (type(self.policy).evaluate_actions is MaskableActorCriticPolicy.evaluate_actions
                 and isinstance(self.action_space, spaces.Discrete)
                 and type(self.rollout_buffer) is MaskableRolloutBuffer)
-
-    def _first_layers_fused(self):
-        """The first ``Linear`` of the policy and of the value network when both read the flat observation
-        (sb3's ``MlpPolicy``), else None."""
-        policy = self.policy
-        extractor = policy.mlp_extractor
-        if not (policy.share_features_extractor and type(policy.features_extractor) is FlattenExtractor
-                and type(extractor) is MlpExtractor and len(extractor.policy_net) and len(extractor.value_net)
-                and isinstance(self.observation_space, spaces.Box) and len(self.observation_space.shape) == 1):
-            return None
-        first_pi, first_vf = extractor.policy_net[0], extractor.value_net[0]
-        if not (type(first_pi) is torch.nn.Linear and type(first_vf) is torch.nn.Linear
-                and first_pi.bias is not None and first_vf.bias is not None):
-            return None
-        return first_pi, first_vf
 
     def _rollout_tensors(self):
         """The flattened rollout as tensors (sb3's buffer order), built once per update."""
@@ -145,14 +172,12 @@ class PipelinedMaskablePPO(MaskablePPO):
             clip_range_vf = self.clip_range_vf(self._current_progress_remaining)
 
         data = self._rollout_tensors()
-        fused = self._first_layers_fused()
+        first_layers = mlp_first_layers(policy)
         observations = data["observations"]
-        if fused is not None:
+        if first_layers is not None:
             # Observation entries that are zero in the whole rollout contribute nothing: drop their columns.
             active = torch.nonzero(observations.ne(0).any(0)).flatten()
             observations = observations.index_select(1, active).contiguous()
-            first_pi, first_vf = fused
-            hidden_pi = first_pi.out_features
             rest_pi = policy.mlp_extractor.policy_net[1:]
             rest_vf = policy.mlp_extractor.value_net[1:]
         parameters = list(policy.parameters())
@@ -169,21 +194,21 @@ class PipelinedMaskablePPO(MaskablePPO):
             for start in range(0, size, batch_size):
                 batch = indices[start:start + batch_size]
                 obs = observations.index_select(0, batch)
-                if fused is not None:
-                    weight = torch.cat((first_pi.weight.index_select(1, active),
-                                        first_vf.weight.index_select(1, active)))
-                    bias = torch.cat((first_pi.bias, first_vf.bias))
-                    hidden = F.linear(obs, weight, bias)
-                    latent_pi = rest_pi(hidden[:, :hidden_pi])
-                    latent_vf = rest_vf(hidden[:, hidden_pi:])
+                if first_layers is not None:
+                    first_pi, first_vf = first_layers
+                    latent_pi = _run_layers(rest_pi, F.linear(obs, first_pi.weight.index_select(1, active),
+                                                              first_pi.bias))
+                    latent_vf = _run_layers(rest_vf, F.linear(obs, first_vf.weight.index_select(1, active),
+                                                              first_vf.bias))
                 else:
-                    latent_pi, latent_vf = _latents(policy, obs)
+                    latent_pi, latent_vf = policy_latents(policy, obs)
                 values = policy.value_net(latent_vf).flatten()
                 logits = torch.where(data["legal"].index_select(0, batch), policy.action_net(latent_pi), huge_neg)
                 log_probs_all = torch.log_softmax(logits, dim=-1)
                 log_prob = log_probs_all.gather(1, data["actions"].index_select(0, batch)[:, None]).flatten()
                 # Illegal actions have probability exactly 0, so they add 0 (and no gradient) to the entropy.
-                entropy = -(log_probs_all.exp() * log_probs_all).sum(-1)
+                # (softmax, not exp of the log-probabilities: the same numbers, and exp is slow on the -1e8s)
+                entropy = -(torch.softmax(logits, dim=-1) * log_probs_all).sum(-1)
 
                 advantages = data["advantages"].index_select(0, batch)
                 if self.normalize_advantage:
@@ -240,26 +265,28 @@ class PipelinedMaskablePPO(MaskablePPO):
         if clip_range_vf is not None:
             self.logger.record("train/clip_range_vf", clip_range_vf)
 
-    def _act(self, obs, masks):
-        """Actions, values and log-probabilities of the masked policy for a batch of observations."""
+    def _draw(self, logits, masks):
+        """Actions drawn from the masked policy with these logits (illegal logits set to -1e8 as in
+        ``MaskablePPO``, each legal action with its softmax probability, from torch's generator) and their
+        log-probabilities."""
         started = time.perf_counter()
-        policy = self.policy
         with torch.no_grad():
-            latent_pi, latent_vf = _latents(policy, torch.as_tensor(obs))
-            values = policy.value_net(latent_vf).flatten()
-            logits = policy.action_net(latent_pi)
             logits = torch.where(torch.as_tensor(masks), logits, torch.tensor(_HUGE_NEG, dtype=logits.dtype))
-            log_probs_all = torch.log_softmax(logits, dim=-1)
-            actions = torch.multinomial(log_probs_all.exp(), 1)
-            log_probs = log_probs_all.gather(1, actions).flatten()
+            probs = torch.softmax(logits, dim=-1)
+            cdf = probs.cumsum(dim=-1)
+            # The first action whose cumulative probability exceeds the draw: one with a positive probability.
+            # torch.rand gives multiples of 2**-24 below 1, so the draw stays below the total after rounding.
+            actions = torch.searchsorted(cdf, torch.rand(len(cdf), 1) * cdf[:, -1:], side="right")
+            log_probs = torch.log_softmax(logits, dim=-1).gather(1, actions).flatten()
         self.timing["act"] += time.perf_counter() - started
-        return actions.flatten().numpy(), values, log_probs
+        return actions.flatten().numpy(), log_probs
 
     def collect_rollouts(self, env, callback, rollout_buffer, n_rollout_steps, use_masking=True):
-        if not isinstance(env, FifthAvenueVecEnv) or not use_masking:
+        if not isinstance(env, FifthAvenueVecEnv) or not use_masking or self.device.type != "cpu":
             return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, use_masking)
         assert self._last_obs is not None, "No previous observation was provided"
         self.policy.set_training_mode(False)
+        env.set_learner_policy(self.policy)
         rollout_buffer.reset()
         callback.on_rollout_start()
 
@@ -270,9 +297,14 @@ class PipelinedMaskablePPO(MaskablePPO):
         actions = np.zeros(n, dtype=np.int64)
         values = torch.zeros(n)
         log_probs = torch.zeros(n)
+        forward = RolloutForward(self.policy)
         for k, part in enumerate(slices):
-            actions[part], values[part], log_probs[part] = self._act(obs[part], masks[part])
-            env.step_async_shard(k, actions[part])
+            started = time.perf_counter()
+            logits, shard_values = map(torch.from_numpy, forward(obs[part]))
+            values[part] = shard_values
+            self.timing["forward"] += time.perf_counter() - started
+            actions[part], log_probs[part] = self._draw(logits, masks[part])
+            env.step_async_shard(k, actions[part], forward=n_rollout_steps > 1)
 
         n_steps = 0
         while n_steps < n_rollout_steps:
@@ -287,12 +319,14 @@ class PipelinedMaskablePPO(MaskablePPO):
             next_log_probs = torch.zeros(n)
             for k, part in enumerate(slices):
                 started = time.perf_counter()
-                new_obs[part], rewards[part], dones[part], infos[part], new_masks[part] = env.step_wait_shard(k)
+                result = env.step_wait_shard(k)
                 self.timing["wait"] += time.perf_counter() - started
-                if not last:
-                    next_actions[part], next_values[part], next_log_probs[part] = self._act(new_obs[part],
-                                                                                            new_masks[part])
-                    env.step_async_shard(k, next_actions[part])
+                new_obs[part], rewards[part], dones[part], infos[part], new_masks[part] = result[:5]
+                if not last:  # the shard ran the policy on its new observations (``forward=True``)
+                    logits, shard_values = map(torch.from_numpy, result[5:])
+                    next_values[part] = shard_values
+                    next_actions[part], next_log_probs[part] = self._draw(logits, new_masks[part])
+                    env.step_async_shard(k, next_actions[part], forward=n_steps + 2 < n_rollout_steps)
 
             self.num_timesteps += n
             callback.update_locals(locals())

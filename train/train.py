@@ -77,7 +77,8 @@ DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "default.jso
 def make_vec_env(config):
     """The training games of ``config``: ``n_envs`` games in ``workers`` processes."""
     return FifthAvenueVecEnv(config.n_envs, config.env_kwargs(), ScriptedOpponents(config.opponents),
-                             workers=config.workers, advisers=config.advisers)
+                             workers=config.workers, advisers=config.advisers,
+                             local_shard=config.local_shard)
 
 
 def _next_multiple(value, every):

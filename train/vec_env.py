@@ -12,6 +12,14 @@ generator exactly as ``act`` would.
 Pipelining: ``step_async_shard(k, actions)`` / ``step_wait_shard(k)`` step one shard,
 so the learner can choose the actions of one shard while the others step (what
 ``train.ppo.PipelinedMaskablePPO`` does). ``step_async`` / ``step_wait`` step all.
+After ``set_learner_policy(policy)`` (a CPU torch policy, sent to every shard), a
+shard step started with ``forward=True`` also runs that policy on the learner's new
+observations (``train.policy_forward.RolloutForward``), so the forward passes of the
+learner's next moves run in the workers, next to the games, and the learner's
+process only draws the moves; ``worker_seconds()`` tells how long the shards spent
+on games and on those forward passes. With ``local_shard``, one more shard steps in
+this process, when its actions are sent (after the workers got theirs): with one
+worker, the two cores step games while no third process competes for them.
 
 sb3 conventions: games reset themselves when they end, the last observation in
 ``info["terminal_observation"]``, ``info["TimeLimit.truncated"]``, and
@@ -37,6 +45,7 @@ import time
 import traceback
 
 import numpy as np
+import torch
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
@@ -44,6 +53,7 @@ from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.gym_env import FifthAvenueEnv
 
 from .hints import Advisers
+from .policy_forward import RolloutForward
 
 
 def _batched(agent):
@@ -86,6 +96,8 @@ class GameShard:
         self.lengths = [0] * count
         self.started_at = [time.time()] * count
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self.forward = None  # the learner policy's forward passes when they run here (``set_learner_policy``)
+        self.seconds = {"games": 0.0, "learner_forward": 0.0}
 
     # ---- playing ---------------------------------------------------------------------------
 
@@ -148,6 +160,21 @@ class GameShard:
         return self.obs.copy(), self.masks.copy()
 
     def step(self, actions):
+        started = time.perf_counter()
+        try:
+            return self._step(actions)
+        finally:
+            self.seconds["games"] += time.perf_counter() - started
+
+    def step_forward(self, actions):
+        """``step``, then the learner policy's logits and values for the new observations (as numpy arrays)."""
+        result = self.step(actions)
+        started = time.perf_counter()
+        logits, values = self.forward(result[0])
+        self.seconds["learner_forward"] += time.perf_counter() - started
+        return (*result, logits, values)
+
+    def _step(self, actions):
         count = len(self.envs)
         results = [None] * count
         for i, env in enumerate(self.envs):
@@ -186,6 +213,19 @@ class GameShard:
         return self.obs.copy(), self.masks.copy()
 
     # ---- settings ----------------------------------------------------------------------------
+
+    def set_policy(self, policy_class, parameters):
+        with torch.random.fork_rng(devices=[]):  # its random initial weights, soon replaced, draw from a copy:
+            policy = policy_class(**parameters)  # a shard in the learner's process leaves its generator alone
+        policy.set_training_mode(False)
+        self.forward = RolloutForward(policy)
+
+    def load_weights(self, weights):
+        self.forward.policy.load_state_dict({name: torch.from_numpy(value) for name, value in weights.items()})
+        self.forward.refresh()
+
+    def worker_seconds(self):
+        return dict(self.seconds)
 
     def seed(self, seeds):
         self.seeds = list(seeds)
@@ -355,26 +395,29 @@ class _Local:
 
 
 class FifthAvenueVecEnv(VecEnv):
-    """``n_envs`` games of ``FifthAvenueEnv(**env_kwargs, opponents=opponents)``; see the module docstring."""
+    """``n_envs`` games of ``FifthAvenueEnv(**env_kwargs, opponents=opponents)`` in ``workers`` processes (0:
+    in this one), plus a shard in this process with ``local_shard``; see the module docstring."""
 
-    def __init__(self, n_envs, env_kwargs, opponents, workers=2, advisers=()):
+    def __init__(self, n_envs, env_kwargs, opponents, workers=2, advisers=(), local_shard=False):
         if workers < 0:
             raise ValueError(f"workers must be 0 (games in this process) or more, got {workers}")
-        shards = max(1, min(workers, n_envs))
+        local = workers == 0 or local_shard
+        shards = max(1, min(workers + (local and workers > 0), n_envs))
         sizes = [n_envs // shards + (k < n_envs % shards) for k in range(shards)]
         self.slices = []
         start = 0
         for size in sizes:
             self.slices.append(slice(start, start + size))
             start += size
-        if workers == 0:
-            self.shards = [_Local(n_envs, env_kwargs, opponents, advisers)]
-        else:
+        self.shards = []
+        if shards > local:
             # Workers fork from a server process that imported this module once (fast starts, and no
             # torch threads inherited from this process).
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload([__name__])
-            self.shards = [_Worker(context, size, env_kwargs, opponents, advisers) for size in sizes]
+            self.shards = [_Worker(context, size, env_kwargs, opponents, advisers) for size in sizes[:shards - local]]
+        if local:  # last: it steps when its actions are sent, after the workers got theirs
+            self.shards.append(_Local(sizes[-1], env_kwargs, opponents, advisers))
         model = FifthAvenueEnv(**env_kwargs)  # its spaces (the observation layout decides the size)
         space = model.observation_space
         if advisers:  # the advice block after the observation (``train.hints``)
@@ -383,6 +426,7 @@ class FifthAvenueVecEnv(VecEnv):
         super().__init__(n_envs, space, model.action_space)
         self.masks = np.zeros((n_envs, NUM_ACTIONS), dtype=bool)
         self._actions = None
+        self._learner_policy = None  # the policy whose copies the shards hold
         self.closed = False
 
     # ---- sb3 VecEnv ------------------------------------------------------------------------------
@@ -402,15 +446,36 @@ class FifthAvenueVecEnv(VecEnv):
         self._reset_options()
         return np.concatenate(observations)
 
-    def step_async_shard(self, k, actions):
-        """Start stepping shard ``k`` (games ``self.slices[k]``) with the learner's ``actions`` for them."""
-        self.shards[k].send("step", np.asarray(actions))
+    def step_async_shard(self, k, actions, forward=False):
+        """Start stepping shard ``k`` (games ``self.slices[k]``) with the learner's ``actions`` for them; with
+        ``forward``, the shard then runs the learner's policy (``set_learner_policy``) on its new observations."""
+        self.shards[k].send("step_forward" if forward else "step", np.asarray(actions))
 
     def step_wait_shard(self, k):
-        """Observations, rewards, dones, infos and masks of shard ``k`` once its step is done."""
-        obs, rewards, dones, infos, masks = self.shards[k].receive()
-        self.masks[self.slices[k]] = masks
-        return obs, rewards, dones, infos, masks
+        """Observations, rewards, dones, infos and masks of shard ``k`` once its step is done, then the logits and
+        values of the learner's policy if the step was started with ``forward``."""
+        result = self.shards[k].receive()
+        self.masks[self.slices[k]] = result[4]
+        return result
+
+    def set_learner_policy(self, policy):
+        """Send the learner's ``policy`` (an sb3 policy on the CPU, with its weights as they are now) to every
+        shard, for the forward passes of ``step_async_shard(..., forward=True)``."""
+        if policy is not self._learner_policy:  # a copy is built in each shard once, then gets new weights
+            for shard in self.shards:
+                shard.call("set_policy", type(policy), policy._get_constructor_parameters())
+            self._learner_policy = policy
+        weights = {name: value.detach().numpy().copy() for name, value in policy.state_dict().items()}
+        for shard in self.shards:
+            shard.call("load_weights", weights)
+
+    def worker_seconds(self):
+        """Seconds the shards spent stepping games and running the learner's forward passes, summed."""
+        total = {"games": 0.0, "learner_forward": 0.0}
+        for shard in self.shards:
+            for key, value in shard.call("worker_seconds").items():
+                total[key] += value
+        return total
 
     def step_async(self, actions):
         self._actions = actions
