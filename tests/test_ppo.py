@@ -12,6 +12,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from fifthave_env.gym_env import FifthAvenueEnv
 from train.hints import AdvisedPolicy
+from train.policy_agent import ActorNet
 from train.policy_forward import RolloutForward, mlp_first_layers, policy_latents
 from train.ppo import PipelinedMaskablePPO
 
@@ -200,3 +201,16 @@ def test_the_update_uses_the_faster_thread_count_and_tries_the_other_again():
     assert chosen == ([2] * model.RETRY_EVERY + [1]) * 2
     model.update_threads = 1
     assert {model._threads_for_update() for _ in range(20)} == {1}
+
+
+def test_one_observation_reads_only_the_weights_of_its_nonzero_entries():
+    model, _ = make_models()
+    net = ActorNet(model.policy)
+    obs = np.array([FifthAvenueEnv(num_players=4).reset(seed=s)[0] for s in range(8)])
+    batch = net.logits(obs)
+    for row in range(8):
+        np.testing.assert_allclose(net.logits(obs[row]), batch[row], rtol=1e-5, atol=1e-6)
+    # Poison the rows of the first weight matrix that observation 0 does not use: its logits stay the same.
+    net.layers[0][0][obs[0] == 0] = np.nan
+    np.testing.assert_allclose(net.logits(obs[0]), batch[0], rtol=1e-5, atol=1e-6)
+    assert np.isnan(net.logits(obs)).all()

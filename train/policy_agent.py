@@ -61,8 +61,15 @@ class ActorNet:
     def logits(self, observation):
         x = np.asarray(observation, dtype=np.float32)
         hidden = x
-        for weight, bias, activation in self.layers[:-1]:
-            hidden = hidden @ weight + bias
+        for depth, (weight, bias, activation) in enumerate(self.layers[:-1]):
+            if depth == 0 and (x.ndim == 1 or len(x) == 1):
+                # One observation, about a fifth of its entries set: read only the rows of the first weight
+                # matrix that meet them (about a fifth of its 1.2 MB for 4 players; a quarter less time for a
+                # self-play opponent's decision, the same values up to float rounding).
+                active = np.flatnonzero(x.reshape(-1))
+                hidden = x.take(active, axis=-1) @ weight.take(active, axis=0) + bias
+            else:
+                hidden = hidden @ weight + bias
             if activation is not None:
                 hidden = activation(hidden)
         if self.advice_size:
