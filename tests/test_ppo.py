@@ -209,8 +209,9 @@ def test_one_observation_reads_only_the_weights_of_its_nonzero_entries():
     obs = np.array([FifthAvenueEnv(num_players=4).reset(seed=s)[0] for s in range(8)])
     batch = net.logits(obs)
     for row in range(8):
-        np.testing.assert_allclose(net.logits(obs[row]), batch[row], rtol=1e-5, atol=1e-6)
-    # Poison the rows of the first weight matrix that observation 0 does not use: its logits stay the same.
+        np.testing.assert_allclose(net.logits(obs[row], sparse=True), batch[row], rtol=1e-5, atol=1e-6)
+    # Poison the rows of the first weight matrix that observation 0 does not use: its sparse logits stay the same,
+    # the full product (what evaluation agents use) reads them.
     net.layers[0][0][obs[0] == 0] = np.nan
-    np.testing.assert_allclose(net.logits(obs[0]), batch[0], rtol=1e-5, atol=1e-6)
-    assert np.isnan(net.logits(obs)).all()
+    np.testing.assert_allclose(net.logits(obs[0], sparse=True), batch[0], rtol=1e-5, atol=1e-6)
+    assert np.isnan(net.logits(obs)).all() and np.isnan(net.logits(obs[0])).all()

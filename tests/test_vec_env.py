@@ -65,9 +65,9 @@ def test_batched_policy_opponents_choose_as_one_at_a_time(pool, monkeypatch):
     batch_sizes = []
     logits = ActorNet.logits
 
-    def counting(net, observation):
+    def counting(net, observation, sparse=False):
         batch_sizes.append(len(observation) if np.ndim(observation) == 2 else 1)
-        return logits(net, observation)
+        return logits(net, observation, sparse)
     monkeypatch.setattr(ActorNet, "logits", counting)
     env = FifthAvenueVecEnv(6, ENV, opponents, workers=0)
     batched = play_vec(env, 300)

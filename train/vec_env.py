@@ -134,7 +134,7 @@ class GameShard:
             for row, (i, seat, _) in enumerate(group):
                 env = self.envs[i]
                 env._observer.observe(env.game, seat, out=stack[row])
-            logits = group[0][2].batch_net.logits(stack)
+            logits = group[0][2].batch_net.logits(stack, sparse=len(group) == 1)
             for row, (i, seat, agent) in enumerate(group):
                 env = self.envs[i]
                 try:
