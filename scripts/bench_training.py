@@ -33,7 +33,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import train  # noqa: E402, F401  (first: it sets torch's OpenMP threads to wait passively)
+import train  # noqa: E402, F401  (first: it sets how long torch's OpenMP threads spin while they wait)
 
 import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
