@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.search import SearchAgent
+from agents.search import SearchAgent, decision_kinds
 from agents.tournament import agent_factory, run_tournament
 from agents.view import SeatView
 from fifthave_env.engine import Game, GameConfig
@@ -20,6 +20,7 @@ from train.values_agent import (
     CandidateValueNet,
     NumpyValueNet,
     candidate_features,
+    load_values,
     save_values,
 )
 
@@ -129,6 +130,19 @@ def test_saved_network_plays_by_name_and_bad_files_are_refused(tmp_path):
         agent_factory(f"values:{bad}")()
 
 
+def test_played_groups_limit_the_decisions_the_saved_network_takes(tmp_path):
+    config = CandidateValueConfig(**TINY, played_groups=["bid"])
+    rng = np.random.default_rng(1)
+    net = fit(config, collect(config, 1, rng), collect(config, 1, rng), log=lambda *a, **k: None)
+    path = tmp_path / "values.pt"
+    save_values(path, net, dataclasses.asdict(config), {})
+    agent = agent_factory(f"values:{path}")()
+    assert agent.decisions == decision_kinds(["bid"]) != decision_kinds(config.groups)
+    save_values(path, net, {**dataclasses.asdict(config), "played_groups": ["move"]}, {})
+    with pytest.raises(ValueError, match=r"played_groups \['move'\] is not a non-empty subset of groups"):
+        load_values(path)
+
+
 def test_a_student_network_plays_the_searched_seat_and_the_search_labels_its_positions(tmp_path):
     config = CandidateValueConfig(**TINY)
     rng = np.random.default_rng(3)
@@ -147,6 +161,8 @@ def test_a_student_network_plays_the_searched_seat_and_the_search_labels_its_pos
 def test_config_refuses_bad_fields():
     with pytest.raises(ValueError, match="groups must be"):
         CandidateValueConfig(groups=["bids"])
+    with pytest.raises(ValueError, match="played_groups must be None or a non-empty list from groups"):
+        CandidateValueConfig(groups=["bid", "board"], played_groups=["move"])
     with pytest.raises(ValueError, match="opponents"):
         CandidateValueConfig(opponents=["nobody"])
     with pytest.raises(ValueError, match="samples must be a positive integer"):
@@ -174,6 +190,23 @@ def test_labels_do_not_depend_on_workers_and_an_interrupted_collection_resumes(t
     np.savez(tmp_path / "t_0002.npz", np.zeros((1, 5)), np.zeros((1, 3)), np.zeros(1), np.zeros(1))
     with pytest.raises(ValueError, match="does not hold labels of this config"):
         collect(config, 3, np.random.default_rng(4), store=str(tmp_path), tag="t")
+
+
+def test_a_longer_run_reuses_the_labels_of_a_shorter_one(tmp_path, monkeypatch):
+    # the first N game seeds do not depend on the number of games: more games only add labels
+    import train.candidate_values as cv
+
+    monkeypatch.setattr(cv, "CHUNK_GAMES", 1)
+    config = CandidateValueConfig(**TINY)
+    (tmp_path / "short").mkdir()
+    (tmp_path / "long").mkdir()
+    collect(config, 2, np.random.default_rng(4), store=str(tmp_path / "short"), tag="t")
+    longer = collect(config, 3, np.random.default_rng(4), store=str(tmp_path / "long"), tag="t")
+    for k in range(2):
+        with np.load(tmp_path / "short" / f"t_{k:04d}.npz") as a, np.load(tmp_path / "long" / f"t_{k:04d}.npz") as b:
+            assert all(np.array_equal(a[name], b[name]) for name in a.files)
+    extended = collect(config, 3, np.random.default_rng(4), store=str(tmp_path / "short"), tag="t")
+    assert all(np.array_equal(a, b) for a, b in zip(longer, extended))
 
 
 def test_a_run_directory_refuses_labels_of_another_config(tmp_path):

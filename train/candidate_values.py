@@ -20,7 +20,7 @@ what made the whole bid good. Here the network learns the search's *values* inst
 * **Play.** ``CandidateValueAgent`` (``train.values_agent``) lists the same candidates as the search and plays
   the one the network values most, with no bonus for the heuristic's candidate (the fit shrinks the values
   toward 0, so the search's bonus would outweigh nearly every deviation); it needs no sampler and no
-  rollout. Decisions outside the trained groups are the HeuristicAgent's.
+  rollout. Decisions outside its ``played_groups`` are the HeuristicAgent's.
 
 ``python -m train.candidate_values --config train/configs/candidate_values.json`` runs it; the result plays
 as ``values:PATH`` in ``fifthave-tournament``.
@@ -72,11 +72,19 @@ class CandidateValueConfig:
     observation_layout: int = 1
     """Observation layout the network reads (``fifthave_env.observation.LAYOUTS``; 1 adds the derived views)."""
     groups: list = field(default_factory=lambda: ["bid", "board"])
-    """Decision groups the network decides (``agents.search.DECISION_GROUPS``); the heuristic plays the rest.
+    """Decision groups the search labels and the network learns (``agents.search.DECISION_GROUPS``).
     Where the search gains depends on the player count: in 4 players the A/B/C/D choice and the commissioner
     moves gain nothing (bids and board decisions do), while in 2 and 3 players they gain most (the 2-player
     search wins 0.83 against the heuristic searching only those, 0.54 searching bids and board decisions), so
     the 2- and 3-player configs label all four groups."""
+    played_groups: list = None
+    """Decision groups the network decides when it plays, a subset of ``groups`` (None: all of them); the
+    heuristic plays the rest. The 3-player networks' commissioner moves lose where the search's win: with the
+    heuristic moving, the same networks won 0.436, 0.433 and 0.404 against 0.397, 0.394 and 0.394 (1,400
+    labelled games; seeds 2026, 7, 8) and 0.470 and 0.448 against 0.432 and 0.404 (2,800; seeds 2026, 7),
+    1,002 games each, so the 3-player config plays bids, board and the A/B/C/D choice. The move labels still
+    help the fit (the 1,400 games fitted without them, playing the same groups: 0.431 and 0.415). In 2
+    players the network's moves win (0.612 against 0.550 without, seed 7)."""
     opponents: list = field(default_factory=lambda: ["heuristic"])
     """Scripted agents in the other seats while labelling."""
     samples: int = 8
@@ -121,6 +129,10 @@ class CandidateValueConfig:
         unknown = [g for g in self.groups if g not in DECISION_GROUPS]
         if unknown or not self.groups:
             raise ValueError(f"groups must be a non-empty list from {sorted(DECISION_GROUPS)}, got {self.groups!r}")
+        if self.played_groups is not None and (not isinstance(self.played_groups, list) or not self.played_groups
+                                               or any(g not in self.groups for g in self.played_groups)):
+            raise ValueError(f"played_groups must be None or a non-empty list from groups {self.groups!r}, "
+                             f"got {self.played_groups!r}")
         check_agent_names("opponents", self.opponents)
         if self.observation_layout not in OBS_SIZES:
             raise ValueError(f"observation_layout must be one of {sorted(OBS_SIZES)}, got {self.observation_layout!r}")

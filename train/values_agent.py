@@ -154,7 +154,7 @@ def save_values(path, net, config, report):
 
 
 def load_values(path):
-    """(numpy network, decision groups, observation layout, meta) of a file written by ``save_values``."""
+    """(numpy network, decision groups it plays, observation layout, meta) of a file written by ``save_values``."""
     try:
         blob = torch.load(path, weights_only=True)
         meta = json.loads(blob["meta"])
@@ -164,6 +164,11 @@ def load_values(path):
         groups, layout, hidden, members = (config["groups"], config["observation_layout"], config["hidden"],
                                            config["ensemble"])
         decision_kinds(groups)
+        played = config.get("played_groups")  # absent in files written before it existed
+        if played is not None:
+            if not isinstance(played, list) or not played or any(g not in groups for g in played):
+                raise ValueError(f"played_groups {played!r} is not a non-empty subset of groups {groups!r}")
+            groups = played
         if (layout not in OBS_SIZES or not isinstance(hidden, int) or not 1 <= hidden <= 4096
                 or not isinstance(members, int) or not 1 <= members <= 64):
             raise ValueError(f"observation_layout {layout!r}, hidden {hidden!r} or ensemble {members!r} out of range")
