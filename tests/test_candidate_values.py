@@ -139,7 +139,8 @@ def test_played_groups_limit_the_decisions_the_saved_network_takes(tmp_path):
     agent = agent_factory(f"values:{path}")()
     assert agent.decisions == decision_kinds(["bid"]) != decision_kinds(config.groups)
     save_values(path, net, {**dataclasses.asdict(config), "played_groups": ["move"]}, {})
-    with pytest.raises(ValueError, match=r"played_groups \['move'\] is not a non-empty subset of groups"):
+    refused = r"played_groups must be None or a non-empty list from groups \['bid', 'board'\], got \['move'\]"
+    with pytest.raises(ValueError, match=refused):
         load_values(path)
 
 

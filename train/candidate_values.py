@@ -54,6 +54,7 @@ from .values_agent import (
     CandidateValueNet,
     LabellingValueAgent,
     candidate_features,
+    groups_played,
     load_values,
     save_values,
 )
@@ -129,10 +130,7 @@ class CandidateValueConfig:
         unknown = [g for g in self.groups if g not in DECISION_GROUPS]
         if unknown or not self.groups:
             raise ValueError(f"groups must be a non-empty list from {sorted(DECISION_GROUPS)}, got {self.groups!r}")
-        if self.played_groups is not None and (not isinstance(self.played_groups, list) or not self.played_groups
-                                               or any(g not in self.groups for g in self.played_groups)):
-            raise ValueError(f"played_groups must be None or a non-empty list from groups {self.groups!r}, "
-                             f"got {self.played_groups!r}")
+        groups_played(self.groups, self.played_groups)
         check_agent_names("opponents", self.opponents)
         if self.observation_layout not in OBS_SIZES:
             raise ValueError(f"observation_layout must be one of {sorted(OBS_SIZES)}, got {self.observation_layout!r}")

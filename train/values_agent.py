@@ -142,6 +142,16 @@ class LabellingValueAgent(CandidateValueAgent):
         return super()._choose(observation, view, candidates, default)
 
 
+def groups_played(groups, played):
+    """The decision groups a network trained on ``groups`` plays: ``played`` (a non-empty subset of them), or
+    all of them if ``played`` is None."""
+    if played is None:
+        return groups
+    if not isinstance(played, list) or not played or any(g not in groups for g in played):
+        raise ValueError(f"played_groups must be None or a non-empty list from groups {groups!r}, got {played!r}")
+    return played
+
+
 def save_values(path, net, config, report):
     """Write ``net`` with its training ``config`` (a dict) and ``report``; returns the weights' sha256."""
     buffer = io.BytesIO()
@@ -164,11 +174,7 @@ def load_values(path):
         groups, layout, hidden, members = (config["groups"], config["observation_layout"], config["hidden"],
                                            config["ensemble"])
         decision_kinds(groups)
-        played = config.get("played_groups")  # absent in files written before it existed
-        if played is not None:
-            if not isinstance(played, list) or not played or any(g not in groups for g in played):
-                raise ValueError(f"played_groups {played!r} is not a non-empty subset of groups {groups!r}")
-            groups = played
+        groups = groups_played(groups, config.get("played_groups"))  # absent in files written before it existed
         if (layout not in OBS_SIZES or not isinstance(hidden, int) or not 1 <= hidden <= 4096
                 or not isinstance(members, int) or not 1 <= members <= 64):
             raise ValueError(f"observation_layout {layout!r}, hidden {hidden!r} or ensemble {members!r} out of range")
