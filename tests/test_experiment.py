@@ -64,3 +64,13 @@ def test_the_published_policy_plays(tmp_path):
     result = run_tournament([("ppo", agent_factory(f"policy:{PUBLISHED}"))] + [("random", agent_factory("random"))] * 3,
                             games=4, seed=0)
     assert result.row("ppo")["seat_games"] == 4
+
+
+def test_the_default_config_is_the_one_results_training_publishes():
+    # A bare `fifthave-experiment --publish` must reproduce results/training, not overwrite it with another run.
+    from train.experiment import DEFAULT_CONFIG
+
+    with open(os.path.join(ROOT, "results", "training", "run.json")) as f:
+        command = json.load(f)["command"].split()
+    published = command[command.index("--config") + 1]
+    assert os.path.samefile(os.path.join(ROOT, published), DEFAULT_CONFIG)
