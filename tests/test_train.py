@@ -1,6 +1,7 @@
 """Training smoke tests: a few thousand steps, checkpoints, loading as an agent, resume, self-play, configs."""
 
 import csv
+import dataclasses
 import json
 import os
 
@@ -13,8 +14,8 @@ from agents.tournament import agent_factory, run_tournament
 from fifthave_env.gym_env import FifthAvenueEnv
 from train import checkpoint as ckpt
 from train.candidate_values import CandidateValueConfig
-from train.config import SelfPlayConfig, TrainConfig, load_config
-from train.experiment import scaled, write_report
+from train.config import BCConfig, SelfPlayConfig, TrainConfig, load_config
+from train.experiment import cloning_games, expected_seconds, scaled, write_report
 from train.policy_agent import PolicyAgent, PolicyFactory
 from train.train import build_model, main, make_vec_env, train
 
@@ -138,6 +139,15 @@ def test_experiment_scale_and_report(tmp_path):
     assert (bigger.total_timesteps, bigger.eval_every, bigger.checkpoint_every) == (5120, 2560, 2560)
     assert bigger.eval_games == 10 and scaled(config, 0.1).eval_games == config.num_players
     assert bigger.selfplay.snapshot_every == 1280 and config.selfplay.snapshot_every == 512
+    # The recipe's budget is its cloning games: --scale scales them, and the time it states with them.
+    recipe = dataclasses.replace(config, total_timesteps=0, bc=BCConfig(games=300, held_out_games=40, dagger_games=150))
+    small = scaled(recipe, 0.1)
+    assert (small.bc.games, small.bc.held_out_games, small.bc.dagger_games) == (30, 4, 15)
+    published = tmp_path / "published.json"
+    published.write_text(json.dumps({"steps": 0, "wall_seconds": 980.0, "eval_seconds": 5.0, "steps_per_second": 0.0,
+                                     "cloning_games": cloning_games(recipe)}))
+    assert expected_seconds(recipe, str(published)) == 980.0
+    assert expected_seconds(small, str(published)) == 98.0
     os.makedirs(config.run_dir)
     with open(os.path.join(config.run_dir, "eval.csv"), "w") as f:
         f.write("timesteps,opponent,games,win_rate,ci_low,ci_high,mean_vp,mean_rank,opponent_mean_vp,truncated\n"

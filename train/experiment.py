@@ -23,10 +23,11 @@ in ``fifthave-tournament`` and ``fifthave-play``. Nothing in ``results/`` change
 without ``--publish``.
 
 ``--scale`` multiplies the step budget, the evaluation / checkpoint / snapshot
-intervals (so a larger run keeps the same number of evaluation points) and the
-evaluation games. Before training the command states how long the run should take,
-from the throughput the published run measured (``--out``'s ``run.json``); at the
-end it prints how long it took. The same command and seed give the same table and
+intervals (so a larger run keeps the same number of evaluation points), the
+evaluation games and the behaviour cloning's games (the recipe's budget). Before
+training the command states how long the run should take, from the throughput (or,
+for cloning alone, the time per game) of the published run (``--out``'s ``run.json``);
+at the end it prints how long it took. The same command and seed give the same table and
 weights hash, also after ``--resume --run-dir DIR`` continues an interrupted run;
 ``--report-only --run-dir DIR`` rewrites the outputs from the run's ``eval.csv``.
 
@@ -52,7 +53,7 @@ import shutil
 import sys
 import time
 
-from .checkpoint import atomic_write_bytes, export_policy, latest_checkpoint, versions
+from .checkpoint import CheckpointError, atomic_write_bytes, export_policy, latest_checkpoint, versions
 from .config import load_config
 from .evaluate import EVAL_FIELDS, format_table, read_eval_log
 from .train import train
@@ -61,8 +62,8 @@ DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "recipe.json
 
 
 def scaled(config, scale):
-    """``config`` with the step budget, the evaluation / checkpoint / snapshot intervals and the evaluation games
-    times ``scale`` (at least one game per seat)."""
+    """``config`` with the step budget, the evaluation / checkpoint / snapshot intervals, the evaluation games
+    (at least one per seat) and the behaviour cloning's recorded, held-out and DAgger games times ``scale``."""
     if scale <= 0:
         raise ValueError(f"--scale must be positive, got {scale}")
     def times(steps):
@@ -73,7 +74,12 @@ def scaled(config, scale):
     league = config.league
     if league is not None:
         league = dataclasses.replace(league, snapshot_every=times(league.snapshot_every))
+    bc = config.bc
+    if bc is not None:  # the recipe's budget is its games, not PPO steps
+        bc = dataclasses.replace(bc, games=times(bc.games), held_out_games=times(bc.held_out_games),
+                                 dagger_games=times(bc.dagger_games))
     return dataclasses.replace(config, total_timesteps=times(config.total_timesteps), selfplay=selfplay, league=league,
+                               bc=bc,
                                eval_every=times(config.eval_every), checkpoint_every=times(config.checkpoint_every),
                                eval_games=max(config.num_players, round(config.eval_games * scale)))
 
@@ -190,14 +196,21 @@ def new_run_dir(base):
     return path
 
 
+def cloning_games(config):
+    """Games the behaviour cloning plays (recorded, held out, DAgger), 0 without cloning."""
+    bc = config.bc
+    return bc.games + bc.held_out_games + bc.dagger_rounds * bc.dagger_games if bc is not None else 0
+
+
 def expected_seconds(config, published_run):
     """How long ``config`` should take on the machine that made ``published_run`` (its run.json), or None."""
     if not os.path.exists(published_run):
         return None
     with open(published_run) as f:
         run = json.load(f)
-    if run.get("steps") == 0 and config.total_timesteps == 0:  # cloning alone: the same job again
-        return run["wall_seconds"]
+    if run.get("steps") == 0 and config.total_timesteps == 0:  # cloning alone: its time goes with its games
+        games = cloning_games(config)
+        return run["wall_seconds"] * games / run["cloning_games"] if games and run.get("cloning_games") else None
     if not run.get("steps") or not run.get("steps_per_second"):
         return None
     evaluation = run["eval_seconds"] / run["steps"] * config.total_timesteps  # same evaluation points per step
@@ -216,7 +229,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="fifthave-experiment", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"JSON TrainConfig (default {DEFAULT_CONFIG})")
     parser.add_argument("--scale", type=float, default=1.0,
-                        help="multiply the step budget, the intervals and the evaluation games (default 1.0)")
+                        help="multiply the step budget, the intervals, the evaluation games and the cloning's games (default 1.0)")
     parser.add_argument("--run-dir", help="run directory (default: a new one named after the config's run_dir)")
     parser.add_argument("--publish", action="store_true", help="also copy the outputs and the policy to --out")
     parser.add_argument("--out", default=os.path.join("results", "training"),
@@ -233,13 +246,18 @@ def main(argv=None):
     run = None
     if not args.report_only:
         expected = expected_seconds(config, os.path.join(args.out, "run.json"))
-        print(f"{config.total_timesteps} env steps into {run_dir}" + (
-            f"; the published run's throughput says about {expected / 60:.0f} min" if expected else ""))
-        result = train(config, resume=args.resume, show_progress=not args.no_progress)
+        budget = (f"{config.total_timesteps} env steps" if config.total_timesteps or config.bc is None
+                  else f"{cloning_games(config)} games of behaviour cloning")
+        print(f"{budget} into {run_dir}" + (
+            f"; the published run says about {expected / 60:.0f} min" if expected else ""))
+        try:
+            result = train(config, resume=args.resume, show_progress=not args.no_progress)
+        except (FileExistsError, CheckpointError) as error:
+            parser.error(str(error))
         command = "fifthave-experiment " + shlex.join(argv if argv is not None else sys.argv[1:])
         run = {"command": command.strip(), "steps": result.steps, "wall_seconds": result.wall_seconds,
                "eval_seconds": result.eval_seconds, "steps_per_second": result.steps_per_second,
-               "weights_sha256": result.weights_sha256}
+               "weights_sha256": result.weights_sha256, "cloning_games": cloning_games(config)}
         print(f"took {result.wall_seconds / 60:.1f} min ({result.eval_seconds / 60:.1f} of it evaluation); "
               f"final weights sha256 {result.weights_sha256}")
     rows = write_report(config, run_dir, run)
