@@ -160,6 +160,14 @@ def test_experiment_scale_and_report(tmp_path):
     report = (tmp_path / "out" / "README.md").read_text()
     assert "`fifthave-experiment --scale 1`" in report and "| 2048 | random | 4 | 0.750 |" in report and "| 1.50 | 1 |" in report
     assert "throughput 256 env steps/s" in report
+    assert report.startswith("# Training results: MaskablePPO on FifthAvenue-v0\n")
+    # A cloning-only run says so in its title (its table has the one row of the cloned policy).
+    with open(os.path.join(config.run_dir, "eval.csv"), "w") as f:
+        f.write("timesteps,opponent,games,win_rate,ci_low,ci_high,mean_vp,mean_rank,opponent_mean_vp,truncated\n"
+                "0,random,4,0.5,0.15,0.85,30,2,25,0\n")
+    write_report(recipe, str(tmp_path / "cloned"), dict(run, steps=0))
+    assert (tmp_path / "cloned" / "README.md").read_text().startswith(
+        "# Training results: behaviour cloning on FifthAvenue-v0\n")
     assert (tmp_path / "out" / "win_rate.png").stat().st_size > 1000
 
 

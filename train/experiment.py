@@ -94,21 +94,41 @@ def plot(rows, config, path):
     for opponent in dict.fromkeys(r["opponent"] for r in rows):
         mine = [r for r in rows if r["opponent"] == opponent]
         steps = [int(r["timesteps"]) for r in mine]
-        ax.plot(steps, [float(r["win_rate"]) for r in mine], marker="o", label=f"vs {opponent}")
-        ax.fill_between(steps, [float(r["ci_low"]) for r in mine], [float(r["ci_high"]) for r in mine], alpha=0.2)
+        rate, low, high = ([float(r[key]) for r in mine] for key in ("win_rate", "ci_low", "ci_high"))
+        if len(steps) == 1:  # a band needs two points: an error bar
+            ax.errorbar(steps, rate, yerr=[[rate[0] - low[0]], [high[0] - rate[0]]], marker="o", capsize=4,
+                        label=f"vs {opponent}")
+            continue
+        ax.plot(steps, rate, marker="o", label=f"vs {opponent}")
+        ax.fill_between(steps, low, high, alpha=0.2)
     ax.axhline(1 / config.num_players, color="gray", linestyle="--", linewidth=1,
                label=f"even share (1/{config.num_players})")
     ax.set_xlabel("env steps (learner decisions)")
+    if config.total_timesteps == 0:  # one point per opponent: the cloned policy
+        ax.set_xticks([0])
+        ax.set_xlim(-1, 1)
     ax.set_ylabel("win rate (95% Wilson interval)")
     ax.set_ylim(0, 1)
-    training = "self-play" if config.selfplay is not None else "vs " + "/".join(dict.fromkeys(config.opponents))
-    ax.set_title(f"MaskablePPO ({training}), {config.num_players} players, {config.board}-plot board, "
+    if config.total_timesteps == 0:
+        training = f"teacher {config.bc.teacher}"
+    elif config.selfplay is not None:
+        training = "self-play"
+    else:
+        training = "vs " + "/".join(dict.fromkeys(config.opponents))
+    ax.set_title(f"{_method(config)} ({training}), {config.num_players} players, {config.board}-plot board, "
                  f"seed {config.seed}")
     ax.grid(alpha=0.3)
     ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _method(config):
+    """What trains the policy, in a few words (titles)."""
+    if config.total_timesteps == 0:
+        return "behaviour cloning"
+    return "behaviour cloning, then MaskablePPO" if config.bc is not None else "MaskablePPO"
 
 
 def _training_text(config):
@@ -159,7 +179,7 @@ def write_report(config, out, run=None):
         writer.writerows(rows)
     plot(rows, config, os.path.join(out, "win_rate.png"))
     lines = [
-        "# Training results: MaskablePPO on FifthAvenue-v0", "",
+        f"# Training results: {_method(config)} on {versions()['gym_env_id']}", "",
         f"Command: `{run['command']}`", "",
         f"{config.num_players} players, {config.board}-plot board, seed {config.seed}, "
         f"{_training_text(config)}; "
