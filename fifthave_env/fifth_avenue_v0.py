@@ -109,7 +109,7 @@ from pettingzoo import AECEnv
 
 from .engine import checks
 from .engine.actions import NUM_ACTIONS, action_name
-from .engine.game import Game, IllegalActionError
+from .engine.game import GAME_OVER, Game, IllegalActionError
 from .env_common import RENDER_MODES, EnvUsageError, Renderer, end_reward, game_config
 from .observation import OBS_HIGH, OBS_SIZES, Observer
 ENV_VERSION = 0
@@ -168,7 +168,7 @@ class raw_env(AECEnv):
         self.agent_selection = self.possible_agents[self.game.actor]
 
     def observe(self, agent):
-        game = self._require_game()
+        game = self.game if self.game is not None else self._require_game()
         seat = self._agent_seat.get(agent)
         if seat is None:
             raise checks.InvalidValueError(f"agent must be one of {', '.join(self.possible_agents)}, got {agent!r}")
@@ -181,7 +181,7 @@ class raw_env(AECEnv):
         return self.game
 
     def step(self, action):
-        game = self._require_game()
+        game = self.game if self.game is not None else self._require_game()
         if not self.agents:
             raise IllegalActionError(f"the game is over and every agent has stepped out (got action {action!r}): "
                                      f"call reset() to start a new game")
@@ -193,23 +193,25 @@ class raw_env(AECEnv):
             return
         if action is None:
             raise IllegalActionError(f"{agent} is asked to act: None is only for agents whose game is over")
-        if self.reward_kind == "score_delta":
+        score_delta = self.reward_kind == "score_delta"
+        if score_delta:
             before = list(game.scores)
         game.apply(action)  # raises IllegalActionError, game unchanged
         self._cumulative_rewards[agent] = 0
         rewards = self.rewards
-        if self.reward_kind == "score_delta":
+        if score_delta:
             for a, s in self._agent_seat.items():
                 rewards[a] = game.scores[s] - before[s]
         elif rewards[agent]:
             for a in rewards:
                 rewards[a] = 0
-        if game.is_over:
+        if game.decision == GAME_OVER:
             self._finish(game)
+            self._accumulate_rewards()
         else:
             self.agent_selection = self.possible_agents[game.actor]
-        if self.reward_kind == "score_delta" or game.is_over:  # the other rewards are 0 until the game ends
-            self._accumulate_rewards()
+            if score_delta:  # the other rewards are 0 until the game ends
+                self._accumulate_rewards()
 
     def act(self, agent, action):
         """``step(action)`` that first checks ``agent`` is the one asked (a clear error otherwise)."""

@@ -23,7 +23,8 @@ plot values /8). The layout table (name, shape, meaning) is ``VIEWS``;
 Speed: the observer keeps one *absolute* state vector (every seat's rows in seat
 order, the observing seat's private rows beside them) that it updates section by
 section, only where the game changed since the last call (the board when the
-game's ``board_token`` changes, a hand when that hand changed, ...); an
+game's ``board_token`` changes, and of it only the districts that changed; the
+piles when its ``cards_token`` changes; a hand when that hand changed, ...); an
 observation is then one ``numpy.take`` of that vector through the seat's
 precomputed index table, which also does the rotation to relative seats and the
 zero padding. Values are written through an ``array.array`` (far cheaper per
@@ -164,12 +165,10 @@ _OWN_ROWS = {"is_my_decision": None, "allowed_colors": _ALLOWED, "district_lead"
              "district_deficit": _DEFICIT, "bid_power": _BID_POWER}  # the observer's own row only
 _DECISION_END = _O["final_move"] + 1  # decision, is_my_decision, turn_action, first_draw, pending_tile, final_move
 assert _O["decision"] == 0 and _O["is_actor"] == _O["is_first_player"] + MAX_SEATS
-_PLOTS = (_O["plot_shops"], _O["district_closed"])  # plot_shops, plot_owner, plot_height
 _ROUTE = (_O["commissioner_at"], _O["row"])  # commissioner_at, markers
 _ROW = (_O["row"], _O["box"] + NUM_SHOP_TYPES)  # row, row_active, box
 _AUCTION = (_O["auction_location"], _O["winning_bid"] + NUM_KINDS)  # the auction views, contiguous
 _AUCTION_TAIL = (_O["high_bid"], _O["allowed_colors"])  # high_bid .. alea_cards
-_DERIVED_PLOTS = (_O["plot_value"], _O["central_park_value"])  # plot_value .. districts_owned
 
 
 def _seat_index(n, seat):
@@ -210,10 +209,11 @@ def _zeros(count):
 
 _ZEROS_DECISION = _zeros(_DECISION_END)
 _ZEROS_SEATS = _zeros(MAX_SEATS + OWNERS)
-_ZEROS_PLOTS = _zeros(_PLOTS[1] - _PLOTS[0])
+_ZEROS_DISTRICT_SHOPS = _zeros(PLOTS_PER_DISTRICT * NUM_SHOP_TYPES)
+_ZEROS_DISTRICT_OWNERS = _zeros(PLOTS_PER_DISTRICT * OWNERS)
+_ZEROS_DISTRICT_PLOTS = _zeros(PLOTS_PER_DISTRICT)
 _ZEROS_ROUTE = _zeros(_ROUTE[1] - _ROUTE[0])
 _ZEROS_ROW = _zeros(_ROW[1] - _ROW[0])
-_ZEROS_DERIVED_PLOTS = _zeros(_DERIVED_PLOTS[1] - _DERIVED_PLOTS[0])
 _ZEROS_PILES = _zeros(_O["pile_known_below"] + NUM_COLORS * 3 - _O["pile_size"])
 _ZEROS_AUCTION = _zeros(_AUCTION[1] - _AUCTION[0])
 _ZEROS_AUCTION_TAIL = _zeros(_AUCTION_TAIL[1] - _AUCTION_TAIL[0])
@@ -257,8 +257,10 @@ class Observer:
         self._board_token = None
         self._plots_seen = self._row_seen = self._box_seen = None
         self._district_totals = [0] * self.n
+        self._district_scores = [[0] * self.n for _ in range(NUM_DISTRICTS)]
+        self._plot_values = [0] * NUM_PLOTS
         self._cp_value = 1
-        self._cards_seen = None
+        self._cards_token = None
         self._scalars_seen = None
         self._hands_seen = [None] * self.n
         self._known_seen = [None] * self.n
@@ -273,7 +275,8 @@ class Observer:
         a[_O["num_players"] + n - 2] = 1
         a[_O["six_plot_board"]] = self.config.board == 6
         colors = parse_layout(self.config.layout, self.config.board)
-        self._no_skyscraper_plots = [plot for plot, c in enumerate(colors) if c == SHOP_PLOT]
+        self._no_skyscraper_plots = [[plot for plot in range(d * PLOTS_PER_DISTRICT, (d + 1) * PLOTS_PER_DISTRICT)
+                                      if colors[plot] == SHOP_PLOT] for d in range(NUM_DISTRICTS)]
         for plot, c in enumerate(colors):
             a[_O["plot_exists"] + plot] = c != -2
             if c >= 0:
@@ -291,7 +294,8 @@ class Observer:
         self._write_decision(g)
         if g.board_token != self._board_token:
             self._write_board(g)
-        self._write_cards(g)
+        if g.cards_token is not self._cards_token:
+            self._write_cards(g)
         self._write_players(g, seat)
         if g.auc_loc >= 0 or self._auction_seen is not None:
             self._write_auction(g)
@@ -339,38 +343,98 @@ class Observer:
         ca, mk = _O["commissioner_at"], _O["markers"]
         a[ca + g.comm_pos[0]] = 1
         a[ca + NUM_LOCATIONS + g.comm_pos[1]] = 1
-        for c in (0, 1):
-            markers = g.markers[c]
-            for d in range(NUM_DISTRICTS):
-                if markers[d]:
-                    a[mk + c * NUM_DISTRICTS + d] = 1
+        a[mk:mk + 2 * NUM_DISTRICTS] = array.array("f", g.markers[0] + g.markers[1])  # bools: 0.0 / 1.0
         seen = self._plots_seen
-        if (seen is None or seen[0] != g.plot_height or seen[1] != g.plot_owner or seen[2] != g.plot_shops
-                or seen[3] != g.closed):
-            self._plots_seen = (g.plot_height[:], g.plot_owner[:], [shops[:] for shops in g.plot_shops],
-                                g.closed[:])
-            self._write_plots(g)
+        height, owner, shops, closed = g.plot_height, g.plot_owner, g.plot_shops, g.closed
+        if seen is None or seen[0] != height or seen[1] != owner or seen[2] != shops or seen[3] != closed:
+            # a build, a shop or a stop changes one district: only its rows are rewritten
+            seen_height, seen_owner, seen_shops, seen_closed = seen or (None, None, None, None)
+            self._plots_seen = (height[:], owner[:], [plot_shops[:] for plot_shops in shops], closed[:])
+            for d in range(NUM_DISTRICTS):
+                lo, hi = d * PLOTS_PER_DISTRICT, (d + 1) * PLOTS_PER_DISTRICT
+                if (seen is None or seen_closed[d] != closed[d] or seen_height[lo:hi] != height[lo:hi]
+                        or seen_owner[lo:hi] != owner[lo:hi] or seen_shops[lo:hi] != shops[lo:hi]):
+                    self._write_district(g, d)
+            if self._derived:
+                self._write_district_totals(g)
         if self._row_seen != g.row or self._box_seen != g.box:
             self._row_seen, self._box_seen = g.row[:], g.box[:]
             self._write_row(g)
 
-    def _write_plots(self, g):
+    def _write_district(self, g, d):
+        """District ``d``'s plots (shops, owners, heights), whether it is closed, and its derived views."""
         a = self._state
-        lo, hi = _PLOTS
-        a[lo:hi] = _ZEROS_PLOTS
-        ow, ht, sh = _O["plot_owner"], _O["plot_height"], _O["plot_shops"]
+        lo, hi = d * PLOTS_PER_DISTRICT, (d + 1) * PLOTS_PER_DISTRICT
+        sh, ow, ht = _O["plot_shops"], _O["plot_owner"], _O["plot_height"]
+        a[sh + lo * NUM_SHOP_TYPES:sh + hi * NUM_SHOP_TYPES] = _ZEROS_DISTRICT_SHOPS
+        a[ow + lo * OWNERS:ow + hi * OWNERS] = _ZEROS_DISTRICT_OWNERS
+        a[ht + lo:ht + hi] = _ZEROS_DISTRICT_PLOTS
         height, owner = g.plot_height, g.plot_owner
-        for plot, shops in enumerate(g.plot_shops):
-            for t in shops:
-                a[sh + plot * 4 + t] += 1
+        for plot in range(lo, hi):
+            for t in g.plot_shops[plot]:
+                a[sh + plot * NUM_SHOP_TYPES + t] += 1
             if height[plot]:
                 a[ow + plot * OWNERS + owner[plot]] = 1
                 a[ht + plot] = height[plot]
-        closed = _O["district_closed"]
-        for d in range(NUM_DISTRICTS):
-            a[closed + d] = 1 if g.closed[d] else 0
+        a[_O["district_closed"] + d] = 1 if g.closed[d] else 0
         if self._derived:
-            self._write_derived_plots(g)
+            self._write_district_derived(g, d)
+
+    def _write_district_derived(self, g, d):
+        """District ``d``'s derived views: plot values and points, skyscrapers, scores, leads, build values."""
+        a = self._state
+        n = g.n
+        lo, hi = d * PLOTS_PER_DISTRICT, (d + 1) * PLOTS_PER_DISTRICT
+        values = self._plot_values
+        values[lo:hi] = scoring.district_plot_values(g, d)
+        for plot in self._no_skyscraper_plots[d]:
+            values[plot] = 0  # the colorless shop plot takes no skyscraper
+        pv, pp, sk = _O["plot_value"], _O["plot_points"], _O["district_skyscrapers"] + d * OWNERS
+        a[pv + lo:pv + hi] = array.array("f", [value / MAX_PLOT_VALUE for value in values[lo:hi]])
+        a[pp + lo:pp + hi] = _ZEROS_DISTRICT_PLOTS
+        a[sk:sk + OWNERS] = _ZEROS_DISTRICT_OWNERS[:OWNERS]
+        height, owner = g.plot_height, g.plot_owner
+        for plot in range(lo, hi):
+            if height[plot]:
+                a[pp + plot] = values[plot] * height[plot] / 50
+                a[sk + owner[plot]] += height[plot]
+        ds, bv = _O["district_score"] + d * MAX_SEATS, _O["build_value"] + d * MAX_SEATS
+        a[ds:ds + MAX_SEATS] = a[bv:bv + MAX_SEATS] = _ZEROS_DISTRICT_OWNERS[:MAX_SEATS]
+        scores = self._district_scores[d] = scoring.district_scores(g, d, values)
+        top = max(scores)
+        ranked = sorted(scores, reverse=True)
+        for q in range(n):
+            mine = scores[q]
+            best_other = ranked[1] if mine == top else top
+            a[ds + q] = mine / 50
+            a[_LEAD + q * NUM_DISTRICTS + d] = (mine - best_other) / 50 if mine > best_other else 0
+            a[_DEFICIT + q * NUM_DISTRICTS + d] = (best_other - mine) / 50 if best_other > mine else 0
+        if g.closed[d]:
+            return
+        owned = g.owned
+        newcomer_best = None  # a seat without a plot here may build where any other such seat may (R22)
+        for q in range(n):
+            own = owned[q][d]
+            if own >= 0:
+                best = values[own]
+            else:
+                if newcomer_best is None:
+                    colors = auction.allowed_colors(g, q, d)
+                    plots = g.color_plot[d]
+                    newcomer_best = max([values[plots[c]] for c in range(NUM_COLORS) if colors >> c & 1],
+                                        default=0)
+                best = newcomer_best
+            a[bv + q] = best / MAX_PLOT_VALUE
+
+    def _write_district_totals(self, g):
+        """What sums over districts: the districts each seat owns a plot in, its projected score."""
+        a, do = self._state, _O["districts_owned"]
+        scores = self._district_scores
+        owned = g.owned
+        for q in range(g.n):
+            a[do + q] = (NUM_DISTRICTS - owned[q].count(-1)) / NUM_DISTRICTS
+            self._district_totals[q] = sum(district[q] for district in scores)
+        self._write_projected(g)
 
     def _write_row(self, g):
         a = self._state
@@ -392,79 +456,14 @@ class Observer:
             a[_O["central_park_value"]] = self._cp_value / MAX_PLOT_VALUE
             self._write_projected(g)
 
-    def _write_derived_plots(self, g):
-        a = self._state
-        n = g.n
-        lo, hi = _DERIVED_PLOTS
-        a[lo:hi] = _ZEROS_DERIVED_PLOTS
-        pv, pp, sk = _O["plot_value"], _O["plot_points"], _O["district_skyscrapers"]
-        values = scoring.plot_values(g)
-        for plot in self._no_skyscraper_plots:
-            values[plot] = 0  # the colorless shop plot takes no skyscraper
-        a[pv:pv + NUM_PLOTS] = array.array("f", [value / MAX_PLOT_VALUE for value in values])
-        height, owner = g.plot_height, g.plot_owner
-        for plot in range(NUM_PLOTS):
-            if height[plot]:
-                a[pp + plot] = values[plot] * height[plot] / 50
-                a[sk + (plot // PLOTS_PER_DISTRICT) * OWNERS + owner[plot]] += height[plot]
-        district_score = [0.0] * (NUM_DISTRICTS * MAX_SEATS)
-        build_value = [0.0] * (NUM_DISTRICTS * MAX_SEATS)
-        lead = [[0.0] * NUM_DISTRICTS for _ in range(n)]
-        deficit = [[0.0] * NUM_DISTRICTS for _ in range(n)]
-        district_totals = [0] * n
-        owned = g.owned
-        for d in range(NUM_DISTRICTS):
-            scores = scoring.district_scores(g, d, values)
-            top = max(scores)
-            if top:
-                ranked = sorted(scores, reverse=True)
-                for q in range(n):
-                    mine = scores[q]
-                    district_score[d * MAX_SEATS + q] = mine / 50
-                    best_other = ranked[1] if mine == top else top
-                    if mine > best_other:
-                        lead[q][d] = (mine - best_other) / 50
-                    elif best_other > mine:
-                        deficit[q][d] = (best_other - mine) / 50
-                    district_totals[q] += mine  # a closed district has no skyscrapers: top is 0
-            if g.closed[d]:
-                continue
-            newcomer_best = None  # a seat without a plot here may build where any other such seat may (R22)
-            for q in range(n):
-                own = owned[q][d]
-                if own >= 0:
-                    best = values[own]
-                else:
-                    if newcomer_best is None:
-                        colors = auction.allowed_colors(g, q, d)
-                        plots = g.color_plot[d]
-                        newcomer_best = max([values[plots[c]] for c in range(NUM_COLORS) if colors >> c & 1],
-                                            default=0)
-                    best = newcomer_best
-                build_value[d * MAX_SEATS + q] = best / MAX_PLOT_VALUE
-        ds, bv = _O["district_score"], _O["build_value"]
-        a[ds:ds + NUM_DISTRICTS * MAX_SEATS] = array.array("f", district_score)
-        a[bv:bv + NUM_DISTRICTS * MAX_SEATS] = array.array("f", build_value)
-        for q in range(n):
-            a[_LEAD + q * NUM_DISTRICTS:_LEAD + (q + 1) * NUM_DISTRICTS] = array.array("f", lead[q])
-            a[_DEFICIT + q * NUM_DISTRICTS:_DEFICIT + (q + 1) * NUM_DISTRICTS] = array.array("f", deficit[q])
-            a[_O["districts_owned"] + q] = (NUM_DISTRICTS - owned[q].count(-1)) / NUM_DISTRICTS
-        self._district_totals = district_totals
-        self._write_projected(g)
-
     def _write_projected(self, g):
         a, ps = self._state, _O["projected_score"]
         for q in range(g.n):
             a[ps + q] = (g.scores[q] + self._district_totals[q] + self._cp_value * g.cp_skyscrapers[q]) / 50
 
     def _write_cards(self, g):
-        """Colored piles and the black pile, when they changed."""
-        seen = self._cards_seen
-        if (seen is not None and seen[0] == g.piles and seen[1] == g.pile_known and seen[2] == len(g.black)
-                and seen[3] == g.black_faceup and seen[4] == g.black_seen):
-            return
-        self._cards_seen = ([pile[:] for pile in g.piles], g.pile_known[:], len(g.black), g.black_faceup,
-                            g.black_seen[:])
+        """Colored piles and the black pile (called when the game's ``cards_token`` changed)."""
+        self._cards_token = g.cards_token
         a = self._state
         size, top, below = _O["pile_size"], _O["pile_top"], _O["pile_known_below"]
         a[size:below + NUM_COLORS * 3] = _ZEROS_PILES
@@ -529,7 +528,12 @@ class Observer:
         """bid_power and max_bid (exact) of seat ``q``, from its hand."""
         self._own_bids_stale[q] = False
         a = self._state
-        power = array.array("f", [x / 50 for x in bid_power(hand)])
+        key = bytes(hand)  # counts are small; hands recur often (a bid's cards return on a pass)
+        power = _BID_POWER_ROWS.get(key)
+        if power is None:
+            if len(_BID_POWER_ROWS) >= _MEMO_LIMIT:
+                _BID_POWER_ROWS.clear()
+            power = _BID_POWER_ROWS[key] = array.array("f", [x / 50 for x in bid_power(hand)])
         a[_BID_POWER + q * 15:_BID_POWER + (q + 1) * 15] = power
         a[_EXACT_MAX_BID + q * NUM_COLORS:_EXACT_MAX_BID + (q + 1) * NUM_COLORS] = power[::3]
 
@@ -612,6 +616,10 @@ class Observer:
         if g.auc_winner >= 0:
             b = _O["winning_bid"]
             a[b:b + NUM_KINDS] = array.array("f", g.auc_last_bid)
+
+
+_BID_POWER_ROWS = {}  # bytes(hand) -> the bid_power row (/50) as written
+_MEMO_LIMIT = 1 << 16
 
 
 def bid_power(hand):

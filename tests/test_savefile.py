@@ -74,7 +74,8 @@ def test_a_missing_key_is_named(where, key):
     refused(data, f"lacks the key.*'{key}'")
 
 
-@pytest.mark.parametrize("key", ["_legal", "legal_actions", "config", "n", "board_token", "rng", "has_alea"])
+@pytest.mark.parametrize("key", ["_legal", "legal_actions", "config", "n", "board_token", "cards_token", "rng",
+                                 "has_alea"])
 def test_no_key_beyond_the_documented_state_is_set_on_the_game(key):
     data = saved()
     data["state"][key] = None

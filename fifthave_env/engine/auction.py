@@ -208,6 +208,7 @@ def pay(g, winner):
                 if c == BLACK:
                     g.put_under_black(v, FACE_UP)
                 else:
+                    g.cards_token = object()
                     g.piles[c].insert(0, v)
                     g.pile_known[c] += 1
             cards[k] = 0

@@ -72,6 +72,8 @@ MAX_SKYSCRAPERS_PER_COLOR = 100
 # (what observers cache per board_token); an auction's end also renews the token. A token is
 # a fresh object() compared by identity, never a counter: a counter restarts in every
 # process, so a game unpickled elsewhere could carry the token of another board there.
+# ``cards_token`` likewise changes wherever a card enters or leaves a pile (the piles, what
+# is known of them, the black pile).
 _BOARD_DECISIONS = frozenset((PLACE_START_DECISION, SHOP_TILE_DECISION, SHOP_PLOT_DECISION, MOVE_DECISION,
                               BUILD_DECISION))
 
@@ -167,10 +169,11 @@ class Game:
     def touch(self):
         """Mark the state as changed; call it after editing the state by hand.
 
-        Observers cache the board per ``board_token`` (a new object, unique even across
-        processes) and the game caches its legal actions: both are refreshed.
+        Observers cache the board per ``board_token`` and the piles per ``cards_token`` (new
+        objects, unique even across processes) and the game caches its legal actions: all are
+        refreshed.
         """
-        self.board_token = object()
+        self.board_token = self.cards_token = object()
         self._legal = None
 
     def _setup(self):
@@ -260,12 +263,14 @@ class Game:
             self.black_seen = [0, 0, 0]
             self.black_faceup = 0
         entry = pile.pop()
+        self.cards_token = object()
         v = entry % 3
         if entry >= 3 * SEEN_FACE_DOWN:
             self.black_seen[v] -= 1
         return v
 
     def put_under_black(self, value_index, visibility):
+        self.cards_token = object()
         self.black.insert(0, value_index + 3 * visibility)
         self.black_seen[value_index] += 1
         if visibility == FACE_UP:
@@ -274,6 +279,7 @@ class Game:
     def _draw_color(self, p, c):
         pile = self.piles[c]
         v = pile.pop()
+        self.cards_token = object()
         if self.pile_known[c] > len(pile):
             self.pile_known[c] = len(pile)
         k = c * 3 + v
@@ -612,7 +618,7 @@ class Game:
     # ---- saving, restoring, cloning ---------------------------------------------------
 
     _DERIVED = ("config", "n", "has_alea", "plot_color", "_action_names", "neighbors", "color_plot",
-                "shop_plot_of", "group_start", "_legal", "rng", "board_token")
+                "shop_plot_of", "group_start", "_legal", "rng", "board_token", "cards_token")
 
     def to_dict(self):
         """The whole game, hidden parts and the generator included, as JSON-compatible data."""

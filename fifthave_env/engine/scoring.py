@@ -23,16 +23,19 @@ def plot_value(g, plot):
     return VP_BY_SHOP_TYPES[POPCOUNT4[shop_mask(g.plot_shops[a]) | shop_mask(g.plot_shops[b])]]
 
 
-def plot_values(g):
-    """``plot_value`` of every plot at once (each plot's shops read once); 0 for unused slots."""
-    masks = [shop_mask(shops) if shops else 0 for shops in g.plot_shops]
-    return [VP_BY_SHOP_TYPES[POPCOUNT4[masks[pair[0]] | masks[pair[1]]]] if pair else 0 for pair in g.neighbors]
+def district_plot_values(g, d):
+    """``plot_value`` of district ``d``'s plots at once (each plot's shops read once; a plot's
+    neighbours lie in its district); 0 for unused slots."""
+    base = d * PLOTS_PER_DISTRICT
+    masks = [shop_mask(shops) if shops else 0 for shops in g.plot_shops[base:base + PLOTS_PER_DISTRICT]]
+    return [VP_BY_SHOP_TYPES[POPCOUNT4[masks[pair[0] - base] | masks[pair[1] - base]]] if pair else 0
+            for pair in g.neighbors[base:base + PLOTS_PER_DISTRICT]]
 
 
 def district_scores(g, d, values=None):
     """What scoring district ``d`` gives each real player (Alea never scores, R19).
 
-    ``values``: the ``plot_values(g)`` of this state, when the caller has them already."""
+    ``values``: every plot's ``plot_value`` (indexed by plot), when the caller has them already."""
     scores = [0] * g.n
     base = d * PLOTS_PER_DISTRICT
     for plot in range(base, base + PLOTS_PER_DISTRICT):
