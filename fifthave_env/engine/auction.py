@@ -13,6 +13,11 @@ ALEA = 4  # owner id of Alea's skyscrapers (R25)
 ALL_COLORS = (1 << NUM_COLORS) - 1
 
 ALEA_NOT_YET, ALEA_IN, ALEA_OUT = 0, 1, 2
+# Card kinds a bid may add, ascending: the first card, per bitmask of allowed colors (R22);
+# later cards, per the bid's color: that color or black (R21).
+_OPENING_KINDS = [tuple(k for k in range(NUM_COLORS * 3) if allowed >> KIND_COLOR[k] & 1)
+                  for allowed in range(ALL_COLORS + 1)]
+_FOLLOWING_KINDS = [(c * 3, c * 3 + 1, c * 3 + 2, BLACK * 3, BLACK * 3 + 1, BLACK * 3 + 2) for c in range(NUM_COLORS)]
 
 
 def allowed_colors(g, p, d):
@@ -85,18 +90,11 @@ def legal_bids(g):
     p = g.actor
     hand = g.hands[p]
     color = g.auc_color[p]
-    legal = []
     if color < 0:
-        allowed = g.auc_allowed[p]
-        if g.auc_cp_color >= 0:
-            allowed = 1 << g.auc_cp_color
-        for k in range(NUM_COLORS * 3):
-            if hand[k] and allowed >> KIND_COLOR[k] & 1:
-                legal.append(BID_ADD + k)
+        allowed = g.auc_allowed[p] if g.auc_cp_color < 0 else 1 << g.auc_cp_color
+        legal = [BID_ADD + k for k in _OPENING_KINDS[allowed] if hand[k]]
     else:
-        for k in (color * 3, color * 3 + 1, color * 3 + 2, BLACK * 3, BLACK * 3 + 1, BLACK * 3 + 2):
-            if hand[k]:
-                legal.append(BID_ADD + k)
+        legal = [BID_ADD + k for k in _FOLLOWING_KINDS[color] if hand[k]]
     if g.auc_total[p] > g.auc_high:
         legal.append(BID_CONFIRM)
     legal.append(BID_PASS)

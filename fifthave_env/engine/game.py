@@ -300,11 +300,12 @@ class Game:
         return legal
 
     def _shop_plots(self):
-        """Plots that can take a shop: open district, fewer than 2 shops, no skyscraper (R17, R8)."""
+        """Plots that can take a shop, ascending (a generator): open district, fewer than 2 shops,
+        no skyscraper (R17, R8)."""
         closed, shops, height = self.closed, self.plot_shops, self.plot_height
-        return [plot for plot in range(NUM_PLOTS)
+        return (plot for plot in range(NUM_PLOTS)
                 if self.plot_color[plot] != -2 and not closed[plot // PLOTS_PER_DISTRICT]
-                and len(shops[plot]) < 2 and not height[plot]]
+                and len(shops[plot]) < 2 and not height[plot])
 
     def _active_group(self):
         """The leftmost row group with a tile left, -1 when the row is empty (R9)."""
@@ -335,7 +336,7 @@ class Game:
             return [DRAW_COLOR + c for c in range(NUM_COLORS) if self.piles[c] and c != self.first_draw]
         if dec == CHOOSE_ACTION_DECISION:  # R13: A always; B needs a (tile, plot) pair; D a district
             legal = [CHOOSE_ACTION + ACTION_A]
-            if self._active_group() >= 0 and self._shop_plots():
+            if self._active_group() >= 0 and next(self._shop_plots(), None) is not None:
                 legal.append(CHOOSE_ACTION + ACTION_B)
             legal.append(CHOOSE_ACTION + ACTION_C)
             if self._scorable_districts():
