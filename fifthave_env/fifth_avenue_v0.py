@@ -168,7 +168,7 @@ class raw_env(AECEnv):
         self.agent_selection = self.possible_agents[self.game.actor]
 
     def observe(self, agent):
-        game = self.game if self.game is not None else self._require_game()
+        game = self._require_game()
         seat = self._agent_seat.get(agent)
         if seat is None:
             raise checks.InvalidValueError(f"agent must be one of {', '.join(self.possible_agents)}, got {agent!r}")
@@ -181,7 +181,7 @@ class raw_env(AECEnv):
         return self.game
 
     def step(self, action):
-        game = self.game if self.game is not None else self._require_game()
+        game = self._require_game()
         if not self.agents:
             raise IllegalActionError(f"the game is over and every agent has stepped out (got action {action!r}): "
                                      f"call reset() to start a new game")
