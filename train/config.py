@@ -152,7 +152,9 @@ class TrainConfig:
     learning_rate: float = 3e-4
     """Adam step size."""
     gamma: float = 0.995
-    """Discount; games last about 120-150 learner decisions and the reward comes at the end."""
+    """Discount; games last about 120-150 learner decisions and the reward comes at the end. Below 1, a
+    policy that expects to lose gains by making games longer (one default-config seed learned to lay
+    every card in its bids one by one and build nothing; README, "Two commands")."""
     gae_lambda: float = 0.95
     """GAE parameter."""
     clip_range: float = 0.2
