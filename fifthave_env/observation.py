@@ -528,12 +528,7 @@ class Observer:
         """bid_power and max_bid (exact) of seat ``q``, from its hand."""
         self._own_bids_stale[q] = False
         a = self._state
-        key = bytes(hand)  # counts are small; hands recur often (a bid's cards return on a pass)
-        power = _BID_POWER_ROWS.get(key)
-        if power is None:
-            if len(_BID_POWER_ROWS) >= _MEMO_LIMIT:
-                _BID_POWER_ROWS.clear()
-            power = _BID_POWER_ROWS[key] = array.array("f", [x / 50 for x in bid_power(hand)])
+        power = array.array("f", [x / 50 for x in bid_power(hand)])
         a[_BID_POWER + q * 15:_BID_POWER + (q + 1) * 15] = power
         a[_EXACT_MAX_BID + q * NUM_COLORS:_EXACT_MAX_BID + (q + 1) * NUM_COLORS] = power[::3]
 
@@ -616,10 +611,6 @@ class Observer:
         if g.auc_winner >= 0:
             b = _O["winning_bid"]
             a[b:b + NUM_KINDS] = array.array("f", g.auc_last_bid)
-
-
-_BID_POWER_ROWS = {}  # bytes(hand) -> the bid_power row (/50) as written
-_MEMO_LIMIT = 1 << 16
 
 
 def bid_power(hand):
