@@ -127,11 +127,13 @@ def main(argv=None):
     for spec in args.configs.split(","):
         players, plots = (int(x) for x in spec.split("x"))
         rates = {"v1": [], "v0": [], "c4": []}
-        for _ in range(args.repeat):  # back to back, so load changes hit all alike
+        for repeat in range(args.repeat):  # back to back, so load changes hit all alike
+            seed = 100_000 * repeat  # new games in each repeat: no cache meets a game it saw before
             if connect_four_v3:
-                rates["c4"].append(env_rate(connect_four_v3.env, args.seconds)[0])
+                rates["c4"].append(env_rate(connect_four_v3.env, args.seconds, seed)[0])
             for name, module in (("v1", fifth_avenue_v1), ("v0", fifth_avenue_v0)):
-                rates[name].append(env_rate(lambda: module.env(num_players=players, board=plots), args.seconds)[0])
+                rates[name].append(env_rate(lambda: module.env(num_players=players, board=plots), args.seconds,
+                                            seed)[0])
         eng_dps, games = engine_rate(GameConfig(num_players=players, board=plots), args.seconds)
         per_game = eng_dps * args.seconds / max(games, 1)
         v1, v0 = statistics.median(rates["v1"]), statistics.median(rates["v0"])
