@@ -109,7 +109,7 @@ from pettingzoo import AECEnv
 
 from .engine import checks
 from .engine.actions import NUM_ACTIONS, action_name
-from .engine.game import GAME_OVER, Game, IllegalActionError
+from .engine.game import Game, IllegalActionError
 from .env_common import RENDER_MODES, EnvUsageError, Renderer, end_reward, game_config
 from .observation import OBS_HIGH, OBS_SIZES, Observer
 ENV_VERSION = 0
@@ -205,7 +205,7 @@ class raw_env(AECEnv):
         elif rewards[agent]:
             for a in rewards:
                 rewards[a] = 0
-        if game.decision == GAME_OVER:
+        if game.is_over:
             self._finish(game)
             self._accumulate_rewards()
         else:

@@ -256,7 +256,6 @@ class Observer:
         self._vector = np.frombuffer(self._state, dtype=np.float32)
         self._board_token = None
         self._plots_seen = self._row_seen = self._box_seen = None
-        self._district_totals = [0] * self.n
         self._district_scores = [[0] * self.n for _ in range(NUM_DISTRICTS)]
         self._plot_values = [0] * NUM_PLOTS
         self._cp_value = 1
@@ -429,11 +428,9 @@ class Observer:
     def _write_district_totals(self, g):
         """What sums over districts: the districts each seat owns a plot in, its projected score."""
         a, do = self._state, _O["districts_owned"]
-        scores = self._district_scores
         owned = g.owned
         for q in range(g.n):
             a[do + q] = (NUM_DISTRICTS - owned[q].count(-1)) / NUM_DISTRICTS
-            self._district_totals[q] = sum(district[q] for district in scores)
         self._write_projected(g)
 
     def _write_row(self, g):
@@ -458,8 +455,10 @@ class Observer:
 
     def _write_projected(self, g):
         a, ps = self._state, _O["projected_score"]
+        scores = self._district_scores
         for q in range(g.n):
-            a[ps + q] = (g.scores[q] + self._district_totals[q] + self._cp_value * g.cp_skyscrapers[q]) / 50
+            district_total = sum(district[q] for district in scores)
+            a[ps + q] = (g.scores[q] + district_total + self._cp_value * g.cp_skyscrapers[q]) / 50
 
     def _write_cards(self, g):
         """Colored piles and the black pile (called when the game's ``cards_token`` changed)."""

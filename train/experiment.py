@@ -104,12 +104,11 @@ def plot(rows, config, path):
     ax.axhline(1 / config.num_players, color="gray", linestyle="--", linewidth=1,
                label=f"even share (1/{config.num_players})")
     ax.set_xlabel("env steps (learner decisions)")
+    ax.set_ylabel("win rate (95% Wilson interval)")
+    ax.set_ylim(0, 1)
     if config.total_timesteps == 0:  # one point per opponent: the cloned policy
         ax.set_xticks([0])
         ax.set_xlim(-1, 1)
-    ax.set_ylabel("win rate (95% Wilson interval)")
-    ax.set_ylim(0, 1)
-    if config.total_timesteps == 0:
         training = f"teacher {config.bc.teacher}"
     elif config.selfplay is not None:
         training = "self-play"
@@ -249,7 +248,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="fifthave-experiment", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"JSON TrainConfig (default {DEFAULT_CONFIG})")
     parser.add_argument("--scale", type=float, default=1.0,
-                        help="multiply the step budget, the intervals, the evaluation games and the cloning's games (default 1.0)")
+                        help="multiply the step budget, the intervals, the evaluation games and the cloning's games "
+                             "(default 1.0)")
     parser.add_argument("--run-dir", help="run directory (default: a new one named after the config's run_dir)")
     parser.add_argument("--publish", action="store_true", help="also copy the outputs and the policy to --out")
     parser.add_argument("--out", default=os.path.join("results", "training"),
