@@ -23,6 +23,10 @@ same observer (:class:`fifthave_env.observation.Observer`):
   information-state string (perfect recall) is the player's whole history:
   for every step, the action taken and a digest of the player's observation
   after it. Every action is public, so this is everything the player saw.
+- **Cloning**: ``state.clone()`` (and ``copy.deepcopy``) is OpenSpiel's own, so
+  ``history()`` and ``move_number()`` carry over; it counts as no deal. A clone
+  made by OpenSpiel's C++ code (its C++ bots) goes through ``new_initial_state()``
+  and so moves the deal count on by one.
 - **Resampling**: ``state.resample_from_infostate(player, sampler)`` returns a
   state drawn with :func:`fifthave_env.engine.determinize` from what ``player``
   knows (its seed from ``sampler()``), with the same information-state string
@@ -38,7 +42,7 @@ import hashlib
 import numpy as np
 import pyspiel
 
-from .engine import Game, GameConfig, determinize
+from .engine import Game, GameConfig, checks, determinize
 from .engine.actions import NUM_ACTIONS
 from .env_common import end_reward
 from .observation import LATEST, OBS_SIZES, Observer, views
@@ -72,8 +76,11 @@ class FifthAvenueGame(pyspiel.Game):
         params = {**DEFAULT_PARAMS, **(params or {})}
         self.config = GameConfig(num_players=int(params["players"]), board=int(params["board"]),
                                  max_turns=int(params["max_turns"]))
-        self.seed = int(params["seed"])
+        self.seed = checks.seed("seed", params["seed"])
+        if self.seed is None:
+            raise checks.InvalidValueError("seed must be an int >= 0, got None")
         self._deals = 0
+        self.history_observer = Observer(self.config, version=LATEST)  # the states' history digests
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=0,
@@ -111,15 +118,15 @@ class FifthAvenueState(pyspiel.State):
     def __init__(self, game, engine_game, histories=None):
         super().__init__(game)
         self.game = engine_game
-        self._observer = Observer(engine_game.config, version=LATEST)
         self.histories = histories if histories is not None else [[] for _ in range(engine_game.n)]
         if histories is None:
             self._record(-1)
 
     def _record(self, action):
         g = self.game
+        observer = self.get_game().history_observer
         for p in range(g.n):
-            digest = hashlib.blake2b(self._observer.observe(g, p).tobytes(), digest_size=8).hexdigest()
+            digest = hashlib.blake2b(observer.observe(g, p).tobytes(), digest_size=8).hexdigest()
             self.histories[p].append(f"{action}:{digest}")
 
     def current_player(self):
@@ -156,7 +163,15 @@ class FifthAvenueState(pyspiel.State):
         return FifthAvenueState(self.get_game(), sample, histories)
 
     def clone(self):
-        return FifthAvenueState(self.get_game(), self.game.clone(), [list(h) for h in self.histories])
+        """OpenSpiel's own clone, which keeps ``history()`` and ``move_number()``.
+
+        It copies this state's attributes into a throwaway ``new_initial_state()``; that one
+        is no deal, so the game's deal count is put back."""
+        game = self.get_game()
+        deals = game._deals
+        copy = super().clone()
+        game._deals = deals
+        return copy
 
     def __deepcopy__(self, memo):
         return self.clone()
@@ -185,11 +200,12 @@ class InformationStateObserver:
     """Perfect recall: the player's history of (action, observation digest); strings only."""
 
     def __init__(self):
-        self.tensor = np.zeros(0, np.float32)
+        self.tensor = None
         self.dict = {}
 
     def set_from(self, state, player):
-        pass
+        raise NotImplementedError("fifth_avenue has no information-state tensor (provides_information_state_tensor "
+                                  "is False): use information_state_string, or observation_tensor")
 
     def string_from(self, state, player):
         return "\n".join(state.histories[player])

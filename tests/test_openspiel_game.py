@@ -1,5 +1,7 @@
 """The OpenSpiel adapter: full games with OpenSpiel's bots, returns as our engine's, resampling."""
 
+from copy import deepcopy
+
 import numpy as np
 import pytest
 
@@ -93,3 +95,29 @@ def test_ismcts_bot_plays_with_our_resampler():
 def test_bad_parameters_are_rejected():
     with pytest.raises(Exception, match="num_players must be one of 2, 3, 4"):
         pyspiel.load_game("fifth_avenue", {"players": 5})
+    with pytest.raises(Exception, match="seed must be None or an int >= 0, got -1"):
+        pyspiel.load_game("fifth_avenue", {"seed": -1})
+
+
+def test_clone_keeps_history_and_uses_up_no_deal():
+    game = pyspiel.load_game("fifth_avenue", {"players": 4, "seed": 2})
+    state = game.new_initial_state()
+    rng = np.random.default_rng(2)
+    for _ in range(40):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    for copy in (state.clone(), deepcopy(state)):
+        assert copy.history() == state.history() and len(copy.history()) == 40
+        assert copy.move_number() == state.move_number() == 40
+        assert copy.information_state_string(1) == state.information_state_string(1)
+        assert copy.game.to_dict() == state.game.to_dict()
+        copy.apply_action(copy.legal_actions()[0])
+        assert len(state.history()) == 40 and state.game.to_dict() != copy.game.to_dict()
+    second = game.new_initial_state()  # still the second deal, after two clones
+    assert second.game.to_dict() == Game(GameConfig(num_players=4), seed=game.deal_seed(1)).to_dict()
+
+
+def test_no_information_state_tensor_is_claimed_or_given():
+    game = pyspiel.load_game("fifth_avenue", {"players": 2})
+    assert not game.get_type().provides_information_state_tensor
+    with pytest.raises(Exception, match="no information-state tensor"):
+        game.new_initial_state().information_state_tensor(0)

@@ -658,3 +658,6 @@ class Game:
         game._legal = None
         game.touch()
         return game
+
+    def __deepcopy__(self, memo):
+        return self.clone()  # the config tables are immutable: shared, not copied
