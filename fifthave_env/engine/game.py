@@ -77,6 +77,8 @@ MAX_SKYSCRAPERS_PER_COLOR = 100
 _BOARD_DECISIONS = frozenset((PLACE_START_DECISION, SHOP_TILE_DECISION, SHOP_PLOT_DECISION, MOVE_DECISION,
                               BUILD_DECISION))
 
+_NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
 
 @dataclass(frozen=True)
 class GameConfig:
@@ -365,10 +367,11 @@ class Game:
             out.fill(0)
             out[self.legal_actions()] = 1
             return out
-        mask = bytearray(NUM_ACTIONS)  # a loop over the few legal ids beats numpy's fancy indexing here
+        mask = _NO_ACTIONS.copy()
+        ones = mask.data  # a loop over the few legal ids through a memoryview beats numpy's fancy indexing
         for action in self.legal_actions():
-            mask[action] = 1
-        return np.frombuffer(mask, dtype=np.int8)
+            ones[action] = 1
+        return mask
 
     def describe(self, action):
         """The readable name of an action id on this board (``engine.action_name``)."""
