@@ -1,5 +1,7 @@
 """FifthAvenue-v0, the single-agent Gymnasium env: API checks, rewards, opponents, illegal actions, masks."""
 
+import os
+
 import gymnasium
 import numpy as np
 import pytest
@@ -145,6 +147,10 @@ def test_opponents_are_checked_and_a_sampler_is_called_at_every_reset():
     shared = RandomAgent()
     with pytest.raises(ValueError, match="distinct"):
         FifthAvenueEnv(num_players=3, opponents=[shared, shared])
+    reads_layout_7 = RandomAgent()
+    reads_layout_7.observation_layout = 7
+    with pytest.raises(ValueError, match=r"observation_layout of \[0, 1\] \(default 0\), got 7"):
+        FifthAvenueEnv(num_players=2, opponents=[reads_layout_7])
     calls = []
 
     def sampler(rng, count):
@@ -370,6 +376,8 @@ def test_human_render_mode_and_check_env_work_without_matplotlib():
 import sys, warnings
 sys.modules["matplotlib"] = None  # as if it were not installed
 sys.modules["matplotlib.pyplot"] = None
+import os
+
 import gymnasium
 import fifthave_env
 from gymnasium.utils.env_checker import check_env
@@ -451,3 +459,51 @@ def test_a_reset_refused_by_the_opponents_sampler_leaves_the_env_as_it_was():
     env.set_opponents([RandomAgent(), BrokenReset()])
     with pytest.raises(OpponentError, match="opponent 'broken-reset' at seat 2 raised KeyError in reset"):
         env.reset(seed=2)
+
+
+# ---- opponents seated as in a tournament: their own layout and a sampler ----------
+
+RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "training")
+
+
+def play_first_legal(env, seed, steps):
+    """The learner's observations while it plays its first legal action, for up to ``steps`` steps."""
+    observation, _ = env.reset(seed=seed)
+    observations = [observation]
+    for _ in range(steps):
+        observation, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        observations.append(observation)
+        if terminated or truncated:
+            break
+    return observations
+
+
+@pytest.mark.parametrize("env_id, opponent, layout", [
+    ("FifthAvenue-v0", "values:" + os.path.join(RESULTS, "values", "values.pt"), 1),
+    ("FifthAvenue-v1", "policy:" + os.path.join(RESULTS, "policy.zip"), 0),
+])
+def test_opponents_get_the_observation_layout_they_read_whatever_the_envs(env_id, opponent, layout):
+    from agents.tournament import agent_factory
+    from fifthave_env.observation import OBS_SIZES
+
+    opponents = [agent_factory(opponent)() for _ in range(3)]
+    assert getattr(opponents[0], "observation_layout", 0) == layout
+    env = gymnasium.make(env_id, num_players=4, learner_seat=3, opponents=opponents).unwrapped
+    # a trained network fed the other layout raises (a size mismatch): each opponent moves many times here
+    observations = play_first_legal(env, seed=0, steps=150)
+    assert {len(o) for o in observations} == {OBS_SIZES[int(env_id[-1])]}  # the learner's stays the env's
+    moved = env._opponents.values()
+    if layout == 1:
+        assert sum(agent.decided for agent in moved) > 0  # its network chose, from layout-1 observations
+    else:
+        assert all(agent.net is opponents[0].net for agent in moved)
+
+
+def test_a_search_opponent_gets_its_seats_sampler_and_searches():
+    from agents.search import SearchAgent
+
+    env = FifthAvenueEnv(num_players=2, learner_seat=1, opponents=[SearchAgent(rollouts=2, depth=1)],
+                         observation_version=1)
+    play_first_legal(env, seed=0, steps=20)
+    searcher = env._opponents[0]
+    assert searcher.sampler is not None and searcher.searched > 0  # without a sampler it never searches
