@@ -33,7 +33,11 @@ evaluation, checkpoints, self-play.
 ``opponents`` is ``None`` (every other seat plays uniformly random legal
 moves), a list of ``num_players - 1`` agents for the seats after the learner
 clockwise, or a callable ``(rng, count) -> list of agents`` called at every
-reset (e.g. to draw from a pool of frozen policies). An opponent with
+reset (e.g. to draw from a pool of frozen policies). The env plays its own deep
+copies of a list's agents (``InvalidValueError`` if one cannot be copied: pass a
+callable then), so that envs made from one list, as single-process vector envs
+(``DummyVecEnv``, ``gymnasium.make_vec(..., vectorization_mode="sync")``) make
+them, share no agent; the objects passed are never played. An opponent with
 ``needs_observation = False`` (the default ``RandomAgent``) gets ``None`` instead
 of an observation, which is then never built. ``set_opponents`` swaps
 them between games. Opponents see only their own observation and mask; their
@@ -98,6 +102,8 @@ opponents' agent names, by seat).
 - v0: first release: ``observation_version=0``.
 """
 
+import copy
+
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
@@ -145,12 +151,26 @@ class FifthAvenueEnv(gym.Env):
         self._broken = None  # why the env needs a reset after an opponent failed
 
     def set_opponents(self, opponents):
-        """Opponents from the next reset on: None (uniform random), a list of agents, or ``(rng, count) -> list``."""
+        """Opponents from the next reset on: None (uniform random), a list of agents (the env plays its own
+        copies of them), or ``(rng, count) -> list``."""
         if opponents is not None and not callable(opponents):
             opponents = checks.sequence("opponents (None, a list of agents or a callable (rng, count) -> list)",
                                         opponents)
             self._check_opponents("opponents", opponents)
+            opponents = [self._own_copy(agent) for agent in opponents]
         self.opponent_spec = opponents
+
+    @staticmethod
+    def _own_copy(agent):
+        """A deep copy of a listed opponent: envs made from one list (vector envs) would otherwise
+        re-seed and re-seat the same objects at each of their resets, and no seed would replay a game."""
+        try:
+            return copy.deepcopy(agent)
+        except Exception as err:
+            raise checks.InvalidValueError(
+                f"opponent {agent!r} cannot be copied ({type(err).__name__}: {err}); the env plays its own copy "
+                "of each listed agent, so that envs made from one list share none: pass a callable "
+                "(rng, count) -> list of agents that builds them instead") from err
 
     def _check_opponents(self, name, opponents):
         count = self.config.num_players - 1
