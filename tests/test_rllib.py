@@ -168,15 +168,37 @@ def test_rllib_env_misuse_raises_the_aec_envs_errors():
         env.step({agent: legal})
 
 
+@needs_ray
+def test_rllib_env_observation_version_picks_the_layout():
+    from fifthave_env import fifth_avenue_v0, fifth_avenue_v1
+    from fifthave_env.engine.checks import InvalidValueError
+    from train.rllib.env import FifthAvenueMultiAgentEnv
+
+    for config, aec in (({}, fifth_avenue_v0), ({"observation_version": 1}, fifth_avenue_v1)):
+        env = FifthAvenueMultiAgentEnv(dict(config, num_players=3))
+        expected = aec.env(num_players=3)
+        assert env.observation_spaces["player_0"]["observations"].shape == \
+            expected.observation_space("player_0")["observation"].shape == ((1176,) if not config else (1409,))
+        observations, _ = env.reset(seed=5)
+        expected.reset(seed=int(np.random.default_rng(5).integers(2**63)))  # the game the adapter deals
+        (agent, observation), = observations.items()
+        np.testing.assert_array_equal(observation["observations"], expected.observe(agent)["observation"])
+    with pytest.raises(InvalidValueError, match="observation_version must be one of 0, 1, got 2"):
+        FifthAvenueMultiAgentEnv({"observation_version": 2})
+
+
 RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "training")
 
 
 @needs_ray
-@pytest.mark.parametrize("opponent", ["values:" + os.path.join(RESULTS, "values", "values.pt"), "search:2:1"])
-def test_rllib_env_scripted_opponents_read_their_layout_and_a_search_agent_searches(opponent):
+@pytest.mark.parametrize("version, opponent", [(0, "values:" + os.path.join(RESULTS, "values", "values.pt")),
+                                               (1, "policy:" + os.path.join(RESULTS, "policy.zip")),
+                                               (1, "search:2:1")])
+def test_rllib_env_scripted_opponents_read_their_layout_and_a_search_agent_searches(version, opponent):
     from train.rllib.env import FifthAvenueMultiAgentEnv
 
-    env = FifthAvenueMultiAgentEnv({"num_players": 4, "opponents": [opponent], "scripted_fraction": 1.0})
+    env = FifthAvenueMultiAgentEnv({"num_players": 4, "observation_version": version, "opponents": [opponent],
+                                    "scripted_fraction": 1.0})
     observations, _ = env.reset(seed=0)
     assert len(env.scripted) == 3
     for _ in range(60):  # a trained network fed the other layout raises (a size mismatch)

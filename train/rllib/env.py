@@ -1,8 +1,9 @@
-"""Fifth Avenue as an RLlib ``MultiAgentEnv`` (new API stack), a thin adapter over ``fifth_avenue_v0``.
+"""Fifth Avenue as an RLlib ``MultiAgentEnv`` (new API stack), a thin adapter over ``fifth_avenue_v0`` / ``v1``.
 
 ## Description
 
-The AEC game of ``fifthave_env.fifth_avenue_v0``, turn by turn: every step
+The AEC game of ``fifthave_env.fifth_avenue_v0`` (or ``fifth_avenue_v1``, see
+``observation_version``), turn by turn: every step
 returns the observation of the one agent asked next, and that agent's action
 is the only one read. Opponent seats can be played inside the env by scripted
 agents (``agents``: random, greedy, heuristic, or any name of
@@ -17,9 +18,11 @@ reads its own ``observation_layout``, a searching agent gets its seat's sampler.
 ## Observation Space
 
 ``Dict(observations=Box(...), action_mask=Box(0, 1, (147,), float32))`` per agent: the AEC
-observation (its ``Box``, e.g. ``(1176,)`` floats) under the key ``"observations"`` and its mask as
-floats, the layout RLlib's action-masking RLModule reads
-(``ray.rllib.examples.rl_modules.classes.action_masking_rlm``).
+observation under the key ``"observations"`` and its mask as floats, the layout RLlib's
+action-masking RLModule reads (``ray.rllib.examples.rl_modules.classes.action_masking_rlm``).
+The observation is layout ``observation_version`` of ``fifthave_env.observation``: 0 (the
+default, ``fifth_avenue_v0``, ``(1176,)`` floats: what ``fifthave-rllib`` trains on and its
+checkpoints read) or 1 (``fifth_avenue_v1``, ``(1409,)``: layout 0 plus the derived views).
 
 ## Rewards
 
@@ -53,6 +56,7 @@ RLlib-played agent gets its final observation, reward and done flag.
 
 - ``num_players``, ``board``, ``max_turns``, ``reward``, ``layout``,
   ``random_start``, ``skyscrapers_per_color``: as ``fifth_avenue_v0.env``.
+- ``observation_version``: the observation layout, 0 (default) or 1; see above.
 - ``opponents``: scripted agent names (``agents.registry.AGENT_FACTORIES``);
   empty (default): every seat is an RLlib agent named ``player_<seat>``.
   Otherwise (self-play training) agents are named by role: ``learner`` (a seat
@@ -73,13 +77,14 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from agents.base import LayoutObservations, give_sampler
 from agents.tournament import agent_factory
-from fifthave_env import fifth_avenue_v0
+from fifthave_env import fifth_avenue_v0, fifth_avenue_v1
 from fifthave_env.engine import checks
 from fifthave_env.engine.actions import NUM_ACTIONS, as_action_id
 from fifthave_env.engine.game import IllegalActionError
 from fifthave_env.env_common import EnvUsageError
 
 LEARNER = "learner"
+AEC_ENVS = {0: fifth_avenue_v0, 1: fifth_avenue_v1}  # observation_version -> the AEC env of that layout
 
 
 def observation_space(observation_box):
@@ -107,9 +112,10 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
         self.scripted_fraction = float(config.pop("scripted_fraction", 0.5))
         self.strict = bool(config.pop("strict", False))
         self.reward_scale = float(config.pop("reward_scale", 1.0))
+        version = checks.choice("observation_version", config.pop("observation_version", 0), tuple(AEC_ENVS))
         if not 0.0 <= self.scripted_fraction <= 1.0:
             raise ValueError(f"scripted_fraction must lie in [0, 1], got {self.scripted_fraction!r}")
-        self.aec = fifth_avenue_v0.env(**config)
+        self.aec = AEC_ENVS[version].env(**config)
         self.num_players = len(self.aec.possible_agents)
         self.scripted_factories = [agent_factory(name) for name in names]
         self.possible_agents = (role_agent_ids if names else seat_agent_ids)(self.num_players)
