@@ -13,17 +13,19 @@ then skip building its observation and pass ``None`` as ``observation``. Agents
 without the attribute get their observation (the default, ``True``).
 
 An agent that reads the derived views sets ``observation_layout = 1``: tournaments
-then give it layout 1 (``fifthave_env.observation.LAYOUTS``, whose first part is
-layout 0); every other agent gets layout 0.
+and environments then give it layout 1 (``fifthave_env.observation.LAYOUTS``, whose
+first part is layout 0); every other agent gets layout 0. A searching agent has
+``attach_sampler``: every game runner hands it its seat's sampler (``give_sampler``).
+Both are honoured through ``fifthave_env.agent_protocol`` (re-exported here), which
+the environments use without importing ``agents``.
 """
 
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from fifthave_env.engine.determinize import SeatSampler
+from fifthave_env.agent_protocol import LayoutObservations, give_sampler
 from fifthave_env.engine.game import GameConfig
-from fifthave_env.observation import Observer
 from fifthave_env.random_agent import RandomAgent
 
 __all__ = ["Agent", "LayoutObservations", "RandomAgent", "give_sampler"]
@@ -40,26 +42,3 @@ class Agent(Protocol):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """A legal action id (``action_mask[id] == 1``) for this seat's observation."""
-
-
-def give_sampler(agent, game, seat):
-    """Hand a searching agent (one with ``attach_sampler``, e.g. ``agents.search.SearchAgent``) its
-    seat's door to ``game``: a sampler of determinizations that hold only what the seat knows."""
-    if hasattr(agent, "attach_sampler"):
-        agent.attach_sampler(SeatSampler(game, seat))
-
-
-class LayoutObservations:
-    """The observations of the seats whose agents ask for another layout than 0 (``observation_layout``):
-    ``wants(seat)`` says whether a seat's agent does, ``observe(game, seat)`` builds its observation."""
-
-    def __init__(self, config, agents):
-        """``agents``: seat -> agent."""
-        self.layouts = {seat: getattr(agent, "observation_layout", 0) for seat, agent in agents.items()}
-        self.observers = {layout: Observer(config, version=layout) for layout in set(self.layouts.values()) if layout}
-
-    def wants(self, seat):
-        return self.layouts.get(seat, 0) != 0
-
-    def observe(self, game, seat):
-        return self.observers[self.layouts[seat]].observe(game, seat)

@@ -39,7 +39,7 @@ Pluggable parts:
 What it sees: only its seat's information. The agent protocol gives it the
 observation and mask; the search needs full games, which it gets from a *sampler*
 the game runner attaches (``attach_sampler``; ``agents.base.give_sampler`` does it in the
-tournament and the terminal game): a :class:`fifthave_env.engine.determinize.SeatSampler` that returns
+tournament, the terminal game, the Gymnasium and the RLlib env): a :class:`fifthave_env.engine.determinize.SeatSampler` that returns
 ``determinize(game, seat, rng)``, whose output depends only on what the seat knows
 (tests/test_determinize.py, tests/test_search.py). Without a sampler it plays as
 the HeuristicAgent.

@@ -92,6 +92,8 @@ render_mode=None)``
 ``4.9`` or ``"4"``, wrong agent via ``act``, stepping after the end or after every
 agent stepped out) and raises ``IllegalActionError`` naming the action and the legal
 ones, leaving the game as it was; it needs none of PettingZoo's generic wrappers.
+``observe``, ``step`` and ``last`` before ``reset``, and ``last`` after every agent
+stepped out, raise ``EnvUsageError``.
 Bad arguments, including ``reset``'s ``seed`` (None or an int >= 0) and ``options``
 (None or a dict), raise ``engine.checks.InvalidValueError`` (``InvalidTypeError``, also
 a ``TypeError``, for a wrong type) naming the argument, the value and what is allowed.
@@ -144,6 +146,7 @@ class raw_env(AECEnv):
         self._observer = Observer(self.config, version=self.observation_version)
         self._rng = None
         self.game = None
+        self.agents = []  # until reset
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -174,6 +177,14 @@ class raw_env(AECEnv):
             raise checks.InvalidValueError(f"agent must be one of {', '.join(self.possible_agents)}, got {agent!r}")
         mask = game.action_mask() if seat == game.actor else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": self._observer.observe(game, seat), "action_mask": mask}
+
+    def last(self, observe=True):
+        """PettingZoo's ``last``; ``EnvUsageError`` before ``reset`` and once every agent has stepped out
+        (PettingZoo's own raises AttributeError / KeyError there)."""
+        if not self.agents:  # the one guard on the hot path: before reset there are none either
+            self._require_game()
+            raise EnvUsageError("the game is over and every agent has stepped out: call reset() to start a new game")
+        return super().last(observe)
 
     def _require_game(self):
         if self.game is None:

@@ -33,12 +33,22 @@ evaluation, checkpoints, self-play.
 ``opponents`` is ``None`` (every other seat plays uniformly random legal
 moves), a list of ``num_players - 1`` agents for the seats after the learner
 clockwise, or a callable ``(rng, count) -> list of agents`` called at every
-reset (e.g. to draw from a pool of frozen policies). An opponent with
+reset (e.g. to draw from a pool of frozen policies). The env plays its own deep
+copies of a list's agents (``InvalidValueError`` if one cannot be copied: pass a
+callable then), so that envs made from one list, as single-process vector envs
+(``DummyVecEnv``, ``gymnasium.make_vec(..., vectorization_mode="sync")``) make
+them, share no agent; the objects passed are never played. An opponent with
 ``needs_observation = False`` (the default ``RandomAgent``) gets ``None`` instead
 of an observation, which is then never built. ``set_opponents`` swaps
 them between games. Opponents see only their own observation and mask; their
 generators are drawn from the env's ``np_random``, so a seeded reset replays
 the same game as long as the opponents are deterministic given their generator.
+
+Opponents are seated as in a tournament (``fifthave_env.agent_protocol``): each
+gets its observation in the layout it reads (``observation_layout``, default 0),
+whatever the learner's, so an agent trained on ``FifthAvenue-v0`` also plays in
+``FifthAvenue-v1`` and vice versa; a searching agent (``attach_sampler``, e.g.
+``search:N``) gets its seat's sampler of the live game.
 
 ## Rewards
 
@@ -92,15 +102,18 @@ opponents' agent names, by seat).
 - v0: first release: ``observation_version=0``.
 """
 
+import copy
+
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from .agent_protocol import LayoutObservations, give_sampler, observation_layout
 from .engine import checks
 from .engine.actions import NUM_ACTIONS, action_name, as_action_id
 from .engine.game import Game, IllegalActionError
 from .env_common import RENDER_MODES, EnvUsageError, OpponentError, Renderer, end_reward, game_config
-from .observation import OBS_HIGH, OBS_SIZES, Observer
+from .observation import LAYOUTS, OBS_HIGH, OBS_SIZES, Observer
 from .random_agent import RandomAgent
 
 
@@ -124,23 +137,40 @@ class FifthAvenueEnv(gym.Env):
         self.render_mode = render_mode
         self._renderer = Renderer(render_mode)
         self._observer = Observer(self.config, version=observation_version)  # raises for an unknown version
+        # layout -> Observer: opponents get the layout they read, whatever the learner's (agent_protocol)
+        self._observers = {observation_version: self._observer}
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZES[observation_version],), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.set_opponents(opponents)
         self.game = None
         self.learner_seat = None
         self._opponents = {}  # seat -> agent for the current game
+        self._opponent_observations = None  # their LayoutObservations
         self._score_before = 0
         self._episode_over = False
         self._broken = None  # why the env needs a reset after an opponent failed
 
     def set_opponents(self, opponents):
-        """Opponents from the next reset on: None (uniform random), a list of agents, or ``(rng, count) -> list``."""
+        """Opponents from the next reset on: None (uniform random), a list of agents (the env plays its own
+        copies of them), or ``(rng, count) -> list``."""
         if opponents is not None and not callable(opponents):
             opponents = checks.sequence("opponents (None, a list of agents or a callable (rng, count) -> list)",
                                         opponents)
             self._check_opponents("opponents", opponents)
+            opponents = [self._own_copy(agent) for agent in opponents]
         self.opponent_spec = opponents
+
+    @staticmethod
+    def _own_copy(agent):
+        """A deep copy of a listed opponent: envs made from one list (vector envs) would otherwise
+        re-seed and re-seat the same objects at each of their resets, and no seed would replay a game."""
+        try:
+            return copy.deepcopy(agent)
+        except Exception as err:
+            raise checks.InvalidValueError(
+                f"opponent {agent!r} cannot be copied ({type(err).__name__}: {err}); the env plays its own copy "
+                "of each listed agent, so that envs made from one list share none: pass a callable "
+                "(rng, count) -> list of agents that builds them instead") from err
 
     def _check_opponents(self, name, opponents):
         count = self.config.num_players - 1
@@ -151,6 +181,10 @@ class FifthAvenueEnv(gym.Env):
             if not (callable(getattr(agent, "act", None)) and callable(getattr(agent, "reset", None))):
                 raise checks.InvalidTypeError(f"each agent of {name} needs reset(config, seat, rng) and "
                                               f"act(observation, action_mask) (see agents.base.Agent); got {agent!r}")
+            if observation_layout(agent) not in LAYOUTS:
+                raise checks.InvalidValueError(f"each agent of {name} must read an observation_layout of "
+                                               f"{sorted(LAYOUTS)} (default 0), got {observation_layout(agent)!r} "
+                                               f"from {agent!r}")
         if len({id(agent) for agent in opponents}) != count:
             raise checks.InvalidValueError(
                 f"{name} must be distinct agent objects (each seat keeps its own state and generator); "
@@ -191,6 +225,9 @@ class FifthAvenueEnv(gym.Env):
             except Exception as err:
                 raise OpponentError(f"opponent {self._opponent_name(agent)} at seat {seat} raised "
                                     f"{type(err).__name__} in reset: {err}") from err
+            give_sampler(agent, game, seat)  # as the tournament does: a search agent searches this game
+        self._opponent_observations = LayoutObservations(self.config, opponents, self._observer.version,
+                                                         self._observers)
         self.game, self.learner_seat, self._opponents = game, learner_seat, opponents
         self._score_before = 0  # the learner's VP at its previous decision (score_delta)
         self._episode_over = False
@@ -206,7 +243,7 @@ class FifthAvenueEnv(gym.Env):
         ``defer`` (agent -> bool): stop before the move of an opponent it picks and return that
         seat, for a caller that answers several games' opponents at once (``train.vec_env``
         batches policy opponents) and plays the move with ``_play_opponent_action``; else None."""
-        game, observer = self.game, self._observer
+        game, observations = self.game, self._opponent_observations
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         while not game.is_over and game.actor != self.learner_seat:
             seat = game.actor
@@ -214,7 +251,7 @@ class FifthAvenueEnv(gym.Env):
             if defer is not None and defer(agent):
                 return seat
             # an agent that reads only the mask (needs_observation = False) never pays for an observation
-            observation = observer.observe(game, seat) if getattr(agent, "needs_observation", True) else None
+            observation = observations.observe(game, seat) if getattr(agent, "needs_observation", True) else None
             try:
                 action = agent.act(observation, game.action_mask(mask))
             except Exception as err:

@@ -142,9 +142,12 @@ def test_act_rejects_the_wrong_agent_and_accepts_the_right_one():
 
 
 def test_using_the_env_before_reset_is_a_clear_error():
+    from fifthave_env.env_common import EnvUsageError
+
     env = fifth_avenue_v0.env()
-    with pytest.raises(RuntimeError, match="reset"):
-        env.observe("player_0")
+    for use in (lambda: env.observe("player_0"), env.last, lambda: env.last(observe=False), lambda: env.step(0)):
+        with pytest.raises(EnvUsageError, match="call reset"):
+            use()
 
 
 def test_bad_configuration_is_a_clear_error():
@@ -319,6 +322,20 @@ def test_step_after_every_agent_stepped_out_is_an_illegal_action_error():
         with pytest.raises(IllegalActionError, match="every agent has stepped out.*call reset"):
             env.step(action)
     assert env.unwrapped.game.to_dict() == before
+
+
+def test_last_after_every_agent_stepped_out_is_a_clear_error():
+    from fifthave_env.env_common import EnvUsageError
+
+    env = fifth_avenue_v0.env(num_players=3)
+    env.reset(seed=0)
+    play_random(env, seed=0)
+    assert env.agents == []
+    for observe in (True, False):
+        with pytest.raises(EnvUsageError, match="every agent has stepped out: call reset"):
+            env.last(observe)
+    env.reset(seed=0)
+    assert env.last()[0]["action_mask"].any()  # a new game answers again
 
 
 @pytest.mark.parametrize("num_players,board", CONFIGS)

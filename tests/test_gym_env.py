@@ -1,5 +1,7 @@
 """FifthAvenue-v0, the single-agent Gymnasium env: API checks, rewards, opponents, illegal actions, masks."""
 
+import os
+
 import gymnasium
 import numpy as np
 import pytest
@@ -13,7 +15,7 @@ from fifthave_env.observation import Observer
 
 
 class LoggingOpponent(RandomAgent):
-    """Random, and notes every move it makes in a shared log."""
+    """Random, and notes every move it makes in a shared log (passed in a callable: the env copies listed agents)."""
 
     def __init__(self, log):
         super().__init__()
@@ -69,7 +71,7 @@ def test_terminal_win_loss_reward_reaches_the_learner_also_when_an_opponent_move
     ended_by_opponent = 0
     for seed in range(6):
         log = []
-        env = FifthAvenueEnv(num_players=4, opponents=[LoggingOpponent(log) for _ in range(3)])
+        env = FifthAvenueEnv(num_players=4, opponents=lambda rng, count: [LoggingOpponent(log) for _ in range(count)])
         rewards, info = play_random(env, seed, log)
         assert not info["truncated"]
         expected = 1.0 if env.learner_seat in info["winners"] else -1.0
@@ -90,7 +92,7 @@ def test_score_delta_rewards_add_up_to_the_final_score_and_vp_margin_is_the_fina
 def test_same_seed_same_game_and_observations_match_the_pettingzoo_env():
     """With a fixed learner seat the gym env deals the same game as fifth_avenue_v0 for the same seed."""
     log = []
-    env = FifthAvenueEnv(num_players=4, learner_seat=2, opponents=[LoggingOpponent(log) for _ in range(3)])
+    env = FifthAvenueEnv(num_players=4, learner_seat=2, opponents=lambda rng, count: [LoggingOpponent(log) for _ in range(count)])
     learner_obs = []
     rng = np.random.default_rng(0)
     obs, info = env.reset(seed=42)
@@ -145,6 +147,10 @@ def test_opponents_are_checked_and_a_sampler_is_called_at_every_reset():
     shared = RandomAgent()
     with pytest.raises(ValueError, match="distinct"):
         FifthAvenueEnv(num_players=3, opponents=[shared, shared])
+    reads_layout_7 = RandomAgent()
+    reads_layout_7.observation_layout = 7
+    with pytest.raises(ValueError, match=r"observation_layout of \[0, 1\] \(default 0\), got 7"):
+        FifthAvenueEnv(num_players=2, opponents=[reads_layout_7])
     calls = []
 
     def sampler(rng, count):
@@ -370,6 +376,8 @@ def test_human_render_mode_and_check_env_work_without_matplotlib():
 import sys, warnings
 sys.modules["matplotlib"] = None  # as if it were not installed
 sys.modules["matplotlib.pyplot"] = None
+import os
+
 import gymnasium
 import fifthave_env
 from gymnasium.utils.env_checker import check_env
@@ -451,3 +459,90 @@ def test_a_reset_refused_by_the_opponents_sampler_leaves_the_env_as_it_was():
     env.set_opponents([RandomAgent(), BrokenReset()])
     with pytest.raises(OpponentError, match="opponent 'broken-reset' at seat 2 raised KeyError in reset"):
         env.reset(seed=2)
+
+
+# ---- opponents seated as in a tournament: their own layout, a sampler, their own copies ----------
+
+RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "training")
+
+
+def play_first_legal(env, seed, steps):
+    """The learner's observations while it plays its first legal action, for up to ``steps`` steps."""
+    observation, _ = env.reset(seed=seed)
+    observations = [observation]
+    for _ in range(steps):
+        observation, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        observations.append(observation)
+        if terminated or truncated:
+            break
+    return observations
+
+
+@pytest.mark.parametrize("env_id, opponent, layout", [
+    ("FifthAvenue-v0", "values:" + os.path.join(RESULTS, "values", "values.pt"), 1),
+    ("FifthAvenue-v1", "policy:" + os.path.join(RESULTS, "policy.zip"), 0),
+])
+def test_opponents_get_the_observation_layout_they_read_whatever_the_envs(env_id, opponent, layout):
+    from agents.tournament import agent_factory
+    from fifthave_env.observation import OBS_SIZES
+
+    opponents = [agent_factory(opponent)() for _ in range(3)]
+    assert getattr(opponents[0], "observation_layout", 0) == layout
+    env = gymnasium.make(env_id, num_players=4, learner_seat=3, opponents=opponents).unwrapped
+    # a trained network fed the other layout raises (a size mismatch): each opponent moves many times here
+    observations = play_first_legal(env, seed=0, steps=150)
+    assert {len(o) for o in observations} == {OBS_SIZES[int(env_id[-1])]}  # the learner's stays the env's
+    moved = env._opponents.values()
+    if layout == 1:
+        assert sum(agent.decided for agent in moved) > 0  # its network chose, from layout-1 observations
+    else:
+        assert all(agent.net is opponents[0].net for agent in moved)  # copies share the frozen network
+
+
+def test_a_search_opponent_gets_its_seats_sampler_and_searches():
+    from agents.search import SearchAgent
+
+    env = FifthAvenueEnv(num_players=2, learner_seat=1, opponents=[SearchAgent(rollouts=2, depth=1)],
+                         observation_version=1)
+    play_first_legal(env, seed=0, steps=20)
+    searcher = env._opponents[0]
+    assert searcher.sampler is not None and searcher.searched > 0  # without a sampler it never searches
+
+
+def test_envs_made_from_one_opponent_list_play_their_own_copies():
+    from agents import GreedyAgent, HeuristicAgent
+    from stable_baselines3.common.env_util import make_vec_env
+
+    def first_game(opponents):
+        return play_first_legal(FifthAvenueEnv(num_players=3, opponents=opponents), seed=0, steps=400)
+
+    opponents = [HeuristicAgent(), GreedyAgent()]
+    single = first_game(opponents)
+    assert len(single) < 400  # a whole game
+    assert np.array_equal(np.stack(first_game(opponents)), np.stack(single))  # the list is still as it was
+    vec = make_vec_env(FifthAvenueEnv, n_envs=2, seed=0, env_kwargs=dict(num_players=3, opponents=opponents))
+    played = [agent for env in vec.envs for agent in env.unwrapped.opponent_spec]
+    assert len({id(agent) for agent in played + opponents}) == 6
+    observation = vec.reset()
+    replayed = [observation[0]]
+    for _ in range(len(single) - 2):  # the last step of sub-env 0 resets it (sb3's auto-reset)
+        masks = np.stack(vec.env_method("action_masks"))
+        observation, *_ = vec.step(np.array([np.flatnonzero(mask)[0] for mask in masks]))
+        replayed.append(observation[0])
+    assert np.array_equal(np.stack(replayed), np.stack(single[:-1]))
+
+
+def test_an_opponent_that_cannot_be_copied_is_refused_with_a_clear_error():
+    import threading
+
+    from fifthave_env.engine.checks import InvalidValueError
+
+    class Locked(RandomAgent):
+        def __init__(self):
+            super().__init__()
+            self.lock = threading.Lock()
+
+    with pytest.raises(InvalidValueError, match="cannot be copied .*pass a callable"):
+        FifthAvenueEnv(num_players=2, opponents=[Locked()])
+    env = FifthAvenueEnv(num_players=2, opponents=lambda rng, count: [Locked() for _ in range(count)])
+    env.reset(seed=0)  # a callable's agents are played as built

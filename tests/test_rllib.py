@@ -116,6 +116,99 @@ def test_each_seat_collects_exactly_its_game_outcome(reward, config):
         assert scripted_games > 0 and env.agents[0] == "learner"
 
 
+def _asked(env, seed=0):
+    """``env`` reset with ``seed``: the agent asked and one of its legal ids."""
+    observations, _ = env.reset(seed=seed)
+    (agent, observation), = observations.items()
+    return agent, int(np.flatnonzero(observation["action_mask"])[0])
+
+
+@needs_ray
+@pytest.mark.parametrize("make_bad", [lambda legal: legal + 0.9, lambda legal: np.float32(legal), str,
+                                      lambda legal: True, lambda legal: np.array([legal]), lambda legal: None,
+                                      lambda legal: 147, lambda legal: -1],
+                         ids=["4.9", "float32", "str", "bool", "shape-(1,)", "None", "147", "-1"])
+def test_rllib_env_refuses_what_is_no_action_id_as_the_aec_env_does_and_changes_nothing(make_bad):
+    from fifthave_env import fifth_avenue_v0
+    from train.rllib.env import FifthAvenueMultiAgentEnv
+
+    aec = fifth_avenue_v0.env()
+    aec.reset(seed=0)
+    legal = int(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"])[0])
+    with pytest.raises(ValueError) as aec_error:  # IllegalActionError, or ActionTypeError for a wrong type
+        aec.step(make_bad(legal))
+    env = FifthAvenueMultiAgentEnv()
+    agent, legal = _asked(env)
+    before = env.aec.state_dict()
+    with pytest.raises(type(aec_error.value), match="an action is an int id in \\[0, 147\\)"):
+        env.step({agent: make_bad(legal)})
+    assert env.aec.state_dict() == before
+    env.step({agent: np.array(legal)})  # numpy integers and 0-d integer arrays are ids (what modules output)
+
+
+@needs_ray
+def test_rllib_env_misuse_raises_the_aec_envs_errors():
+    from fifthave_env.engine.game import IllegalActionError
+    from fifthave_env.env_common import EnvUsageError
+    from train.rllib.env import FifthAvenueMultiAgentEnv
+
+    env = FifthAvenueMultiAgentEnv({"num_players": 2})
+    with pytest.raises(EnvUsageError, match="reset"):
+        env.step({"player_0": 4})
+    agent, legal = _asked(env)
+    other = "player_1" if agent == "player_0" else "player_0"
+    with pytest.raises(IllegalActionError, match=f"it is {agent}'s decision"):
+        env.step({other: legal})
+    with pytest.raises(IllegalActionError, match=f"it is {agent}'s decision"):
+        env.step({agent: legal, other: legal})
+    with pytest.raises(TypeError, match="action_dict must be a dict"):
+        env.step(legal)
+    _play(env, 1, np.random.default_rng(0))
+    with pytest.raises(EnvUsageError, match="episode is over.*reset"):
+        env.step({agent: legal})
+
+
+@needs_ray
+def test_rllib_env_observation_version_picks_the_layout():
+    from fifthave_env import fifth_avenue_v0, fifth_avenue_v1
+    from fifthave_env.engine.checks import InvalidValueError
+    from train.rllib.env import FifthAvenueMultiAgentEnv
+
+    for config, aec in (({}, fifth_avenue_v0), ({"observation_version": 1}, fifth_avenue_v1)):
+        env = FifthAvenueMultiAgentEnv(dict(config, num_players=3))
+        expected = aec.env(num_players=3)
+        assert env.observation_spaces["player_0"]["observations"].shape == \
+            expected.observation_space("player_0")["observation"].shape == ((1176,) if not config else (1409,))
+        observations, _ = env.reset(seed=5)
+        expected.reset(seed=int(np.random.default_rng(5).integers(2**63)))  # the game the adapter deals
+        (agent, observation), = observations.items()
+        np.testing.assert_array_equal(observation["observations"], expected.observe(agent)["observation"])
+    with pytest.raises(InvalidValueError, match="observation_version must be one of 0, 1, got 2"):
+        FifthAvenueMultiAgentEnv({"observation_version": 2})
+
+
+RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "training")
+
+
+@needs_ray
+@pytest.mark.parametrize("version, opponent", [(0, "values:" + os.path.join(RESULTS, "values", "values.pt")),
+                                               (1, "policy:" + os.path.join(RESULTS, "policy.zip")),
+                                               (1, "search:2:1")])
+def test_rllib_env_scripted_opponents_read_their_layout_and_a_search_agent_searches(version, opponent):
+    from train.rllib.env import FifthAvenueMultiAgentEnv
+
+    env = FifthAvenueMultiAgentEnv({"num_players": 4, "observation_version": version, "opponents": [opponent],
+                                    "scripted_fraction": 1.0})
+    observations, _ = env.reset(seed=0)
+    assert len(env.scripted) == 3
+    for _ in range(60):  # a trained network fed the other layout raises (a size mismatch)
+        (agent, observation), = observations.items()
+        observations, _, terminateds, _, _ = env.step({agent: int(np.flatnonzero(observation["action_mask"])[0])})
+        assert not terminateds["__all__"]
+    if opponent.startswith("search"):
+        assert sum(agent.searched for agent in env.scripted.values()) > 0  # it got its seat's sampler
+
+
 @needs_ray
 def test_masking_module_samples_only_legal_actions_and_numpy_actor_matches_it():
     import torch

@@ -152,3 +152,24 @@ def test_advisers_in_the_worker_processes_match_the_advised_env_and_survive_a_ro
     finally:
         first.close()
         second.close()
+
+
+def test_games_of_one_opponent_list_play_their_own_copies_which_still_share_a_network(pool, monkeypatch):
+    """A list of agents (the same objects for every game of the shard) is copied per game, so each game
+    plays as with agents of its own; copies of a policy agent share its network, so they still batch."""
+    from agents import HeuristicAgent
+    from train.policy_agent import PolicyFactory
+
+    def fresh_agents(*_):
+        return [PolicyFactory(pool[0])(), PolicyFactory(pool[0])(), HeuristicAgent()]
+
+    batch_sizes = []
+    logits = ActorNet.logits
+
+    def counting(net, observation, sparse=False):
+        batch_sizes.append(len(observation) if np.ndim(observation) == 2 else 1)
+        return logits(net, observation, sparse)
+    monkeypatch.setattr(ActorNet, "logits", counting)
+    batched = play_vec(FifthAvenueVecEnv(3, ENV, fresh_agents(), workers=0), 200)
+    assert max(batch_sizes) >= 2
+    assert np.array_equal(batched, play_one_at_a_time(fresh_agents, 3, 200))  # each env builds its own

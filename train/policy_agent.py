@@ -58,6 +58,11 @@ class ActorNet:
         net.advice_size = 0
         return net
 
+    def __deepcopy__(self, memo):
+        # the weights never change after loading: copies of an agent (the Gymnasium env copies listed
+        # opponents) share its network, so train.vec_env still batches them and memory is not duplicated
+        return self
+
     def logits(self, observation, sparse=False):
         """Logits for one observation or a batch. ``sparse`` (for one observation): read only the rows of the
         first weight matrix that meet its nonzero entries, about a fifth of them (of 1.2 MB for 4 players): the

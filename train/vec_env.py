@@ -130,10 +130,9 @@ class GameShard:
             agent = self.envs[i]._opponents[seat]
             by_net.setdefault(id(agent.batch_net), []).append((i, seat, agent))
         for group in by_net.values():
-            stack = np.empty((len(group), self.obs.shape[1]), dtype=np.float32)
-            for row, (i, seat, _) in enumerate(group):
-                env = self.envs[i]
-                env._observer.observe(env.game, seat, out=stack[row])
+            # each opponent's observation in the layout it reads (its network's input)
+            stack = np.stack([self.envs[i]._opponent_observations.observe(self.envs[i].game, seat)
+                              for i, seat, _ in group])
             logits = group[0][2].batch_net.logits(stack, sparse=len(group) == 1)
             for row, (i, seat, agent) in enumerate(group):
                 env = self.envs[i]
@@ -282,7 +281,8 @@ class GameShard:
             seat = game.actor
             if seat != env.learner_seat:
                 # The opponent acts so its state and generator advance; the recorded move is played.
-                env._opponents[seat].act(env._observer.observe(game, seat), game.action_mask(self._mask))
+                env._opponents[seat].act(env._opponent_observations.observe(game, seat),
+                                         game.action_mask(self._mask))
             elif self.advisers is not None:  # the learner's advisers advance the same way
                 self.advisers[i].features(env._observer.observe(game, seat), game.action_mask(self._mask))
                 self.advisers[i].record(int(action))

@@ -1,12 +1,15 @@
-"""Fifth Avenue as an RLlib ``MultiAgentEnv`` (new API stack), a thin adapter over ``fifth_avenue_v0``.
+"""Fifth Avenue as an RLlib ``MultiAgentEnv`` (new API stack), a thin adapter over ``fifth_avenue_v0`` / ``v1``.
 
 ## Description
 
-The AEC game of ``fifthave_env.fifth_avenue_v0``, turn by turn: every step
+The AEC game of ``fifthave_env.fifth_avenue_v0`` (or ``fifth_avenue_v1``, see
+``observation_version``), turn by turn: every step
 returns the observation of the one agent asked next, and that agent's action
 is the only one read. Opponent seats can be played inside the env by scripted
-agents (``agents``: random, greedy, heuristic), so RLlib sees only the seats its
-modules play.
+agents (``agents``: random, greedy, heuristic, or any name of
+``agents.tournament.agent_factory``), so RLlib sees only the seats its modules
+play. They are seated as in a tournament (``fifthave_env.agent_protocol``): each
+reads its own ``observation_layout``, a searching agent gets its seat's sampler.
 
 ## Action Space
 
@@ -15,9 +18,11 @@ modules play.
 ## Observation Space
 
 ``Dict(observations=Box(...), action_mask=Box(0, 1, (147,), float32))`` per agent: the AEC
-observation (its ``Box``, e.g. ``(1176,)`` floats) under the key ``"observations"`` and its mask as
-floats, the layout RLlib's action-masking RLModule reads
-(``ray.rllib.examples.rl_modules.classes.action_masking_rlm``).
+observation under the key ``"observations"`` and its mask as floats, the layout RLlib's
+action-masking RLModule reads (``ray.rllib.examples.rl_modules.classes.action_masking_rlm``).
+The observation is layout ``observation_version`` of ``fifthave_env.observation``: 0 (the
+default, ``fifth_avenue_v0``, ``(1176,)`` floats: what ``fifthave-rllib`` trains on and its
+checkpoints read) or 1 (``fifth_avenue_v1``, ``(1409,)``: layout 0 plus the derived views).
 
 ## Rewards
 
@@ -32,6 +37,14 @@ the same agent is asked again with the same observation, reward 0, and its
 info holds ``{"illegal_action": id}``. Pass ``strict=True`` to raise
 ``IllegalActionError`` instead.
 
+What is no action id at all is a bug in the caller and raises, as in the AEC env,
+changing nothing: ``IllegalActionError`` for an id outside ``[0, 147)``,
+``ActionTypeError`` (also a ``TypeError``) for a float such as ``4.9``, a str, a
+bool, a shape-(1,) array... (``engine.actions.as_action_id``: Python and numpy
+integers and 0-d integer arrays are ids); ``IllegalActionError`` too for an action
+dict that does not hold exactly the asked agent's action. ``step`` before
+``reset`` or after the episode ended raises ``EnvUsageError``.
+
 ## Episode End
 
 When the AEC game ends (termination, or truncation at ``max_turns``), every
@@ -43,6 +56,7 @@ RLlib-played agent gets its final observation, reward and done flag.
 
 - ``num_players``, ``board``, ``max_turns``, ``reward``, ``layout``,
   ``random_start``, ``skyscrapers_per_color``: as ``fifth_avenue_v0.env``.
+- ``observation_version``: the observation layout, 0 (default) or 1; see above.
 - ``opponents``: scripted agent names (``agents.registry.AGENT_FACTORIES``);
   empty (default): every seat is an RLlib agent named ``player_<seat>``.
   Otherwise (self-play training) agents are named by role: ``learner`` (a seat
@@ -61,12 +75,16 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
+from agents.base import LayoutObservations, give_sampler
 from agents.tournament import agent_factory
-from fifthave_env import fifth_avenue_v0
-from fifthave_env.engine.actions import NUM_ACTIONS
+from fifthave_env import fifth_avenue_v0, fifth_avenue_v1
+from fifthave_env.engine import checks
+from fifthave_env.engine.actions import NUM_ACTIONS, as_action_id
 from fifthave_env.engine.game import IllegalActionError
+from fifthave_env.env_common import EnvUsageError
 
 LEARNER = "learner"
+AEC_ENVS = {0: fifth_avenue_v0, 1: fifth_avenue_v1}  # observation_version -> the AEC env of that layout
 
 
 def observation_space(observation_box):
@@ -94,9 +112,10 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
         self.scripted_fraction = float(config.pop("scripted_fraction", 0.5))
         self.strict = bool(config.pop("strict", False))
         self.reward_scale = float(config.pop("reward_scale", 1.0))
+        version = checks.choice("observation_version", config.pop("observation_version", 0), tuple(AEC_ENVS))
         if not 0.0 <= self.scripted_fraction <= 1.0:
             raise ValueError(f"scripted_fraction must lie in [0, 1], got {self.scripted_fraction!r}")
-        self.aec = fifth_avenue_v0.env(**config)
+        self.aec = AEC_ENVS[version].env(**config)
         self.num_players = len(self.aec.possible_agents)
         self.scripted_factories = [agent_factory(name) for name in names]
         self.possible_agents = (role_agent_ids if names else seat_agent_ids)(self.num_players)
@@ -110,10 +129,13 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
         self.agent_of_seat = {}  # seat -> RLlib agent id, for the seats RLlib plays
         self.seat_of = {}  # the inverse
         self.scripted = {}  # seat -> scripted agent
+        self._scripted_observations = None  # their LayoutObservations
         self._pending = {}  # agent id -> reward collected since its last return
         self._asked = None
 
     def reset(self, *, seed=None, options=None):
+        seed = checks.seed("seed", seed)
+        checks.options("options", options)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         aec = self.aec
@@ -128,11 +150,13 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
                 if role != LEARNER and self._rng.random() < self.scripted_fraction:
                     agent = self.scripted_factories[self._rng.integers(len(self.scripted_factories))]()
                     agent.reset(aec.config, seat, np.random.default_rng(self._rng.integers(2**63)))
+                    give_sampler(agent, aec.game, seat)  # as the tournament does: a search agent searches
                     self.scripted[seat] = agent
                 else:
                     self.agent_of_seat[seat] = role
         else:
             self.agent_of_seat = dict(enumerate(self.possible_agents))
+        self._scripted_observations = LayoutObservations(aec.config, self.scripted, aec.observation_version)
         self.agents = list(self.agent_of_seat.values())
         self.seat_of = {agent: seat for seat, agent in self.agent_of_seat.items()}
         self._pending = dict.fromkeys(self.agents, 0.0)
@@ -141,11 +165,18 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
 
     def step(self, action_dict):
         agent = self._asked
-        if agent not in action_dict:
-            raise ValueError(f"{agent} is asked to act but the action dict has only {sorted(action_dict)}")
-        action = int(action_dict[agent])
+        if agent is None:
+            raise EnvUsageError("call reset() before step()" if self.aec.game is None
+                                else "the episode is over: call reset() to start a new one")
+        checks.mapping("action_dict", action_dict)
+        if action_dict.keys() != {agent}:
+            raise IllegalActionError(f"it is {agent}'s decision: the action dict must hold its action only, "
+                                     f"got actions for {sorted(action_dict, key=str)}")
+        action = action_dict[agent]
+        if action.__class__ is not int or not 0 <= action < NUM_ACTIONS:
+            action = as_action_id(action)  # raises for what is no action id (4.9, "4", True, ...); nothing changed
         aec = self.aec
-        if not 0 <= action < NUM_ACTIONS or action not in aec.game.legal_actions():
+        if action not in aec.game.legal_actions():
             if self.strict:
                 raise IllegalActionError(f"{agent} (seat {self.seat_of[agent]}) chose {action}, which is not "
                                          f"legal now; legal ids: {aec.game.legal_actions()}")
@@ -165,10 +196,15 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
 
     def _advance(self):
         """Let scripted seats move until an RLlib agent is asked or the game ends."""
-        aec, game = self.aec, self.aec.game
+        aec, game, layouts = self.aec, self.aec.game, self._scripted_observations
         while not game.is_over and game.actor in self.scripted:
+            seat = game.actor
             observation = aec.observe(aec.agent_selection)
-            self._apply(int(self.scripted[game.actor].act(observation["observation"], observation["action_mask"])))
+            vector = layouts.observe(game, seat) if layouts.wants(seat) else observation["observation"]
+            action = self.scripted[seat].act(vector, observation["action_mask"])
+            if action.__class__ is not int:
+                action = as_action_id(action)  # 3.9 is refused, not played as 3
+            self._apply(action)
         self._asked = None if game.is_over else self.agent_of_seat[game.actor]
 
     def _observe(self, agent):

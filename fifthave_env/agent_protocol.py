@@ -1,0 +1,54 @@
+"""What a game runner does for the agents it seats beyond ``reset`` and ``act``.
+
+The agent protocol (``agents.base``) has two optional parts, duck-typed so that the
+environments need not import ``agents``:
+
+- ``attach_sampler(sampler)``: a searching agent (``agents.search.SearchAgent``) gets its
+  seat's door to the live game (``give_sampler``); without it, it cannot search.
+- ``observation_layout``: the observation layout the agent reads (``observation.LAYOUTS``,
+  default 0); ``LayoutObservations`` builds it whatever layout the runner's env has.
+
+The tournament, the terminal game, the Gymnasium env and the RLlib env all seat agents this way.
+"""
+
+from .engine.determinize import SeatSampler
+from .observation import Observer
+
+
+def give_sampler(agent, game, seat):
+    """Hand a searching agent (one with ``attach_sampler``, e.g. ``agents.search.SearchAgent``) its
+    seat's door to ``game``: a sampler of determinizations that hold only what the seat knows."""
+    if hasattr(agent, "attach_sampler"):
+        agent.attach_sampler(SeatSampler(game, seat))
+
+
+def observation_layout(agent):
+    """The observation layout ``agent`` reads: its ``observation_layout``, default 0."""
+    return getattr(agent, "observation_layout", 0)
+
+
+class LayoutObservations:
+    """The observations of seated agents in the layouts they read (``observation_layout``).
+
+    ``wants(seat)`` says whether the seat's agent reads another layout than the runner's env
+    (``env_layout``); ``observe(game, seat)`` builds the seat's observation in its agent's layout.
+    """
+
+    def __init__(self, config, agents, env_layout=0, observers=None):
+        """``agents``: seat -> agent. ``observers``: layout -> ``Observer`` of ``config`` to use and add
+        to; a runner that seats agents game after game passes the same dict (the env's own observer in
+        it), so each layout's observer is built once, when an agent first reads that layout. Raises
+        ``ValueError`` for a layout that does not exist, before anything is added."""
+        self.layouts = {seat: observation_layout(agent) for seat, agent in agents.items()}
+        self.env_layout = env_layout
+        self.observers = {} if observers is None else observers
+        missing = set(self.layouts.values()) - {env_layout} - self.observers.keys()
+        built = {layout: Observer(config, version=layout) for layout in missing}
+        self.observers.update(built)
+
+    def wants(self, seat):
+        return self.layouts.get(seat, self.env_layout) != self.env_layout
+
+    def observe(self, game, seat, out=None):
+        """``seat``'s observation in its agent's layout (as a new array, or written into ``out``)."""
+        return self.observers[self.layouts[seat]].observe(game, seat, out)
