@@ -184,7 +184,9 @@ class raw_env(AECEnv):
         if not self.agents:  # the one guard on the hot path: before reset there are none either
             self._require_game()
             raise EnvUsageError("the game is over and every agent has stepped out: call reset() to start a new game")
-        return super().last(observe)
+        agent = self.agent_selection  # PettingZoo's body, inlined: one call less on the hot path
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def _require_game(self):
         if self.game is None:
