@@ -1,6 +1,7 @@
 """Checkpoints are untrusted input: damaged files are named and skipped on resume, bad metadata is refused with
 the file and the field, and temporaries left by a killed writer are cleaned up without touching a live one's."""
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -169,3 +170,86 @@ def test_the_train_command_ends_naming_the_checkpoint_and_how_to_use_it_and_refu
     with pytest.raises(SystemExit):
         main(["--config", str(config), "--no-progress"])
     assert "already holds checkpoints; pass --resume to continue that run" in capsys.readouterr().err
+
+
+# ---- nothing in a checkpoint is unpickled --------------------------------------------------------
+
+class Payload:
+    """Unpickled, it writes its marker file: proof that loading ran code from the file."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return exec, (f"open({self.marker!r}, 'w').write('code from a checkpoint ran')",)
+
+
+def with_pickled_payload(path, target, marker):
+    """A copy of the checkpoint at ``path`` whose sb3 ``data`` member carries pickles that write ``marker``
+    (``fifthave.json`` untouched, so ``read_meta`` accepts it)."""
+    import base64
+    import pickle
+
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    data = json.loads(members["data"])
+    payload = base64.b64encode(pickle.dumps(Payload(marker))).decode()
+    for key in ("observation_space", "action_space", "policy_class", "_last_obs", "ep_info_buffer"):
+        data[key] = {":type:": "<class 'object'>", ":serialized:": payload}
+    members["data"] = json.dumps(data).encode()
+    with zipfile.ZipFile(target, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return str(target)
+
+
+def test_a_policy_with_pickles_in_its_data_loads_without_running_them_as_agent_and_search_evaluator(
+        saved, tmp_path):
+    import numpy as np
+
+    from fifthave_env.gym_env import FifthAvenueEnv
+    from train.search_value import network_search_factory
+
+    marker = tmp_path / "PWNED"
+    evil = with_pickled_payload(ckpt.checkpoint_path(saved[0], 1024), tmp_path / "evil.zip", marker)
+    env = FifthAvenueEnv(num_players=2)
+    observation, info = env.reset(seed=0)
+    agent = __import__("agents.tournament", fromlist=["agent_factory"]).agent_factory(f"policy:{evil}")()
+    agent.reset(env.unwrapped.game.config, env.unwrapped.learner_seat, np.random.default_rng(0))
+    assert info["action_mask"][agent.act(observation, info["action_mask"])]
+    search = network_search_factory(evil, rollouts=1, rollout_with_policy=True)()
+    game = env.unwrapped.game
+    assert 0.0 <= search.evaluator(game, game.actor) <= 1.0
+    assert not marker.exists()
+
+
+def test_the_tournament_command_plays_a_tampered_policy_without_running_its_pickles(saved, tmp_path):
+    from agents.tournament import main
+
+    marker = tmp_path / "PWNED"
+    evil = with_pickled_payload(ckpt.checkpoint_path(saved[0], 1024), tmp_path / "evil.zip", marker)
+    main(["--agents", f"policy:{evil}", "random", "--games", "2", "--workers", "1"])
+    assert not marker.exists()
+
+
+def test_init_from_and_resume_with_pickles_in_the_data_do_not_run_them(saved, tmp_path):
+    import torch
+
+    from train.train import build_model, make_vec_env
+
+    marker = tmp_path / "PWNED"
+    source = ckpt.checkpoint_path(saved[0], 1024)
+    evil = with_pickled_payload(source, tmp_path / "evil.zip", marker)
+    config = copy_run(saved, tmp_path)[1]
+    model = build_model(dataclasses.replace(config, init_from=evil, run_dir=str(tmp_path / "warm")),
+                        make_vec_env(config))
+    expected = torch.load(zipfile.ZipFile(source).open("policy.pth"), weights_only=True)
+    assert all(torch.equal(value, expected[name]) for name, value in model.policy.state_dict().items())
+
+    run_dir, config = copy_run(saved, tmp_path / "resumed")
+    newest = ckpt.checkpoint_path(run_dir, 512)
+    os.remove(ckpt.checkpoint_path(run_dir, 1024))
+    with_pickled_payload(newest, newest, marker)
+    result = train(config, resume=True, show_progress=False)
+    assert result.steps == 512
+    assert not marker.exists()

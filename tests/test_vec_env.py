@@ -25,7 +25,7 @@ def pool(tmp_path_factory):
         model = MaskablePPO("MlpPolicy", FifthAvenueEnv(**ENV), seed=seed, device="cpu", n_steps=64,
                             policy_kwargs={"net_arch": [32]})
         paths.append(str(directory / f"p{seed}.zip"))
-        save_checkpoint(model, paths[-1], TrainConfig(num_players=4))
+        save_checkpoint(model, paths[-1], TrainConfig(num_players=4, net_arch=[32]))
     return paths
 
 

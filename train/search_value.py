@@ -17,12 +17,11 @@ import functools
 
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
 
 from agents.search import SearchAgent, projected_value
 from fifthave_env.observation import Observer
 
-from .policy_agent import PolicyFactory
+from .policy_agent import PolicyFactory, load_policy
 
 
 class ValueNetEvaluator:
@@ -40,7 +39,7 @@ class ValueNetEvaluator:
         if game.is_over:
             return projected_value(game, seat)
         if self._policy is None:
-            self._policy = MaskablePPO.load(self.path, device="cpu").policy
+            self._policy = load_policy(self.path)
         observer = self._observers.get(game.config)
         if observer is None:
             observer = self._observers[game.config] = Observer(game.config)

@@ -46,13 +46,12 @@ import traceback
 
 import numpy as np
 import torch
-from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.gym_env import FifthAvenueEnv
 
-from .hints import Advisers
+from .hints import Advisers, advised_observation_space
 from .policy_forward import RolloutForward
 
 
@@ -419,11 +418,7 @@ class FifthAvenueVecEnv(VecEnv):
         if local:  # last: it steps when its actions are sent, after the workers got theirs
             self.shards.append(_Local(sizes[-1], env_kwargs, opponents, advisers))
         model = FifthAvenueEnv(**env_kwargs)  # its spaces (the observation layout decides the size)
-        space = model.observation_space
-        if advisers:  # the advice block after the observation (``train.hints``)
-            high = np.concatenate([space.high, np.ones(Advisers(advisers).size, dtype=np.float32)])
-            space = spaces.Box(np.zeros_like(high), high, dtype=np.float32)
-        super().__init__(n_envs, space, model.action_space)
+        super().__init__(n_envs, advised_observation_space(model.observation_space, advisers), model.action_space)
         self.masks = np.zeros((n_envs, NUM_ACTIONS), dtype=bool)
         self._actions = None
         self._learner_policy = None  # the policy whose copies the shards hold
