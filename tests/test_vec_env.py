@@ -185,7 +185,7 @@ def test_saved_games_with_pickled_or_malformed_samplers_are_refused_untouched_an
     ]
     messages = [" must be a dict"] * 2 + [
         ".kind must be one of 'scripted', 'pool', 'league'", " has the unknown key\\(s\\) 'factory'",
-        ".names must be a non-empty list of agent names", ".names must be a list",
+        ".names must be a non-empty list of agent names", ".names must be a non-empty list of agent names",
         ".pool_paths\\[0\\] must be a checkpoint path", ".scripted_fraction must be a finite number",
         ": a league needs at least one entry and weights >= 0 that sum to 1", ".specs\\[0\\] must be a checkpoint path"]
     try:

@@ -175,8 +175,8 @@ def load_module_state(module, path, member=POLICY_MEMBER):
     try:
         module.load_state_dict(state)
     except RuntimeError as err:  # missing, unexpected or misshaped tensors
-        raise CheckpointError(f"{path}: the weights in {member} do not fit the network its config describes "
-                              f"(num_players, board, net_arch, advisers): {err}") from err
+        raise CheckpointError(f"{path}: the weights in {member} do not fit the network of the config "
+                              f"(its num_players, board, net_arch and advisers): {err}") from err
 
 
 def load_optimizer_state(optimizer, path):

@@ -18,14 +18,6 @@ from .policy_agent import PolicyFactory
 SNAPSHOT_PREFIX = "snapshot@"
 
 
-def _agent_names(name, value):
-    names = checks.sequence(name, value)
-    if not all(isinstance(n, str) for n in names):
-        raise checks.InvalidTypeError(f"{name} must be a list of agent names (strings), got {checks.shown(value)}")
-    check_agent_names(name, names)
-    return names
-
-
 def _checkpoint_path(name, value):
     if not (isinstance(value, str) and value.endswith(".zip")):
         raise checks.InvalidValueError(f"{name} must be a checkpoint path (.zip), got {checks.shown(value)}")
@@ -48,7 +40,8 @@ class ScriptedOpponents:
 
     @classmethod
     def from_data(cls, name, data):
-        return cls(_agent_names(f"{name}.names", data["names"]))
+        check_agent_names(f"{name}.names", data["names"])
+        return cls(data["names"])
 
 
 class PoolOpponents:
@@ -82,8 +75,9 @@ class PoolOpponents:
             raise checks.InvalidValueError(f"{name}.scripted_fraction must be from 0 to 1, got {fraction!r}")
         paths = [_checkpoint_path(f"{name}.pool_paths[{i}]", path)
                  for i, path in enumerate(checks.sequence(f"{name}.pool_paths", data["pool_paths"]))]
-        return cls(_agent_names(f"{name}.scripted_names", data["scripted_names"]), paths, fraction,
-                   checks.boolean(f"{name}.deterministic", data["deterministic"]))
+        check_agent_names(f"{name}.scripted_names", data["scripted_names"])
+        return cls(data["scripted_names"], paths, fraction, checks.boolean(f"{name}.deterministic",
+                                                                           data["deterministic"]))
 
 
 class LeagueOpponents:
@@ -124,7 +118,7 @@ class LeagueOpponents:
                                                f"name ({spec!r}) and a snapshot {SNAPSHOT_PREFIX}STEP, got "
                                                f"{checks.shown(label)}")
             else:
-                _agent_names(f"{name}.specs[{i}]", [spec])
+                check_agent_names(f"{name}.specs[{i}]", [spec])
         return cls(labels, specs, weights)
 
 

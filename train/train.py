@@ -59,12 +59,13 @@ from .checkpoint import (
     how_to_use,
     latest_checkpoint,
     newest_intact_checkpoint,
+    read_meta,
     remove_stale_temporaries,
     restore_generator_states,
     save_checkpoint,
     weights_hash,
 )
-from .config import config_from_dict, load_config
+from .config import load_config
 from .evaluate import EVAL_FIELDS, LEARNER_LABEL, eval_seed, evaluate, format_table, read_eval_log
 from .league import League
 from .opponents import ScriptedOpponents
@@ -247,6 +248,7 @@ def build_model(config, env):
     """A new MaskablePPO model for ``config`` on ``env``, starting from ``config.init_from`` if set."""
     model = new_model(config, env)
     if config.init_from is not None:
+        read_meta(config.init_from)  # a missing or damaged file is named before its members are read
         load_weights(model, config.init_from)
     return model
 
@@ -329,21 +331,21 @@ def train(config, resume=False, show_progress=True):
     if resume and checkpoint is None and latest_checkpoint(run_dir) is not None:
         raise CheckpointError(f"--resume: no checkpoint in {os.path.join(run_dir, 'checkpoints')} is intact "
                               f"(each is named in a warning above with what is wrong)")
-    os.makedirs(run_dir, exist_ok=True)
-    with open(os.path.join(run_dir, "config.json"), "w") as f:
-        json.dump(config.to_dict(), f, indent=2)
     env = make_vec_env(config)
     pool_paths, state = [], None
     try:
+        # The model first: a checkpoint that does not load is refused before the run directory changes.
+        model = resume_model(config, env, checkpoint, meta) if checkpoint is not None else build_model(config, env)
+        os.makedirs(run_dir, exist_ok=True)
+        with open(os.path.join(run_dir, "config.json"), "w") as f:
+            json.dump(config.to_dict(), f, indent=2)
         if checkpoint is not None:
-            model = resume_model(config, env, checkpoint, meta)
             state = meta["run_state"]
             pool_paths = meta.get("pool", [])
             _trim_eval_log(os.path.join(run_dir, "eval.csv"), model.num_timesteps)
             tqdm.write(f"resuming {run_dir} from {checkpoint} ({model.num_timesteps} steps)")
         else:
             _trim_eval_log(os.path.join(run_dir, "eval.csv"), -1)
-            model = build_model(config, env)
             if config.bc is not None:
                 report = behaviour_cloning(config, model, log=tqdm.write)
                 with open(os.path.join(run_dir, "bc.json"), "w") as f:
@@ -395,13 +397,13 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
                  "num_players": args.num_players, "board": args.board, "opponents": args.opponents,
                  "eval_games": args.eval_games, "n_envs": args.n_envs, "init_from": args.init_from}
     saved = os.path.join(args.run_dir or "", "config.json")
-    if args.resume and args.run_dir and os.path.exists(saved):
-        with open(saved) as f:
-            data = json.load(f)
-        data["total_timesteps"] = args.total_timesteps or data["total_timesteps"]
-        config = config_from_dict(data)
-    else:
-        config = load_config(args.config, overrides)
+    try:  # a bad flag or config file ends here with one line, before anything is created
+        if args.resume and args.run_dir and os.path.exists(saved):
+            config = load_config(saved, {"total_timesteps": args.total_timesteps})
+        else:
+            config = load_config(args.config, overrides)
+    except (OSError, ValueError) as error:
+        parser.error(str(error))
     try:
         result = train(config, resume=args.resume, show_progress=not args.no_progress)
     except (FileExistsError, CheckpointError) as error:
