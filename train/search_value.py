@@ -10,7 +10,9 @@ estimates the learner's return in [-1, 1] from its observation; the search
 wants a value in [0, 1] for the searching seat, so it gets ``(v + 1) / 2`` of
 the critic on that seat's observation of the rolled-out position (terminal
 positions keep their exact win share). Only seats and boards the checkpoint
-was trained for make sense.
+was trained for make sense. The checkpoint is one ``train`` writes (its config
+describes the network, ``train.policy_agent.load_policy``); a bare sb3 zip is
+not read, since sb3 would unpickle parts of it.
 """
 
 import functools
