@@ -22,7 +22,7 @@ AGENT_FACTORIES = {
 def check_agent_names(label, names, allow_empty=False):
     """Raise ``ValueError`` naming ``label`` unless ``names`` is a list of names of ``AGENT_FACTORIES``
     (non-empty unless ``allow_empty``); used by every config that names scripted agents."""
-    unknown = [n for n in names if n not in AGENT_FACTORIES]
-    if unknown or not (names or allow_empty):
+    listed = isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names)  # also from JSON
+    if not listed or any(n not in AGENT_FACTORIES for n in names) or not (names or allow_empty):
         kind = "a list" if allow_empty else "a non-empty list"
         raise ValueError(f"{label} must be {kind} of agent names from {sorted(AGENT_FACTORIES)}, got {names!r}")

@@ -1,6 +1,7 @@
 """Checkpoints are untrusted input: damaged files are named and skipped on resume, bad metadata is refused with
 the file and the field, and temporaries left by a killed writer are cleaned up without touching a live one's."""
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -96,6 +97,12 @@ def meta_of(saved):
      "config is not a valid TrainConfig: unknown config keys \\['learning_rat'\\]"),
     (lambda meta: {**meta, "config": {**meta["config"], "opponents": ["wizard"]}},
      "config is not a valid TrainConfig: opponents must be a non-empty list of agent names"),
+    (lambda meta: {**meta, "config": {**meta["config"], "num_players": 7}},
+     "config is not a valid TrainConfig: num_players must be one of 2, 3, 4, got 7"),
+    (lambda meta: {**meta, "config": {**meta["config"], "batch_size": 0}},
+     "config is not a valid TrainConfig: batch_size must be an int >= 2, got 0"),
+    (lambda meta: {**meta, "config": {**meta["config"], "selfplay": 5}},
+     "config is not a valid TrainConfig: selfplay must be None or an object"),
     (lambda meta: {**meta, "pool": "pool/a.zip"}, "pool must be a list of checkpoint paths"),
     (lambda meta: {**meta, "pool": [3]}, "pool must be a list of checkpoint paths"),
 ])
@@ -169,3 +176,178 @@ def test_the_train_command_ends_naming_the_checkpoint_and_how_to_use_it_and_refu
     with pytest.raises(SystemExit):
         main(["--config", str(config), "--no-progress"])
     assert "already holds checkpoints; pass --resume to continue that run" in capsys.readouterr().err
+
+
+# ---- nothing in a checkpoint is unpickled --------------------------------------------------------
+
+class Payload:
+    """Unpickled, it writes its marker file: proof that loading ran code from the file."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return exec, (f"open({self.marker!r}, 'w').write('code from a checkpoint ran')",)
+
+
+def with_pickled_payload(path, target, marker):
+    """A copy of the checkpoint at ``path`` whose sb3 ``data`` member carries pickles that write ``marker``
+    (``fifthave.json`` untouched, so ``read_meta`` accepts it)."""
+    import base64
+    import pickle
+
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    data = json.loads(members["data"])
+    payload = base64.b64encode(pickle.dumps(Payload(marker))).decode()
+    for key in ("observation_space", "action_space", "policy_class", "_last_obs", "ep_info_buffer"):
+        data[key] = {":type:": "<class 'object'>", ":serialized:": payload}
+    members["data"] = json.dumps(data).encode()
+    with zipfile.ZipFile(target, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return str(target)
+
+
+def test_a_policy_with_pickles_in_its_data_loads_without_running_them_as_agent_and_search_evaluator(
+        saved, tmp_path):
+    import numpy as np
+
+    from fifthave_env.gym_env import FifthAvenueEnv
+    from train.search_value import network_search_factory
+
+    marker = tmp_path / "PWNED"
+    evil = with_pickled_payload(ckpt.checkpoint_path(saved[0], 1024), tmp_path / "evil.zip", marker)
+    env = FifthAvenueEnv(num_players=2)
+    observation, info = env.reset(seed=0)
+    agent = __import__("agents.tournament", fromlist=["agent_factory"]).agent_factory(f"policy:{evil}")()
+    agent.reset(env.unwrapped.game.config, env.unwrapped.learner_seat, np.random.default_rng(0))
+    assert info["action_mask"][agent.act(observation, info["action_mask"])]
+    search = network_search_factory(evil, rollouts=1, rollout_with_policy=True)()
+    game = env.unwrapped.game
+    assert 0.0 <= search.evaluator(game, game.actor) <= 1.0
+    assert not marker.exists()
+
+
+def test_the_tournament_command_plays_a_tampered_policy_without_running_its_pickles(saved, tmp_path):
+    from agents.tournament import main
+
+    marker = tmp_path / "PWNED"
+    evil = with_pickled_payload(ckpt.checkpoint_path(saved[0], 1024), tmp_path / "evil.zip", marker)
+    main(["--agents", f"policy:{evil}", "random", "--games", "2", "--workers", "1"])
+    assert not marker.exists()
+
+
+def test_init_from_and_resume_with_pickles_in_the_data_do_not_run_them(saved, tmp_path):
+    import torch
+
+    from train.train import build_model, make_vec_env
+
+    marker = tmp_path / "PWNED"
+    source = ckpt.checkpoint_path(saved[0], 1024)
+    evil = with_pickled_payload(source, tmp_path / "evil.zip", marker)
+    config = copy_run(saved, tmp_path)[1]
+    model = build_model(dataclasses.replace(config, init_from=evil, run_dir=str(tmp_path / "warm")),
+                        make_vec_env(config))
+    expected = torch.load(zipfile.ZipFile(source).open("policy.pth"), weights_only=True)
+    assert all(torch.equal(value, expected[name]) for name, value in model.policy.state_dict().items())
+
+    run_dir, config = copy_run(saved, tmp_path / "resumed")
+    newest = ckpt.checkpoint_path(run_dir, 512)
+    os.remove(ckpt.checkpoint_path(run_dir, 1024))
+    with_pickled_payload(newest, newest, marker)
+    result = train(config, resume=True, show_progress=False)
+    assert result.steps == 512
+    assert not marker.exists()
+
+
+def rewrite_member(path, target, member, change):
+    """A copy of the checkpoint at ``path`` with ``member`` replaced by ``change(its bytes)``."""
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    members[member] = change(members[member])
+    with zipfile.ZipFile(target, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return str(target)
+
+
+def changed_tensors(change):
+    """``change(state dict)`` applied to a torch-saved state dict's bytes."""
+    import io
+
+    import torch
+
+    def apply(data):
+        state = torch.load(io.BytesIO(data), weights_only=True)
+        change(state)
+        buffer = io.BytesIO()
+        torch.save(state, buffer)
+        return buffer.getvalue()
+    return apply
+
+
+def first_tensor_halved(state):
+    name = next(iter(state))
+    state[name] = state[name][:1]
+
+
+def test_weights_that_do_not_fit_the_config_or_do_not_read_are_refused_naming_the_file(saved, tmp_path):
+    from train.policy_agent import PolicyAgent
+
+    source = ckpt.checkpoint_path(saved[0], 1024)
+    cases = [
+        (rewrite_member(source, tmp_path / "shape.zip", "policy.pth", changed_tensors(first_tensor_halved)),
+         "(?s)the weights in policy.pth do not fit the network of the config .*size mismatch"),
+        (rewrite_member(source, tmp_path / "garbage.zip", "policy.pth", lambda data: b"\0" * 100),
+         "policy.pth is not a readable torch state dict"),
+        (rewrite_member(source, tmp_path / "nan.zip", "policy.pth",
+                        changed_tensors(lambda state: next(iter(state.values())).fill_(float("nan")))),
+         "policy.pth must hold finite float tensors"),
+        (rewrite_member(source, tmp_path / "advisers.zip", ckpt.META_NAME, lambda data: json.dumps(
+            {**json.loads(data), "config": {**json.loads(data)["config"], "advisers": ["heuristic"]}}).encode()),
+         "do not fit the network of the config"),
+        (str(tmp_path / "missing.zip"), "cannot read the checkpoint .*missing.zip: No such file or directory"),
+    ]
+    for path, message in cases:
+        with pytest.raises(ckpt.CheckpointError, match=message):
+            PolicyAgent.load(path)
+        assert path in str(pytest.raises(ckpt.CheckpointError, PolicyAgent.load, path).value)
+
+
+def test_init_from_refuses_optimizer_state_that_does_not_fit(saved, tmp_path):
+    from train.train import build_model, make_vec_env
+
+    source = ckpt.checkpoint_path(saved[0], 1024)
+    config = saved[1]
+
+    def misshape(state):
+        state["state"][0]["exp_avg"] = state["state"][0]["exp_avg"][:1]
+
+    def learning_rate(state):
+        state["param_groups"][0]["lr"] = "abc"
+    bad = rewrite_member(source, tmp_path / "adam.zip", ckpt.OPTIMIZER_MEMBER, changed_tensors(misshape))
+    with pytest.raises(ckpt.CheckpointError, match="the state of parameter 0 must hold step"):
+        build_model(dataclasses.replace(config, init_from=bad), make_vec_env(config))
+    # Adam's hyperparameters come from the config, whatever the file says
+    odd = rewrite_member(source, tmp_path / "lr.zip", ckpt.OPTIMIZER_MEMBER, changed_tensors(learning_rate))
+    model = build_model(dataclasses.replace(config, init_from=odd), make_vec_env(config))
+    assert model.policy.optimizer.param_groups[0]["lr"] == config.learning_rate
+
+
+@pytest.mark.parametrize("damage,message", [
+    (lambda state: state.pop("sb3"), "holds no run state that this version reads"),
+    (lambda state: state["sb3"].update(episode_starts=[True]), "episode_starts must be a list of 2 items"),
+    (lambda state: state["games"][0].update(moves=[5000]), "games\\[0\\].moves\\[0\\] must be an int from 0"),
+    (lambda state: state["games"][1]["opponents"].update(kind="os.system"), "opponents.kind must be one of"),
+])
+def test_resume_refuses_a_damaged_run_state_before_writing_anything(saved, tmp_path, damage, message):
+    run_dir, config = copy_run(saved, tmp_path)
+    os.remove(ckpt.checkpoint_path(run_dir, 1024))
+    path = ckpt.checkpoint_path(run_dir, 512)
+    meta = ckpt.read_meta(path)
+    damage(meta["run_state"])
+    rewrite_meta(path, json.dumps(meta))
+    with pytest.raises(ckpt.CheckpointError, match=f"{path}.*{message}"):
+        train(dataclasses.replace(config, total_timesteps=1024), resume=True, show_progress=False)
+    assert sorted(os.listdir(run_dir)) == ["checkpoints"]  # no config.json, eval.csv or logs

@@ -11,9 +11,9 @@ from fifthave_env.gym_env import FifthAvenueEnv
 from train.checkpoint import export_policy, latest_checkpoint, read_meta
 from train.config import LeagueConfig, TrainConfig, config_from_dict
 from train.hints import AdvisedEnv, Advisers
-from train.league import League, LeagueOpponents, pfsp_weights
+from train.league import League, pfsp_weights
+from train.opponents import LeagueOpponents, ScriptedOpponents
 from train.policy_agent import PolicyAgent
-from train.opponents import ScriptedOpponents
 from train.train import build_model, make_vec_env, train
 
 

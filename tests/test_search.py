@@ -104,10 +104,14 @@ def test_a_network_plugs_in_as_evaluator(tmp_path):
     """The documented hook: a MaskablePPO checkpoint's critic scores the rolled-out positions."""
     sb3 = pytest.importorskip("sb3_contrib")
     from fifthave_env.gym_env import FifthAvenueEnv
+    from train.checkpoint import save_checkpoint
+    from train.config import TrainConfig
     from train.search_value import ValueNetEvaluator, network_search_factory
 
     path = str(tmp_path / "net.zip")
-    sb3.MaskablePPO("MlpPolicy", FifthAvenueEnv(num_players=2), n_steps=64, seed=0, device="cpu").save(path)
+    model = sb3.MaskablePPO("MlpPolicy", FifthAvenueEnv(num_players=2), n_steps=64, seed=0, device="cpu",
+                            policy_kwargs={"net_arch": [64, 64]})
+    save_checkpoint(model, path, TrainConfig(num_players=2, net_arch=[64, 64]))  # the config describes the network
     evaluator = ValueNetEvaluator(path)
     game = Game(GameConfig(num_players=2), seed=0)
     assert 0.0 <= evaluator(game, 0) <= 1.0

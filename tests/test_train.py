@@ -4,6 +4,7 @@ import csv
 import dataclasses
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -183,3 +184,60 @@ def test_same_config_and_seed_give_the_same_policy_and_training_changes_it(tmp_p
     assert all(torch.equal(untrained[k], again[k]) for k in untrained)
     assert all(not torch.equal(first[k], untrained[k]) for k in first if k.startswith(("mlp_extractor.policy_net",
                                                                                        "action_net")))
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("num_players", 7, "num_players must be one of 2, 3, 4, got 7"),
+    ("num_players", "4", "num_players must be one of 2, 3, 4, got '4' of type str"),
+    ("board", 9, "board must be one of 5, 6"),
+    ("max_turns", -3, "max_turns must be an int >= 1, got -3"),
+    ("reward", "bogus", "reward must be one of 'win_loss', 'vp_margin', 'score_delta'"),
+    ("learner_seat", 4, "learner_seat .* must be an int from 0 to 3"),
+    ("gamma", "abc", "gamma must be a finite number"),
+    ("gamma", 1.5, "gamma must be a number from 0.0 to 1.0, got 1.5"),
+    ("learning_rate", -1, "learning_rate must be a number above 0.0, got -1.0"),
+    ("clip_range", float("nan"), "clip_range must be a finite number"),
+    ("eval_games", -1, "eval_games must be an int >= 1, got -1"),
+    ("batch_size", 0, "batch_size must be an int >= 2, got 0"),
+    ("net_arch", [-5], "net_arch\\[0\\] must be an int >= 1, got -5"),
+    ("net_arch", 64, "net_arch must be a list"),
+    ("opponents", "random", "opponents must be a non-empty list of agent names"),
+    ("advisers", [3], "advisers must be a list of agent names"),
+    ("eval_deterministic", "yes", "eval_deterministic must be True or False"),
+    ("run_dir", "", "run_dir must be a non-empty path"),
+    ("selfplay", [1], "selfplay must be None or an object of SelfPlayConfig's fields"),
+    ("selfplay", {"pool_size": 0}, "selfplay.pool_size must be an int >= 1, got 0"),
+    ("selfplay", {"scripted_fraction": 2}, "selfplay.scripted_fraction must be a number from 0.0 to 1.0"),
+    ("league", {"pfsp_power": -1}, "league.pfsp_power must be a number from 0.0"),
+    ("bc", {"learning_rate": 0}, "bc.learning_rate must be a number above 0.0"),
+    ("bc", {"teacher": 3}, "bc.teacher must be a non-empty list of agent names"),
+])
+def test_every_config_field_is_checked_naming_it_and_what_is_allowed(field, value, message):
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(**{field: value})
+
+
+@pytest.mark.parametrize("flags,message", [
+    (["--total-timesteps", "-5"], "total_timesteps .* must be an int >= 1, got -5"),
+    (["--n-envs", "0"], "n_envs must be an int >= 1, got 0"),
+    (["--eval-games", "-1"], "eval_games must be an int >= 1, got -1"),
+    (["--opponents", "foo"], "opponents must be a non-empty list of agent names"),
+    (["--config", "nope.json"], ".*No such file or directory: 'nope.json'"),
+    (["--init-from", "nope.zip"], "cannot read the checkpoint nope.zip: No such file or directory"),
+])
+def test_bad_flags_end_with_one_line_before_anything_is_created(tmp_path, capsys, flags, message):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--run-dir", str(tmp_path / "run"), "--no-progress", *flags])
+    error = capsys.readouterr().err
+    assert exit_.value.code == 2 and "Traceback" not in error
+    assert re.search(f"fifthave-train: error: {message}", error), error
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_config_file_that_is_not_a_config_is_refused_in_one_line(tmp_path, capsys):
+    for text, message in (("{not json", "is not a JSON config"), ("[1, 2]", "the config in .* must be a dict")):
+        path = tmp_path / "bad.json"
+        path.write_text(text)
+        with pytest.raises(SystemExit):
+            main(["--config", str(path), "--run-dir", str(tmp_path / "run")])
+        assert re.search(message, capsys.readouterr().err)

@@ -9,7 +9,7 @@ from sb3_contrib import MaskablePPO
 from fifthave_env.gym_env import FifthAvenueEnv
 from train.checkpoint import save_checkpoint
 from train.config import TrainConfig
-from train.opponents import PoolOpponents
+from train.opponents import PoolOpponents, ScriptedOpponents
 from train.policy_agent import ActorNet
 from train.vec_env import FifthAvenueVecEnv
 
@@ -25,7 +25,7 @@ def pool(tmp_path_factory):
         model = MaskablePPO("MlpPolicy", FifthAvenueEnv(**ENV), seed=seed, device="cpu", n_steps=64,
                             policy_kwargs={"net_arch": [32]})
         paths.append(str(directory / f"p{seed}.zip"))
-        save_checkpoint(model, paths[-1], TrainConfig(num_players=4))
+        save_checkpoint(model, paths[-1], TrainConfig(num_players=4, net_arch=[32]))
     return paths
 
 
@@ -105,8 +105,8 @@ def test_state_round_trip_through_workers(pool):
             second.set_state(damaged)
         hostile = json.loads(json.dumps(first.get_state()))
         hostile[0]["opponents"] = __import__("base64").b64encode(
-            b"cos\nsystem\n(S'echo hacked'\ntR.").decode()
-        with pytest.raises(RuntimeError, match="may not load"):
+            b"cos\nsystem\n(S'echo hacked'\ntR.").decode()  # a pickle, as checkpoints once held
+        with pytest.raises(RuntimeError, match=r"games\[0\].opponents must be a dict"):
             second.set_state(hostile)
     finally:
         first.close()
@@ -173,3 +173,59 @@ def test_games_of_one_opponent_list_play_their_own_copies_which_still_share_a_ne
     batched = play_vec(FifthAvenueVecEnv(3, ENV, fresh_agents(), workers=0), 200)
     assert max(batch_sizes) >= 2
     assert np.array_equal(batched, play_one_at_a_time(fresh_agents, 3, 200))  # each env builds its own
+
+
+def pickled_call(module, name, *arguments):
+    """A protocol-4 pickle (base64) that calls ``module.name(*arguments)`` when unpickled; ``name`` may be dotted."""
+    def text(value):
+        data = value.encode() if isinstance(value, str) else value
+        return (b"\x8c" if isinstance(value, str) else b"C") + bytes([len(data)]) + data
+    body = text(module) + text(name) + b"\x93(" + b"".join(text(a) for a in arguments) + b"tR."
+    return __import__("base64").b64encode(b"\x80\x04" + body).decode()
+
+
+def test_saved_games_with_pickled_or_malformed_samplers_are_refused_untouched_and_run_no_code(tmp_path):
+    marker = tmp_path / "PWNED"
+    env = FifthAvenueVecEnv(2, ENV, ScriptedOpponents(["random"]), workers=0)
+    play_vec(env, 20)
+    before = env.get_state()
+    hostile = [
+        # what the audit found the old allow-list let through: a dotted name, and any function of our modules
+        pickled_call("train.checkpoint", "os.system", f"touch {marker}"),
+        pickled_call("train.checkpoint", "atomic_write_bytes", str(marker), b"hello"),
+        {"kind": "os.system", "names": ["random"]},
+        {"kind": "scripted", "names": ["random"], "factory": "os.system"},
+        {"kind": "scripted", "names": ["policy:/tmp/x.zip"]},
+        {"kind": "scripted", "names": "random"},
+        {"kind": "pool", "scripted_names": ["random"], "pool_paths": ["/etc/passwd"], "scripted_fraction": 0.5,
+         "deterministic": False},
+        {"kind": "pool", "scripted_names": ["random"], "pool_paths": [], "scripted_fraction": float("nan"),
+         "deterministic": False},
+        {"kind": "league", "labels": ["random", "greedy"], "specs": ["random", "greedy"], "weights": [0.9, 0.9]},
+        {"kind": "league", "labels": ["snapshot@5"], "specs": ["heuristic"], "weights": [1.0]},
+    ]
+    messages = [" must be a dict"] * 2 + [
+        ".kind must be one of 'scripted', 'pool', 'league'", " has the unknown key\\(s\\) 'factory'",
+        ".names must be a non-empty list of agent names", ".names must be a non-empty list of agent names",
+        ".pool_paths\\[0\\] must be a checkpoint path", ".scripted_fraction must be a finite number",
+        ": a league needs at least one entry and weights >= 0 that sum to 1", ".specs\\[0\\] must be a checkpoint path"]
+    try:
+        for data, message in zip(hostile, messages):
+            for key in ("opponents", "current_opponents"):
+                saved = json.loads(json.dumps(before))
+                saved[1][key] = data
+                with pytest.raises(ValueError, match=f"games\\[1\\]\\.{key}{message}"):
+                    env.set_state(saved)
+                assert env.get_state() == before  # a refusal changes no game
+        assert not marker.exists()
+        broken = json.loads(json.dumps(before))
+        broken[0]["generator"]["state"]["state"] = "x"
+        with pytest.raises(ValueError, match="not the state of a PCG64 generator"):
+            env.set_state(broken)
+        broken = json.loads(json.dumps(before))
+        broken[0]["moves"] = [1, "2"]
+        with pytest.raises(ValueError, match="games\\[0\\].moves\\[1\\] must be an int"):
+            env.set_state(broken)
+        assert env.get_state() == before
+    finally:
+        env.close()

@@ -6,13 +6,17 @@ environment, torch, stable-baselines3 and sb3-contrib versions, the env steps
 done, and the run state a resumed run needs (the self-play pool). It is built in
 memory, written to a temporary file beside the target and moved into place with
 ``os.replace``, so a crash leaves either the old file or the new one, never half
-of one. sb3 ignores the extra member, so ``MaskablePPO.load`` reads it as usual.
+of one.
 
-A checkpoint is untrusted input: ``read_meta`` checks the archive's CRCs, that
+A checkpoint is untrusted input. ``read_meta`` checks the archive's CRCs, that
 the sb3 members are there and that ``fifthave.json`` holds a valid config,
 versions, step count and pool, and refuses anything else with a
-``CheckpointError`` naming the file and what is wrong. (sb3 itself unpickles
-parts of the zip when loading, so load only checkpoints from sources you trust.)
+``CheckpointError`` naming the file and what is wrong. Nothing is ever unpickled
+from a checkpoint: sb3's ``data`` member (cloudpickled objects, kept so that sb3's
+own tools read our files) is never read; networks are built from the validated
+config, and ``read_state_dict`` reads their tensors with ``torch.load(...,
+weights_only=True)`` (tensors and plain containers only), which
+``load_module_state`` and ``load_optimizer_state`` check against the network.
 A ``kill -9`` during a write can leave a ``.ckpt_*.zip.tmp-PID`` file behind;
 ``remove_stale_temporaries`` deletes those whose writer is gone, and
 ``newest_intact_checkpoint`` skips (with a warning) checkpoints that do not read.
@@ -99,6 +103,8 @@ def read_meta(path):
     except (zipfile.BadZipFile, zlib.error, EOFError) as err:
         raise CheckpointError(f"{path} is not a fifthave checkpoint (a MaskablePPO zip with {META_NAME}): "
                               f"{err}") from err
+    except OSError as err:
+        raise CheckpointError(f"cannot read the checkpoint {path}: {err.strerror or err}") from err
     try:
         meta = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
@@ -132,6 +138,72 @@ def validate_meta(meta, path):
     pool = meta.get("pool", [])
     if not isinstance(pool, list) or not all(isinstance(p, str) and p.endswith(".zip") for p in pool):
         raise CheckpointError(f"{where}: pool must be a list of checkpoint paths (.zip), got {pool!r}")
+
+
+POLICY_MEMBER = "policy.pth"
+OPTIMIZER_MEMBER = "policy.optimizer.pth"
+
+
+def read_state_dict(path, member):
+    """The state dict in ``member`` of the checkpoint at ``path``, read with ``weights_only=True``: tensors and
+    plain containers only, so a tampered file cannot run code. ``CheckpointError`` if it is missing or damaged."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = archive.read(member)
+    except KeyError:
+        raise CheckpointError(f"{path} has no {member}" + (" (a published policy has no optimizer state; use "
+                              "the run's full checkpoint)" if member == OPTIMIZER_MEMBER else "")) from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as err:
+        raise CheckpointError(f"cannot read {member} of the checkpoint {path}: {err}") from err
+    try:
+        state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as err:  # damaged data fails in torch's reader in many ways (pickle, zip, runtime errors)
+        raise CheckpointError(f"{path}: {member} is not a readable torch state dict: {err}") from err
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{path}: {member} must hold a state dict, got {type(state).__name__}")
+    return state
+
+
+def load_module_state(module, path, member=POLICY_MEMBER):
+    """Load the weights in ``member`` of the checkpoint at ``path`` into ``module`` (a network built from the
+    checkpoint's config): every tensor it expects, with its shape, finite; ``CheckpointError`` otherwise."""
+    state = read_state_dict(path, member)
+    bad = [name for name, value in state.items()
+           if not (isinstance(value, torch.Tensor) and value.is_floating_point() and bool(value.isfinite().all()))]
+    if bad:
+        raise CheckpointError(f"{path}: {member} must hold finite float tensors; not so: {', '.join(map(str, bad))}")
+    try:
+        module.load_state_dict(state)
+    except RuntimeError as err:  # missing, unexpected or misshaped tensors
+        raise CheckpointError(f"{path}: the weights in {member} do not fit the network of the config "
+                              f"(its num_players, board, net_arch and advisers): {err}") from err
+
+
+def load_optimizer_state(optimizer, path):
+    """Load Adam's moments and step counts from the checkpoint at ``path`` into ``optimizer`` (built for the same
+    network): each a finite tensor of its parameter's shape, else ``CheckpointError``. The hyperparameters
+    (learning rate, betas, ...) stay those of the config, so a tampered file cannot set them."""
+    saved = read_state_dict(path, OPTIMIZER_MEMBER)
+    fresh = optimizer.state_dict()
+    where = f"{path}: {OPTIMIZER_MEMBER}"
+    groups = saved.get("param_groups")
+    if (not isinstance(groups, list) or len(groups) != len(fresh["param_groups"])
+            or any(not isinstance(g, dict) or g.get("params") != f["params"]
+                   for g, f in zip(groups, fresh["param_groups"]))):
+        raise CheckpointError(f"{where}: its parameter groups do not match the network its config describes")
+    shapes = {index: p.shape for group, fresh_group in zip(optimizer.param_groups, fresh["param_groups"])
+              for index, p in zip(fresh_group["params"], group["params"])}
+    state = saved.get("state")
+    if not isinstance(state, dict) or not set(state) <= set(shapes):
+        raise CheckpointError(f"{where}: state must map parameter numbers 0 to {len(shapes) - 1} to Adam's state")
+    for index, entry in state.items():
+        expected = {"step": (), "exp_avg": shapes[index], "exp_avg_sq": shapes[index]}
+        if not isinstance(entry, dict) or set(entry) != set(expected) or not all(
+                isinstance(entry[k], torch.Tensor) and entry[k].is_floating_point() and entry[k].shape == shape
+                and bool(entry[k].isfinite().all()) for k, shape in expected.items()):
+            raise CheckpointError(f"{where}: the state of parameter {index} must hold step (a scalar), exp_avg "
+                                  f"and exp_avg_sq (finite float tensors of shape {tuple(shapes[index])})")
+    optimizer.load_state_dict({"state": state, "param_groups": fresh["param_groups"]})
 
 
 def checkpoint_path(run_dir, num_timesteps):
@@ -273,7 +345,6 @@ def weights_hash(policy):
 
 # ---- publication -----------------------------------------------------------------------------------
 
-OPTIMIZER_MEMBER = "policy.optimizer.pth"
 _RUN_ONLY_META = ("run_state", "pool")  # what only a resumed run needs
 
 

@@ -2,15 +2,37 @@
 
 Every field has a docstring (as in cleanrl's ``ppo.py``). ``load_config(path,
 overrides)`` reads a JSON file (unknown keys are an error) and applies
-command-line overrides; ``config.to_dict()`` is what checkpoints store.
+command-line overrides; ``config.to_dict()`` is what checkpoints store. Configs
+come from files, flags and checkpoints (untrusted input), so every field's type
+and range is checked when a config is made (``fifthave_env.engine.checks``), with
+an error naming the field, the value and what is allowed.
 """
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 
 from agents.registry import check_agent_names
 from agents.search import search_factory
+from fifthave_env.engine import checks
+from fifthave_env.env_common import game_config
+
+
+def _real(name, value, low, high=math.inf, low_included=True):
+    """``value`` as a finite float from ``low`` (or above it) up to ``high``."""
+    value = checks.real(name, value)
+    if (value < low if low_included else value <= low) or value > high:
+        allowed = f"{'from' if low_included else 'above'} {low}" + ("" if high == math.inf else f" to {high}")
+        raise checks.InvalidValueError(f"{name} must be a number {allowed}, got {value!r}")
+    return value
+
+
+def _path(name, value, optional=False):
+    if (value is None and optional) or (isinstance(value, str) and value):
+        return value
+    raise checks.InvalidTypeError(f"{name} must be {'None or ' if optional else ''}a non-empty path, "
+                                  f"got {checks.shown(value)}")
 
 
 @dataclass
@@ -31,6 +53,14 @@ class SelfPlayConfig:
     a past policy drawn uniformly from the pool; with an empty pool every seat is scripted."""
     deterministic_pool: bool = False
     """Past policies play their most likely action instead of sampling."""
+
+    def __post_init__(self):
+        self.snapshot_every = checks.integer("selfplay.snapshot_every", self.snapshot_every, 0)
+        self.promote_win_rate = _real("selfplay.promote_win_rate", self.promote_win_rate, 0.0, 1.0)
+        self.promote_window = checks.integer("selfplay.promote_window", self.promote_window, 1)
+        self.pool_size = checks.integer("selfplay.pool_size", self.pool_size, 1)
+        self.scripted_fraction = _real("selfplay.scripted_fraction", self.scripted_fraction, 0.0, 1.0)
+        self.deterministic_pool = checks.boolean("selfplay.deterministic_pool", self.deterministic_pool)
 
 
 @dataclass
@@ -61,9 +91,14 @@ class LeagueConfig:
 
     def __post_init__(self):
         check_agent_names("league anchors", self.anchors)
-        if self.max_snapshots < 1 or self.window < 1 or self.prior_games < 0 or self.reweight_every < 1:
-            raise ValueError("league: max_snapshots, window and reweight_every must be at least 1, "
-                             "prior_games at least 0")
+        self.snapshot_every = checks.integer("league.snapshot_every", self.snapshot_every, 0)
+        self.max_snapshots = checks.integer("league.max_snapshots", self.max_snapshots, 1)
+        self.pfsp_power = _real("league.pfsp_power", self.pfsp_power, 0.0)
+        self.min_weight = _real("league.min_weight", self.min_weight, 0.0, 1.0)
+        self.window = checks.integer("league.window", self.window, 1)
+        self.prior_games = checks.integer("league.prior_games", self.prior_games, 0)
+        self.prior_win_rate = _real("league.prior_win_rate", self.prior_win_rate, 0.0, 1.0)
+        self.reweight_every = checks.integer("league.reweight_every", self.reweight_every, 1)
 
 
 @dataclass
@@ -95,16 +130,16 @@ class BCConfig:
     """Weight of the value head's squared error (targets: discounted end-of-game rewards) in the loss."""
 
     def __post_init__(self):
-        if self.teacher.split(":")[0] == "search":
+        if isinstance(self.teacher, str) and self.teacher.split(":")[0] == "search":
             search_factory(self.teacher)  # a malformed search name fails here, saying what is allowed
         else:
             check_agent_names("bc.teacher", [self.teacher])
-        if self.teacher_seats not in ("all", "one"):
-            raise ValueError(f"bc.teacher_seats must be 'all' or 'one', got {self.teacher_seats!r}")
-        if min(self.games, self.held_out_games, self.epochs, self.batch_size) < 1 or self.dagger_rounds < 0:
-            raise ValueError("bc.games, held_out_games, epochs and batch_size must be at least 1 and "
-                             f"dagger_rounds at least 0, got {self.games}, {self.held_out_games}, {self.epochs}, "
-                             f"{self.batch_size} and {self.dagger_rounds}")
+        checks.choice("bc.teacher_seats", self.teacher_seats, ("all", "one"))
+        for name in ("games", "held_out_games", "dagger_games", "epochs", "batch_size"):
+            setattr(self, name, checks.integer(f"bc.{name}", getattr(self, name), 1))
+        self.dagger_rounds = checks.integer("bc.dagger_rounds", self.dagger_rounds, 0)
+        self.learning_rate = _real("bc.learning_rate", self.learning_rate, 0.0, low_included=False)
+        self.value_weight = _real("bc.value_weight", self.value_weight, 0.0)
 
 
 @dataclass
@@ -196,28 +231,57 @@ class TrainConfig:
     """League settings (PFSP over scripted anchors and snapshots); replaces ``opponents`` and ``selfplay``."""
 
     def __post_init__(self):
-        if isinstance(self.selfplay, dict):
-            self.selfplay = SelfPlayConfig(**self.selfplay)
-        if isinstance(self.bc, dict):
-            self.bc = BCConfig(**self.bc)
+        for key, section in _SECTIONS.items():
+            value = getattr(self, key)
+            if isinstance(value, dict):
+                unknown = set(value) - _field_names(section)
+                if unknown:
+                    raise ValueError(f"unknown {key} keys {sorted(unknown)}; allowed: {sorted(_field_names(section))}")
+                setattr(self, key, section(**value))
+            elif value is not None and not isinstance(value, section):
+                raise checks.InvalidTypeError(f"{key} must be None or an object of {section.__name__}'s fields, "
+                                              f"got {checks.shown(value)}")
         if self.bc is not None and self.init_from is not None:
             raise ValueError("choose either bc (clone a starting policy) or init_from, not both")
-        if isinstance(self.league, dict):
-            self.league = LeagueConfig(**self.league)
         if self.league is not None and self.selfplay is not None:
             raise ValueError("choose either selfplay or league, not both")
+        self.seed = checks.integer("seed", self.seed, 0)
+        game = game_config(self.reward, None, num_players=self.num_players, board=self.board, max_turns=self.max_turns)
+        self.num_players, self.board, self.max_turns = game.num_players, game.board, game.max_turns
+        if self.learner_seat is not None:
+            self.learner_seat = checks.integer("learner_seat (None draws it each game)", self.learner_seat, 0,
+                                               self.num_players - 1)
         check_agent_names("advisers", self.advisers, allow_empty=True)
         check_agent_names("opponents", self.opponents)
         check_agent_names("eval_opponents", self.eval_opponents)
-        if self.workers < 0 or self.torch_threads < 1:
-            raise ValueError(f"workers must be at least 0 and torch_threads at least 1, got {self.workers} and "
-                             f"{self.torch_threads}")
-        if self.n_envs < 1 or self.n_steps < 1 or self.total_timesteps < (0 if self.bc is not None else 1):
-            raise ValueError("n_envs, n_steps and total_timesteps must be at least 1 (total_timesteps may be 0 "
-                             f"with bc: the clone alone), got {self.n_envs}, {self.n_steps}, {self.total_timesteps}")
+        self.total_timesteps = checks.integer("total_timesteps (0 only with bc: the clone alone)",
+                                              self.total_timesteps, 0 if self.bc is not None else 1)
+        self.n_envs = checks.integer("n_envs", self.n_envs, 1)
+        self.workers = checks.integer("workers", self.workers, 0)
+        self.local_shard = checks.boolean("local_shard", self.local_shard)
+        self.torch_threads = checks.integer("torch_threads", self.torch_threads, 1)
+        self.n_steps = checks.integer("n_steps", self.n_steps, 1)
+        self.batch_size = checks.integer("batch_size", self.batch_size, 2)  # sb3 normalises advantages per batch
         if (self.n_envs * self.n_steps) % self.batch_size:
             raise ValueError(f"batch_size ({self.batch_size}) must divide n_envs*n_steps "
                              f"({self.n_envs * self.n_steps})")
+        self.n_epochs = checks.integer("n_epochs", self.n_epochs, 1)
+        self.learning_rate = _real("learning_rate", self.learning_rate, 0.0, low_included=False)
+        self.gamma = _real("gamma", self.gamma, 0.0, 1.0)
+        self.gae_lambda = _real("gae_lambda", self.gae_lambda, 0.0, 1.0)
+        self.clip_range = _real("clip_range", self.clip_range, 0.0, low_included=False)
+        self.ent_coef = _real("ent_coef", self.ent_coef, 0.0)
+        self.vf_coef = _real("vf_coef", self.vf_coef, 0.0)
+        self.max_grad_norm = _real("max_grad_norm", self.max_grad_norm, 0.0, low_included=False)
+        self.net_arch = [checks.integer(f"net_arch[{i}]", size, 1)
+                         for i, size in enumerate(checks.sequence("net_arch", self.net_arch))]
+        self.eval_every = checks.integer("eval_every", self.eval_every, 0)
+        self.eval_games = checks.integer("eval_games", self.eval_games, 1)
+        self.eval_deterministic = checks.boolean("eval_deterministic", self.eval_deterministic)
+        self.checkpoint_every = checks.integer("checkpoint_every", self.checkpoint_every, 0)
+        self.run_dir = _path("run_dir", self.run_dir)
+        self.init_from = _path("init_from", self.init_from, optional=True)
+        self.advice_prior = checks.real("advice_prior", self.advice_prior)
 
     def to_dict(self):
         return dataclasses.asdict(self)
@@ -232,25 +296,30 @@ def _field_names(cls):
     return {f.name for f in dataclasses.fields(cls)}
 
 
+_SECTIONS = {"selfplay": SelfPlayConfig, "bc": BCConfig, "league": LeagueConfig}
+
+
 def config_from_dict(data):
+    """The ``TrainConfig`` of ``data`` (a dict of its fields); ``ValueError`` naming what is wrong."""
+    checks.mapping("a config", data)
     # Checkpoints written before ``workers`` hold ``subproc`` (where the games ran, not what they were).
     data = {k: v for k, v in data.items() if k != "subproc"}
     unknown = set(data) - _field_names(TrainConfig)
     if unknown:
         raise ValueError(f"unknown config keys {sorted(unknown)}; allowed: {sorted(_field_names(TrainConfig))}")
-    for key, section in (("selfplay", SelfPlayConfig), ("bc", BCConfig), ("league", LeagueConfig)):
-        if data.get(key) is not None:
-            bad = set(data[key]) - _field_names(section)
-            if bad:
-                raise ValueError(f"unknown {key} keys {sorted(bad)}; allowed: {sorted(_field_names(section))}")
     return TrainConfig(**data)
 
 
 def load_config(path=None, overrides=None):
-    """The config in a JSON file (or the defaults), with ``overrides`` (a dict) applied."""
+    """The config in a JSON file (or the defaults), with ``overrides`` (a dict) applied. ``ValueError`` for a file
+    that does not hold a valid config, ``OSError`` for one that does not read."""
     data = {}
     if path is not None:
         with open(path) as f:
-            data = json.load(f)
+            try:
+                data = json.load(f)
+            except (UnicodeDecodeError, json.JSONDecodeError) as err:
+                raise ValueError(f"{path} is not a JSON config: {err}") from err
+        checks.mapping(f"the config in {path}", data)
     data.update({k: v for k, v in (overrides or {}).items() if v is not None})
     return config_from_dict(data)

@@ -77,15 +77,21 @@ class Advisers:
                 agent.drop_plan()
 
 
+def advised_observation_space(space, adviser_names):
+    """``space`` (a ``Box``) followed by the advice blocks of ``adviser_names``; ``space`` itself without advisers."""
+    if not adviser_names:
+        return space
+    high = np.concatenate([space.high, np.ones(len(adviser_names) * NUM_ACTIONS, dtype=np.float32)])
+    return spaces.Box(np.zeros_like(high), high, dtype=np.float32)
+
+
 class AdvisedEnv(gym.Wrapper):
     """``FifthAvenueEnv`` whose observations carry the advisers' choices for the learner's seat."""
 
     def __init__(self, env, adviser_names):
         super().__init__(env)
         self.advisers = Advisers(adviser_names)
-        base = env.observation_space
-        high = np.concatenate([base.high, np.ones(self.advisers.size, dtype=np.float32)])
-        self.observation_space = spaces.Box(np.zeros_like(high), high, dtype=np.float32)
+        self.observation_space = advised_observation_space(env.observation_space, adviser_names)
 
     def reset(self, **kwargs):
         observation, info = self.env.reset(**kwargs)

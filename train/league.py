@@ -28,36 +28,14 @@ from collections import deque
 
 import numpy as np
 
-from agents.tournament import agent_factory
-
 from .checkpoint import save_checkpoint
-from .policy_agent import PolicyFactory
-
-SNAPSHOT_PREFIX = "snapshot@"
+from .opponents import SNAPSHOT_PREFIX, LeagueOpponents
 
 
 def pfsp_weights(win_rates, power, min_weight):
     """``max(min_weight, (1 - p) ** power)`` for each win rate ``p``, normalised to sum to 1."""
     raw = np.maximum(min_weight, (1.0 - np.asarray(win_rates, dtype=np.float64)) ** power)
     return raw / raw.sum()
-
-
-class LeagueOpponents:
-    """Picklable opponent sampler: one entry per game (drawn with ``weights``) plays every opponent seat."""
-
-    def __init__(self, labels, specs, weights):
-        self.labels = list(labels)
-        self.specs = list(specs)
-        self.weights = [float(w) for w in weights]  # plain floats: checkpoints hold the sampler (train.vec_env)
-        self.factories = [PolicyFactory(spec, name=label) if label.startswith(SNAPSHOT_PREFIX)
-                          else agent_factory(spec) for label, spec in zip(self.labels, self.specs)]
-
-    def __call__(self, rng, count):
-        index = int(rng.choice(len(self.labels), p=self.weights))
-        agents = [self.factories[index]() for _ in range(count)]
-        for agent in agents:
-            agent.name = self.labels[index]  # what the env reports in info["opponents"]
-        return agents
 
 
 class League:

@@ -17,11 +17,14 @@ games and self-play opponents several times cheaper.
 import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.save_util import load_from_zip_file
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
-from .checkpoint import read_meta
-from .hints import AdvisedPolicy, Advisers
+from fifthave_env.engine.actions import NUM_ACTIONS
+from fifthave_env.gym_env import FifthAvenueEnv
+
+from .checkpoint import load_module_state, read_meta
+from .config import config_from_dict
+from .hints import AdvisedPolicy, Advisers, advised_observation_space
 
 def _relu(x):
     return np.maximum(x, 0.0)
@@ -101,7 +104,7 @@ class PolicyAgent:
     def load(cls, path, deterministic=False, name=None):
         """The policy of a checkpoint written by ``train`` (its config and versions in ``agent.meta``)."""
         meta = read_meta(path)
-        return cls(load_policy(path), deterministic=deterministic, name=name or f"ppo@{meta['num_timesteps']}",
+        return cls(load_policy(path, meta), deterministic=deterministic, name=name or f"ppo@{meta['num_timesteps']}",
                    meta=meta)
 
     def reset(self, config, seat, rng):
@@ -154,20 +157,31 @@ class PolicyAgent:
         return action
 
 
-def load_policy(path):
-    """The MaskablePPO policy saved in a checkpoint, without its optimizer (published checkpoints have none).
+def policy_spec(config):
+    """The policy class and keyword arguments of the network ``config`` describes (``net_arch``, ``advisers``)."""
+    kwargs = {"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}}
+    if config.advisers:
+        return AdvisedPolicy, {**kwargs, "advice_size": len(config.advisers) * NUM_ACTIONS,
+                               "advice_prior": config.advice_prior}
+    return MaskableActorCriticPolicy, kwargs
 
-    Unlike ``MaskablePPO.load`` it leaves the process's generators alone (that reseeds them), so a
-    self-play run that loads a past policy in the middle of training stays reproducible.
+
+def load_policy(path, meta=None):
+    """The MaskablePPO policy of the checkpoint at ``path`` (``meta``: its ``read_meta``), without its optimizer
+    (published checkpoints have none).
+
+    The network is built from the validated config (its spaces from the env the config describes) and only the
+    weights are read (``train.checkpoint.load_module_state``): nothing of the checkpoint is unpickled. Unlike
+    ``MaskablePPO.load`` it leaves the process's generators alone, so a self-play run that loads a past policy
+    in the middle of training stays reproducible.
     """
-    data, params, _ = load_from_zip_file(path, device="cpu", print_system_info=False)
-    if data is None or "policy" not in params:
-        raise ValueError(f"{path} holds no MaskablePPO policy")
-    kwargs = data.get("policy_kwargs", {})
-    policy_class = AdvisedPolicy if "advice_size" in kwargs else MaskableActorCriticPolicy
+    config = config_from_dict(dict((read_meta(path) if meta is None else meta)["config"]))
+    env = FifthAvenueEnv(**config.env_kwargs())
+    policy_class, kwargs = policy_spec(config)
     with torch.random.fork_rng(devices=[]):  # building the modules draws initial weights
-        policy = policy_class(data["observation_space"], data["action_space"], lambda _: 0.0, **kwargs)
-    policy.load_state_dict(params["policy"])
+        policy = policy_class(advised_observation_space(env.observation_space, config.advisers), env.action_space,
+                              lambda _: 0.0, **kwargs)
+    load_module_state(policy, path)
     policy.set_training_mode(False)
     return policy
 

@@ -10,19 +10,20 @@ estimates the learner's return in [-1, 1] from its observation; the search
 wants a value in [0, 1] for the searching seat, so it gets ``(v + 1) / 2`` of
 the critic on that seat's observation of the rolled-out position (terminal
 positions keep their exact win share). Only seats and boards the checkpoint
-was trained for make sense.
+was trained for make sense. The checkpoint is one ``train`` writes (its config
+describes the network, ``train.policy_agent.load_policy``); a bare sb3 zip is
+not read, since sb3 would unpickle parts of it.
 """
 
 import functools
 
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
 
 from agents.search import SearchAgent, projected_value
 from fifthave_env.observation import Observer
 
-from .policy_agent import PolicyFactory
+from .policy_agent import PolicyFactory, load_policy
 
 
 class ValueNetEvaluator:
@@ -40,7 +41,7 @@ class ValueNetEvaluator:
         if game.is_over:
             return projected_value(game, seat)
         if self._policy is None:
-            self._policy = MaskablePPO.load(self.path, device="cpu").policy
+            self._policy = load_policy(self.path)
         observer = self._observers.get(game.config)
         if observer is None:
             observer = self._observers[game.config] = Observer(game.config)

@@ -38,6 +38,7 @@ import json
 import os
 import sys
 import time
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,27 +47,29 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
-from fifthave_env.engine.actions import NUM_ACTIONS
+from fifthave_env.engine import checks
 
 from .bc import behaviour_cloning
 from .checkpoint import (
     CheckpointError,
     checkpoint_path,
+    load_module_state,
+    load_optimizer_state,
     generator_states,
     how_to_use,
     latest_checkpoint,
     newest_intact_checkpoint,
+    read_meta,
     remove_stale_temporaries,
     restore_generator_states,
     save_checkpoint,
     weights_hash,
 )
-from .config import config_from_dict, load_config
+from .config import load_config
 from .evaluate import EVAL_FIELDS, LEARNER_LABEL, eval_seed, evaluate, format_table, read_eval_log
-from .hints import AdvisedPolicy
 from .league import League
 from .opponents import ScriptedOpponents
-from .policy_agent import ActorNet, PolicyAgent
+from .policy_agent import ActorNet, PolicyAgent, policy_spec
 from .ppo import PipelinedMaskablePPO
 from .selfplay import SelfPlayPool
 from .vec_env import FifthAvenueVecEnv
@@ -193,7 +196,8 @@ class RunCallback(BaseCallback):
     def run_state(self):
         """What a resumed run needs besides the model's own files; see the module docstring."""
         pool = self.pool.state() if self.pool is not None else None
-        return {"generators": generator_states(), "games": self.model.get_env().get_state(), "pool": pool}
+        return {"generators": generator_states(), "games": self.model.get_env().get_state(), "pool": pool,
+                "sb3": sb3_state(self.model)}
 
     def save(self):
         extra = {"pool": self.pool.paths if self.pool is not None else [], "run_state": self.run_state(),
@@ -218,13 +222,11 @@ def _trim_eval_log(path, up_to):
         writer.writerows(rows)
 
 
-def build_model(config, env):
-    """A new MaskablePPO model for ``config`` on ``env``, starting from ``config.init_from`` if set."""
-    policy_kwargs = {"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}}
-    if config.advisers:
-        policy_kwargs.update(advice_size=len(config.advisers) * NUM_ACTIONS, advice_prior=config.advice_prior)
+def new_model(config, env):
+    """A new MaskablePPO model for ``config`` on ``env``, with freshly initialised weights."""
+    policy_class, policy_kwargs = policy_spec(config)
     model = PipelinedMaskablePPO(
-        AdvisedPolicy if config.advisers else "MlpPolicy", env, n_steps=config.n_steps,
+        policy_class, env, n_steps=config.n_steps,
         batch_size=config.batch_size, n_epochs=config.n_epochs,
         learning_rate=config.learning_rate, gamma=config.gamma, gae_lambda=config.gae_lambda,
         clip_range=config.clip_range, ent_coef=config.ent_coef, vf_coef=config.vf_coef,
@@ -232,8 +234,69 @@ def build_model(config, env):
         policy_kwargs=policy_kwargs,
         tensorboard_log=os.path.join(config.run_dir, "tb"))
     model.update_threads = config.torch_threads
+    return model
+
+
+def load_weights(model, path):
+    """The policy's weights and Adam's state from the checkpoint at ``path`` into ``model`` (built for the same
+    network), read weights-only and checked (``train.checkpoint``); ``CheckpointError`` if they do not fit."""
+    load_module_state(model.policy, path)
+    load_optimizer_state(model.policy.optimizer, path)
+
+
+def build_model(config, env):
+    """A new MaskablePPO model for ``config`` on ``env``, starting from ``config.init_from`` if set."""
+    model = new_model(config, env)
     if config.init_from is not None:
-        model.set_parameters(config.init_from, exact_match=True, device="cpu")
+        read_meta(config.init_from)  # a missing or damaged file is named before its members are read
+        load_weights(model, config.init_from)
+    return model
+
+
+def sb3_state(model):
+    """sb3's counters that a resumed rollout needs (the episode starts enter the advantages) or logs, as JSON."""
+    return {"n_updates": int(model._n_updates), "episode_starts": [bool(b) for b in model._last_episode_starts],
+            "ep_info_buffer": [{key: float(value) for key, value in info.items()} for info in model.ep_info_buffer]}
+
+
+def restore_sb3_state(model, state):
+    """Put back what ``sb3_state`` returned, checked first (so a refusal changes nothing)."""
+    state = checks.mapping("run_state.sb3", state, ("n_updates", "episode_starts", "ep_info_buffer"))
+    n_updates = checks.integer("run_state.sb3.n_updates", state["n_updates"], 0)
+    starts = [checks.boolean(f"run_state.sb3.episode_starts[{i}]", b) for i, b in
+              enumerate(checks.sequence("run_state.sb3.episode_starts", state["episode_starts"], model.n_envs))]
+    infos = checks.sequence("run_state.sb3.ep_info_buffer", state["ep_info_buffer"])
+    if len(infos) > model._stats_window_size:
+        raise ValueError(f"run_state.sb3.ep_info_buffer holds at most {model._stats_window_size} episodes, "
+                         f"got {len(infos)}")
+    infos = [{key: checks.real(f"run_state.sb3.ep_info_buffer[{i}].{key}", value) for key, value in
+              checks.mapping(f"run_state.sb3.ep_info_buffer[{i}]", info, ("r", "l", "t")).items()}
+             for i, info in enumerate(infos)]
+    model._n_updates = n_updates
+    model._last_episode_starts = np.array(starts)
+    model.ep_info_buffer = deque(infos, maxlen=model._stats_window_size)  # learn() keeps buffers that exist
+    model.ep_success_buffer = deque(maxlen=model._stats_window_size)
+
+
+def resume_model(config, env, checkpoint, meta):
+    """The model of ``checkpoint`` (``meta``: its ``read_meta``) on ``env`` with its games restored: built new from
+    ``config``, then its weights, Adam's state, sb3's counters and the games in progress from the checkpoint.
+    Nothing of the checkpoint is unpickled; anything that does not fit raises ``CheckpointError``."""
+    state = meta.get("run_state")
+    if not isinstance(state, dict) or "sb3" not in state:
+        raise CheckpointError(f"{checkpoint} holds no run state that this version reads (games in progress, "
+                              "generators, sb3's counters), so the run cannot continue exactly; start a new run "
+                              "from its policy with --init-from")
+    model = new_model(config, env)
+    load_weights(model, checkpoint)
+    try:
+        checks.mapping("run_state", state, ("generators", "games", "pool", "sb3"))
+        restore_sb3_state(model, state["sb3"])
+        env._reset_seeds()  # building the model seeded the env for a reset that a resumed run does not do
+        model._last_obs = env.set_state(state["games"])
+    except (ValueError, RuntimeError) as err:  # RuntimeError: a worker process refused the games
+        raise CheckpointError(f"{checkpoint}: its run state does not restore: {err}") from err
+    model.num_timesteps = meta["num_timesteps"]
     return model
 
 
@@ -268,30 +331,21 @@ def train(config, resume=False, show_progress=True):
     if resume and checkpoint is None and latest_checkpoint(run_dir) is not None:
         raise CheckpointError(f"--resume: no checkpoint in {os.path.join(run_dir, 'checkpoints')} is intact "
                               f"(each is named in a warning above with what is wrong)")
-    os.makedirs(run_dir, exist_ok=True)
-    with open(os.path.join(run_dir, "config.json"), "w") as f:
-        json.dump(config.to_dict(), f, indent=2)
     env = make_vec_env(config)
     pool_paths, state = [], None
     try:
+        # The model first: a checkpoint that does not load is refused before the run directory changes.
+        model = resume_model(config, env, checkpoint, meta) if checkpoint is not None else build_model(config, env)
+        os.makedirs(run_dir, exist_ok=True)
+        with open(os.path.join(run_dir, "config.json"), "w") as f:
+            json.dump(config.to_dict(), f, indent=2)
         if checkpoint is not None:
-            state = meta.get("run_state")
-            if state is None:
-                raise ValueError(f"{checkpoint} holds no run state (games in progress, generators), so the run "
-                                 "cannot continue exactly; start a new run from its policy with --init-from")
-            model = PipelinedMaskablePPO.load(checkpoint, env=env, device="cpu", force_reset=False,
-                                              tensorboard_log=os.path.join(run_dir, "tb"))
-            model.update_threads = config.torch_threads
-            env._reset_seeds()  # loading seeded the env for a reset that a resumed run does not do
-            observations = env.set_state(state["games"])
-            if not np.array_equal(observations, model._last_obs):
-                raise ValueError(f"{checkpoint}: the restored games do not show the observations the model saved")
+            state = meta["run_state"]
             pool_paths = meta.get("pool", [])
             _trim_eval_log(os.path.join(run_dir, "eval.csv"), model.num_timesteps)
             tqdm.write(f"resuming {run_dir} from {checkpoint} ({model.num_timesteps} steps)")
         else:
             _trim_eval_log(os.path.join(run_dir, "eval.csv"), -1)
-            model = build_model(config, env)
             if config.bc is not None:
                 report = behaviour_cloning(config, model, log=tqdm.write)
                 with open(os.path.join(run_dir, "bc.json"), "w") as f:
@@ -343,13 +397,13 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
                  "num_players": args.num_players, "board": args.board, "opponents": args.opponents,
                  "eval_games": args.eval_games, "n_envs": args.n_envs, "init_from": args.init_from}
     saved = os.path.join(args.run_dir or "", "config.json")
-    if args.resume and args.run_dir and os.path.exists(saved):
-        with open(saved) as f:
-            data = json.load(f)
-        data["total_timesteps"] = args.total_timesteps or data["total_timesteps"]
-        config = config_from_dict(data)
-    else:
-        config = load_config(args.config, overrides)
+    try:  # a bad flag or config file ends here with one line, before anything is created
+        if args.resume and args.run_dir and os.path.exists(saved):
+            config = load_config(saved, {"total_timesteps": args.total_timesteps})
+        else:
+            config = load_config(args.config, overrides)
+    except (OSError, ValueError) as error:
+        parser.error(str(error))
     try:
         result = train(config, resume=args.resume, show_progress=not args.no_progress)
     except (FileExistsError, CheckpointError) as error:

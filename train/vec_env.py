@@ -29,30 +29,29 @@ learner's action masks travel with the observations, so ``env_method("action_mas
 
 State: ``get_state()`` returns, for every game in progress, how it started (the env
 generator's state, the opponent sampler) and every move since (learner's and
-opponents'), the env generators and the episode counters, as JSON-compatible data;
-``set_state`` replays the moves, asking each opponent to act on the way so its own
-state and generator advance as they did, and checks the result against the saved
-``Game.to_dict()``. Replaying the recorded moves, rather than the opponents' choices,
-keeps a resumed run exact even where a batched matrix product rounds differently
-from a single one.
+opponents'), the env generators and the episode counters, as JSON-compatible data
+(the samplers as ``train.opponents`` describes them: nothing is pickled, as a
+checkpoint is untrusted input); ``set_state`` checks every field, then replays the
+moves, asking each opponent to act on the way so its own state and generator
+advance as they did, and checks the result against the saved ``Game.to_dict()``.
+Replaying the recorded moves, rather than the opponents' choices, keeps a resumed
+run exact even where a batched matrix product rounds differently from a single one.
 """
 
-import base64
-import io
 import multiprocessing
-import pickle
 import time
 import traceback
 
 import numpy as np
 import torch
-from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from fifthave_env.engine import checks
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.gym_env import FifthAvenueEnv
 
-from .hints import Advisers
+from .hints import Advisers, advised_observation_space
+from .opponents import opponents_from_data, opponents_to_data
 from .policy_forward import RolloutForward
 
 
@@ -246,21 +245,21 @@ class GameShard:
         for i, env in enumerate(self.envs):
             seed, start_state, spec = self.starts[i]
             games.append({
-                "seed": seed, "start_generator": start_state, "opponents": _dump_object(spec),
+                "seed": seed, "start_generator": start_state, "opponents": opponents_to_data(spec),
                 "moves": list(env.moves), "score_before": env._score_before, "episode_return": self.returns[i],
                 "episode_length": self.lengths[i], "game": env.game.to_dict(),
-                "generator": env.np_random.bit_generator.state, "current_opponents": _dump_object(env.opponent_spec),
+                "generator": env.np_random.bit_generator.state,
+                "current_opponents": opponents_to_data(env.opponent_spec),
             })
         return games
 
     def set_state(self, games):
-        if len(games) != len(self.envs):
-            raise ValueError(f"the saved state holds {len(games)} games, this shard steps {len(self.envs)}")
+        checks.sequence("the saved games", games, len(self.envs))
+        games = [_checked_game(f"games[{i}]", saved) for i, saved in enumerate(games)]  # all, before any change
         for i, (env, saved) in enumerate(zip(self.envs, games)):
-            env.set_opponents(_load_object(saved["opponents"]))
+            env.set_opponents(saved["opponents"])
             if saved["seed"] is None:
-                env.np_random = np.random.Generator(np.random.PCG64())
-                env.np_random.bit_generator.state = saved["start_generator"]
+                env.np_random = _generator(saved["start_generator"])
             self.seeds[i] = saved["seed"]
             self._start(i)
             self._replay(i, env, saved["moves"])
@@ -268,8 +267,8 @@ class GameShard:
                 raise ValueError(f"game {i} of the saved state does not replay to its saved position: "
                                  "the checkpoint is damaged or was written by other code")
             env._score_before = saved["score_before"]
-            env.np_random.bit_generator.state = saved["generator"]
-            env.set_opponents(_load_object(saved["current_opponents"]))
+            env.np_random = _generator(saved["generator"])
+            env.set_opponents(saved["current_opponents"])
             self.returns[i], self.lengths[i] = saved["episode_return"], saved["episode_length"]
             self._read(i, env._observe())
 
@@ -290,29 +289,40 @@ class GameShard:
         env.moves = list(moves)
 
 
-# ---- pickled samplers, read back with an allow-list -----------------------------------------------
+# ---- the saved games, checked -------------------------------------------------------------------
 
-_ALLOWED_MODULES = ("train.", "agents.", "fifthave_env.")
-_ALLOWED_GLOBALS = {("builtins", "set"), ("builtins", "frozenset"), ("collections", "deque"),
-                    ("functools", "partial"), ("numpy.random._pickle", "__generator_ctor"),
-                    ("numpy.random._pickle", "__bit_generator_ctor"), ("numpy.random._pickle", "__randomstate_ctor")}
+_GAME_KEYS = ("seed", "start_generator", "opponents", "moves", "score_before", "episode_return", "episode_length",
+              "game", "generator", "current_opponents")
 
 
-class _AllowListUnpickler(pickle.Unpickler):
-    """Only classes of our packages (and a few plain containers): a checkpoint is untrusted input."""
-
-    def find_class(self, module, name):
-        if module.startswith(_ALLOWED_MODULES) or (module, name) in _ALLOWED_GLOBALS:
-            return super().find_class(module, name)
-        raise ValueError(f"the saved opponent sampler refers to {module}.{name}, which a checkpoint may not load")
-
-
-def _dump_object(value):
-    return base64.b64encode(pickle.dumps(value)).decode("ascii")
+def _generator(state):
+    """A numpy ``Generator`` in the saved ``bit_generator.state`` ``state``; ``ValueError`` for one it refuses."""
+    generator = np.random.Generator(np.random.PCG64())
+    try:
+        generator.bit_generator.state = state
+    except (TypeError, ValueError, KeyError) as err:
+        raise ValueError(f"not the state of a PCG64 generator ({err}): {checks.shown(state)}") from err
+    return generator
 
 
-def _load_object(text):
-    return _AllowListUnpickler(io.BytesIO(base64.b64decode(text))).load()
+def _checked_game(name, saved):
+    """One game of ``get_state``'s data with its fields checked and its samplers rebuilt (``train.opponents``);
+    what only replaying can check (the moves, the position) ``set_state`` checks."""
+    checks.mapping(name, saved, _GAME_KEYS)
+    game = dict(saved)
+    game["seed"] = checks.seed(f"{name}.seed", saved["seed"])
+    if game["seed"] is None:
+        _generator(saved["start_generator"])
+    _generator(saved["generator"])
+    game["moves"] = [checks.integer(f"{name}.moves[{k}]", move, 0, NUM_ACTIONS - 1)
+                     for k, move in enumerate(checks.sequence(f"{name}.moves", saved["moves"]))]
+    game["score_before"] = checks.integer(f"{name}.score_before", saved["score_before"])
+    game["episode_return"] = checks.real(f"{name}.episode_return", saved["episode_return"])
+    game["episode_length"] = checks.integer(f"{name}.episode_length", saved["episode_length"], 0)
+    checks.mapping(f"{name}.game", saved["game"])
+    for key in ("opponents", "current_opponents"):
+        game[key] = opponents_from_data(f"{name}.{key}", saved[key])
+    return game
 
 
 # ---- worker processes ------------------------------------------------------------------------------
@@ -419,11 +429,7 @@ class FifthAvenueVecEnv(VecEnv):
         if local:  # last: it steps when its actions are sent, after the workers got theirs
             self.shards.append(_Local(sizes[-1], env_kwargs, opponents, advisers))
         model = FifthAvenueEnv(**env_kwargs)  # its spaces (the observation layout decides the size)
-        space = model.observation_space
-        if advisers:  # the advice block after the observation (``train.hints``)
-            high = np.concatenate([space.high, np.ones(Advisers(advisers).size, dtype=np.float32)])
-            space = spaces.Box(np.zeros_like(high), high, dtype=np.float32)
-        super().__init__(n_envs, space, model.action_space)
+        super().__init__(n_envs, advised_observation_space(model.observation_space, advisers), model.action_space)
         self.masks = np.zeros((n_envs, NUM_ACTIONS), dtype=bool)
         self._actions = None
         self._learner_policy = None  # the policy whose copies the shards hold
@@ -545,8 +551,7 @@ class FifthAvenueVecEnv(VecEnv):
 
     def set_state(self, games):
         """Continue exactly from ``get_state()``'s ``games``; the observations of the restored games."""
-        if len(games) != self.num_envs:
-            raise ValueError(f"the saved state holds {len(games)} games, this env steps {self.num_envs}")
+        checks.sequence("the saved games", games, self.num_envs)
         for shard, part in zip(self.shards, self.slices):
             shard.call("set_state", games[part])
         observations = []
