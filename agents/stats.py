@@ -200,12 +200,16 @@ def percentile_interval(samples, clusters, confidence=0.95):
 
 def cluster_bootstrap_mean(values, cluster_ids, resamples=10_000, seed=0, confidence=0.95):
     """``(mean, low, high)`` of ``values`` with an expanded percentile interval from resampling whole
-    clusters (``cluster_ids``: one integer per value, e.g. its deal), since values of one cluster are
-    correlated. The resampled statistic is the pooled mean (cluster sums over cluster counts)."""
+    clusters (``cluster_ids``: one hashable label per value, e.g. its deal), since values of one cluster are
+    correlated. The resampled statistic is the pooled mean (cluster sums over cluster counts).
+    Unbounded from one cluster."""
     values = np.asarray(values, float)
-    _, cluster_ids = np.unique(np.asarray(cluster_ids), return_inverse=True)
-    sums = np.bincount(cluster_ids, weights=values)
-    counts = np.bincount(cluster_ids).astype(float)
+    number = {}
+    index = np.array([number.setdefault(cluster, len(number)) for cluster in cluster_ids])
+    sums = np.bincount(index, weights=values)
+    counts = np.bincount(index).astype(float)
+    if len(sums) < 2:
+        return float(values.mean()), float("-inf"), float("inf")
     rows = bootstrap_indices(len(sums), resamples, seed)
     means = sums[rows].sum(axis=1) / counts[rows].sum(axis=1)
     low, high = percentile_interval(means, len(sums), confidence)

@@ -153,6 +153,7 @@ def test_cluster_bootstrap_resamples_whole_clusters():
     assert (high - low) / 2 == pytest.approx(critical_value(40) * se * np.sqrt(40 / 39), rel=0.15)
     _, v_low, v_high = cluster_bootstrap_mean(values, np.arange(240), resamples=4000, seed=0)
     assert high - low > 2 * (v_high - v_low)  # resampling values as if independent: far too narrow
+    assert cluster_bootstrap_mean([1.0, 3.0], ["deal 0", "deal 0"]) == (2.0, float("-inf"), float("inf"))
 
 
 def test_paired_difference_against_a_known_case():
