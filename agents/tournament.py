@@ -371,17 +371,26 @@ class TournamentResult:
         return {label: 1000 * s / max(c, 1) for label, (s, c) in totals.items()}
 
     def format_table(self):
-        head = (f"{'agent':24s} {'win rate (95% CI)':>22s} {'fair':>5s} {'VP (95% CI)':>17s} {'rank':>5s} {'Elo':>6s} "
+        head = (f"{'agent':24s} {'win rate (95% CI)':>22s} {'fair':>5s} {'VP (95% CI)':>19s} {'rank':>5s} {'Elo':>6s} "
                 f"{'entered':>7s} {'won':>5s} {'bid':>5s} {'VP/card':>7s} {'stops':>5s}")
         lines = [head]
         for r in self.table:
             ci = f"{r['win_rate']:.3f} ({r['win_ci_low']:.3f}-{r['win_ci_high']:.3f})"
             vp = f"{r['mean_vp']:.1f}" + ("" if r["vp_ci_low"] is None else f" ({r['vp_ci_low']:.1f}-{r['vp_ci_high']:.1f})")
-            lines.append(f"{r['agent']:24s} {ci:>22s} {r['fair_share']:5.2f} {vp:>17s} "
+            lines.append(f"{r['agent']:24s} {ci:>22s} {r['fair_share']:5.2f} {vp:>19s} "
                          f"{r['mean_rank']:5.2f} {r['elo']:6.0f} {r['auctions_entered']:7.2f} "
                          f"{r['auctions_won']:5.2f} {r['mean_winning_bid']:5.1f} {r['vp_per_card']:7.2f} "
                          f"{r['stops_declared']:5.2f}")
         return "\n".join(lines)
+
+    @classmethod
+    def load(cls, stem):
+        """The result saved at ``stem.json``, its table computed again from the stored games (the
+        statistics of the current code; the games are not replayed)."""
+        with open(f"{stem}.json") as f:
+            data = json.load(f)
+        s = data["settings"]
+        return cls(s, summarize(data["games"], s["labels"], s["num_players"]), data["games"], data.get("seconds", 0.0))
 
     def save(self, stem):
         """Write ``stem.json`` (settings, table, per-game records), ``stem.csv`` (the table) and ``stem.png``."""
@@ -541,8 +550,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Play a seeded tournament between Fifth Avenue agents and report per-agent statistics.",
         epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip, rllib:CHECKPOINT_DIR, values:NETWORK.pt")
-    parser.add_argument("--agents", nargs="+", required=True,
-                        help="one agent per seat, e.g. heuristic random*3 (2-4 seats)")
+    parser.add_argument("--agents", nargs="+", help="one agent per seat, e.g. heuristic random*3 (2-4 seats)")
+    parser.add_argument("--resummarize", nargs="+", metavar="STEM",
+                        help="instead of playing: recompute the table of saved results STEM.json from their stored "
+                             "games and rewrite STEM.json/.csv/.png")
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))
     parser.add_argument("--games", type=int, default=100, help="a multiple of the games per deal")
     parser.add_argument("--seat-orders", choices=SEAT_ORDERS, default="cyclic",
@@ -560,6 +571,14 @@ def main(argv=None):
     parser.add_argument("--out", help="write OUT.json, OUT.csv and OUT.png")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    if args.resummarize:
+        for stem in args.resummarize:
+            result = TournamentResult.load(stem.removesuffix(".json"))
+            result.save(stem.removesuffix(".json"))
+            print(f"{stem}:\n{result.format_table()}")
+        return
+    if not args.agents:
+        parser.error("give --agents (or --resummarize)")
     try:
         lineup = parse_lineup(args.agents)
         result = run_tournament([(name, agent_factory(name)) for name in lineup], board=args.board,

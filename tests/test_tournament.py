@@ -253,6 +253,20 @@ def test_console_command_writes_table_json_and_plot(tmp_path, capsys):
     assert (tmp_path / "h_vs_r.png").stat().st_size > 1000
 
 
+def test_saved_results_can_be_summarized_again_without_replaying(tmp_path, capsys):
+    stem = tmp_path / "h_vs_r"
+    main(["--agents", "heuristic", "random", "--games", "4", "--workers", "1", "--quiet", "--out", str(stem)])
+    saved = json.loads((tmp_path / "h_vs_r.json").read_text())
+    stale = dict(saved, table=[dict(row, win_ci_low=-1.0) for row in saved["table"]])  # as an older version left it
+    (tmp_path / "h_vs_r.json").write_text(json.dumps(stale))
+    (tmp_path / "h_vs_r.csv").unlink()
+    main(["--resummarize", str(stem)])
+    again = json.loads((tmp_path / "h_vs_r.json").read_text())
+    assert again["table"] == saved["table"] and again["games"] == saved["games"]
+    assert (tmp_path / "h_vs_r.csv").exists() and "heuristic" in capsys.readouterr().out
+    assert TournamentResult.load(stem).table == saved["table"]
+
+
 def test_console_command_rejects_a_bad_lineup(capsys):
     with pytest.raises(SystemExit):
         main(["--agents", "heuristic", "random", "--games", "3"])
