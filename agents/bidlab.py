@@ -10,8 +10,8 @@ Paired comparison (``compare``, ``fifthave-bidlab compare``)
     factory, or a :class:`agents.bidding.BiddingStrategy` (instance or class),
     which is played by a ``HeuristicAgent`` that only bids differently. Per
     deal the focus entry's mean win share, mean VP and mean VP margin (its VP
-    minus the mean VP of the other seats) over the deal's games are taken; the difference candidate - baseline has a 95% percentile
-    bootstrap interval over deals (10,000 resamples, seeded), shown next to
+    minus the mean VP of the other seats) over the deal's games are taken; the difference candidate - baseline has a 95% expanded
+    percentile bootstrap interval over deals (10,000 resamples, seeded), shown next to
     the unpaired interval (the arms resampled independently, as if played on
     different deals) and the variance reduction factor pairing gave
     (``agents.stats.paired_difference``).
@@ -51,8 +51,9 @@ Auction-level analysis (``auction_effects``)
     best focus VP over a set of alternative bids (pass, and value bidding
     scaled by 0.5 ... 2 of the worth) minus its own (one replay per bid: the
     maximum of noisy values is biased upward, so read regrets as upper
-    estimates). Intervals resample source games (positions of one game are
-    correlated).
+    estimates). Intervals resample source deals (positions of one game are
+    correlated, and so are the games of one deal, which share its cards:
+    ``agents.stats.cluster_bootstrap_mean``).
 
 Console::
 
@@ -446,16 +447,15 @@ def auction_effects(positions, strategies=tuple(BIDDING_STRATEGIES), alternative
         context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
         with context.Pool(workers) as pool:
             replays = pool.map(_replay_all, jobs, chunksize=1)
-    clusters = np.array([hash((r["deal"], r["rotation"])) for r in replays])
-    _, cluster_ids = np.unique(clusters, return_inverse=True)
+    deals = np.array([r["deal"] for r in replays])
     bids = [name for name in replays[0]["vp"] if name not in strategies or name == "value"]
     table = {}
     for name in strategies:
         vp = np.array([r["vp"][name] for r in replays], float)
         base = np.array([r["vp"]["value"] for r in replays], float)
         best = np.array([max(r["vp"][b] for b in bids + [name]) for r in replays], float)
-        effect = _cluster_bootstrap(vp - base, cluster_ids, resamples, seed)
-        regret = _cluster_bootstrap(best - vp, cluster_ids, resamples, seed)
+        effect = stats.cluster_bootstrap_mean(vp - base, deals, resamples, seed)
+        regret = stats.cluster_bootstrap_mean(best - vp, deals, resamples, seed)
         var_d = (vp - base).var(ddof=1)
         table[name] = {
             "effect_vp": effect[0], "effect_ci_low": effect[1], "effect_ci_high": effect[2],
@@ -463,18 +463,8 @@ def auction_effects(positions, strategies=tuple(BIDDING_STRATEGIES), alternative
             "changed": float(np.mean(vp != base)),
             "variance_reduction": _ratio(vp.var(ddof=1) + base.var(ddof=1), var_d),
         }
-    return {"positions": len(replays), "source_games": int(cluster_ids.max() + 1), "bids": bids,
-            "strategies": table}
-
-
-def _cluster_bootstrap(values, cluster_ids, resamples, seed):
-    """Mean and percentile interval resampling whole clusters (source games)."""
-    sums = np.bincount(cluster_ids, weights=values)
-    counts = np.bincount(cluster_ids).astype(float)
-    rows = stats.bootstrap_indices(len(sums), resamples, seed)
-    means = sums[rows].sum(axis=1) / counts[rows].sum(axis=1)
-    low, high = stats.percentile_interval(means)
-    return float(values.mean()), low, high
+    return {"positions": len(replays), "source_games": len({(r["deal"], r["rotation"]) for r in replays}),
+            "source_deals": len(set(deals.tolist())), "bids": bids, "strategies": table}
 
 
 # ---- console -----------------------------------------------------------------------------

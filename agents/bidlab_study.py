@@ -118,7 +118,7 @@ def tables(study):
                   f"Paired comparisons: the candidate in one seat against {int(n) - 1} x `heuristic` (value) "
                   f"opponents, baseline `heuristic`; {any_result['deals']} deals x "
                   f"{any_result['settings']['games_per_deal']} cyclic seat orders per arm. Difference = candidate "
-                  f"minus baseline; 95% percentile bootstrap over deals.", ""]
+                  f"minus baseline; 95% expanded percentile bootstrap over deals.", ""]
         for metric, (label, digits) in METRIC_LABELS.items():
             lines += [f"{label}:", "", "| candidate | candidate (baseline) | difference | paired CI | unpaired CI | "
                       "field + luck corrected |", "|---|---|---|---|---|---|"]
@@ -140,9 +140,9 @@ def tables(study):
                 lines.append(f"| {name} | {metric} | " + " | ".join(_x(vr[m]) for m in METHODS) + " |")
         a = part["auctions"]
         lines += ["", f"Auction level: {a['positions']} auction start positions from {a['source_games']} baseline "
-                  f"games; focus seat bids with the strategy in that auction only, everything else `heuristic` "
+                  f"games of {a['source_deals']} deals; focus seat bids with the strategy in that auction only, everything else `heuristic` "
                   f"with common random numbers. Effect = focus VP minus with `value`; regret = best of the "
-                  f"bids {', '.join(a['bids'])} minus its own. 95% bootstrap over source games.", "",
+                  f"bids {', '.join(a['bids'])} minus its own. 95% expanded percentile bootstrap over source deals.", "",
                   "| strategy | effect VP | CI | regret VP | CI | positions changed | variance reduction |",
                   "|---|---|---|---|---|---|---|"]
         for name, s in a["strategies"].items():
@@ -154,7 +154,7 @@ def tables(study):
         alphas = [a for a in rank if a != "error"]
         lines += ["", f"Population: {p['games']} games over every two-strategy lineup ({p['deals_per_lineup']} "
                   f"deals x {n} seat orders each). alpha-Rank stationary mass at selection intensity alpha, "
-                  f"Bradley-Terry Elo with a 95% bootstrap-over-deals interval.", "",
+                  f"Bradley-Terry Elo with a 95% expanded percentile bootstrap-over-deals interval.", "",
                   "| strategy | " + " | ".join(f"alpha-Rank (alpha={float(a):g})" for a in alphas)
                   + " | Elo (BT) | 95% CI |", "|---|" + "---|" * (len(alphas) + 2)]
         order = list(rank[alphas[-1]]) if alphas else sorted(p["elo"], key=lambda k: -p["elo"][k]["elo"])

@@ -41,9 +41,12 @@ that is not a legal id, stops the tournament with ``AgentError`` naming the agen
 Statistics per label (``TABLE_COLUMNS``): ``win_rate`` (a shared win counts
 1/k for each of the k winners) with a 95% interval clustered by deal (games of
 one deal, and the seats of one label in one game, are not independent:
-``agents.stats.clustered_rate_interval``), ``fair_share`` (its share if all were
-equal), mean VP, mean rank (1 = best; a tie on VP and cards shares the rank), an
-Elo-scale rating with a 95% bootstrap-over-deals interval, and auction
+``agents.stats.clustered_rate_interval``; a label in every seat wins exactly
+``1 / num_players`` by construction, an interval of zero width), ``fair_share``
+(its share if all were equal), mean VP with a 95% interval clustered by deal
+(``agents.stats.clustered_mean_interval``; None from a single deal), mean rank (1 = best, ordered as
+R28 orders the winners: most VP, then most cards in hand; a tie on both shares
+the rank), an Elo-scale rating with a 95% bootstrap-over-deals interval, and auction
 statistics per game: auctions entered (at least one confirmed bid) and
 won, the mean winning bid in card points, VP per card spent (final VP over all
 cards paid for won auctions) and building stops declared.
@@ -79,10 +82,11 @@ from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAME
 
 from .base import LayoutObservations, give_sampler
 from .registry import AGENT_FACTORIES
-from .stats import bootstrap_elo, bradley_terry_elo, clustered_rate_interval, seat_ranks
+from .stats import bootstrap_elo, bradley_terry_elo, clustered_mean_interval, clustered_rate_interval, seat_ranks
 
 TABLE_COLUMNS = (
-    "agent", "seat_games", "win_rate", "win_ci_low", "win_ci_high", "fair_share", "mean_vp", "mean_rank",
+    "agent", "seat_games", "win_rate", "win_ci_low", "win_ci_high", "fair_share", "mean_vp", "vp_ci_low",
+    "vp_ci_high", "mean_rank",
     "elo", "elo_ci_low", "elo_ci_high", "auctions_entered", "auctions_won", "mean_winning_bid", "vp_per_card",
     "stops_declared",
 )
@@ -90,7 +94,8 @@ TABLE_COLUMNS = (
 
 TABLE_LEGEND = """\
 win rate (95% CI): wins per seat-game (a shared win counts 1/k), interval clustered by deal; fair: 1 / players
-VP: mean final victory points; rank: mean place (1 = best); Elo: Bradley-Terry rating, 1500 = reference
+VP (95% CI): mean final victory points, interval clustered by deal; rank: mean place (1 = best)
+Elo: Bradley-Terry rating, 1500 = reference
 entered: auctions per game the agent confirmed a bid in; won: auctions won per game
 bid: mean winning bid (card points); VP/card: final VP per card paid for won auctions
 stops: building stops declared per game"""
@@ -301,7 +306,7 @@ def summarize(records, labels, num_players, elo_resamples=200):
         entries = {e for e, lab in enumerate(labels) if lab == label}
         seat_games = wins = vp = rank = 0.0
         entered = won = points = cards = stops = 0
-        deal_wins, deal_seats = np.zeros(len(deals)), np.zeros(len(deals))  # clustered by deal
+        deal_wins, deal_vp, deal_seats = np.zeros(len(deals)), np.zeros(len(deals)), np.zeros(len(deals))
         for record in records:
             ranks = seat_ranks(record)
             for seat, entry in enumerate(record["entries"]):
@@ -313,17 +318,25 @@ def summarize(records, labels, num_players, elo_resamples=200):
                     wins += 1 / len(record["winners"])
                     deal_wins[column[record["deal"]]] += 1 / len(record["winners"])
                 vp += record["scores"][seat]
+                deal_vp[column[record["deal"]]] += record["scores"][seat]
                 rank += ranks[seat]
                 entered += record["auctions_entered"][seat]
                 won += record["auctions_won"][seat]
                 points += record["bid_points_won"][seat]
                 cards += record["cards_spent"][seat]
                 stops += record["stops_declared"][seat]
-        _, low, high = clustered_rate_interval(deal_wins, deal_seats)
+        if len(entries) == num_players:  # every seat is this label's: it wins 1 / num_players of them exactly
+            low = high = 1 / num_players
+        else:
+            _, low, high = clustered_rate_interval(deal_wins, deal_seats)
+        _, vp_low, vp_high = clustered_mean_interval(deal_vp, deal_seats)
+        if len(deals) < 2:  # unbounded from one deal (and JSON has no infinity)
+            vp_low = vp_high = None
         rows[label] = {
             "agent": label, "seat_games": int(seat_games), "win_rate": wins / seat_games,
             "win_ci_low": low, "win_ci_high": high, "fair_share": 1 / num_players,
-            "mean_vp": vp / seat_games, "mean_rank": rank / seat_games, "elo": ratings[label],
+            "mean_vp": vp / seat_games, "vp_ci_low": vp_low, "vp_ci_high": vp_high,
+            "mean_rank": rank / seat_games, "elo": ratings[label],
             "elo_ci_low": elo_ci[label][0], "elo_ci_high": elo_ci[label][1],
             "auctions_entered": entered / seat_games, "auctions_won": won / seat_games,
             "mean_winning_bid": points / won if won else 0.0,
@@ -358,16 +371,26 @@ class TournamentResult:
         return {label: 1000 * s / max(c, 1) for label, (s, c) in totals.items()}
 
     def format_table(self):
-        head = (f"{'agent':24s} {'win rate (95% CI)':>22s} {'fair':>5s} {'VP':>6s} {'rank':>5s} {'Elo':>6s} "
+        head = (f"{'agent':24s} {'win rate (95% CI)':>22s} {'fair':>5s} {'VP (95% CI)':>19s} {'rank':>5s} {'Elo':>6s} "
                 f"{'entered':>7s} {'won':>5s} {'bid':>5s} {'VP/card':>7s} {'stops':>5s}")
         lines = [head]
         for r in self.table:
             ci = f"{r['win_rate']:.3f} ({r['win_ci_low']:.3f}-{r['win_ci_high']:.3f})"
-            lines.append(f"{r['agent']:24s} {ci:>22s} {r['fair_share']:5.2f} {r['mean_vp']:6.1f} "
+            vp = f"{r['mean_vp']:.1f}" + ("" if r["vp_ci_low"] is None else f" ({r['vp_ci_low']:.1f}-{r['vp_ci_high']:.1f})")
+            lines.append(f"{r['agent']:24s} {ci:>22s} {r['fair_share']:5.2f} {vp:>19s} "
                          f"{r['mean_rank']:5.2f} {r['elo']:6.0f} {r['auctions_entered']:7.2f} "
                          f"{r['auctions_won']:5.2f} {r['mean_winning_bid']:5.1f} {r['vp_per_card']:7.2f} "
                          f"{r['stops_declared']:5.2f}")
         return "\n".join(lines)
+
+    @classmethod
+    def load(cls, stem):
+        """The result saved at ``stem.json``, its table computed again from the stored games (the
+        statistics of the current code; the games are not replayed)."""
+        with open(f"{stem}.json") as f:
+            data = json.load(f)
+        s = data["settings"]
+        return cls(s, summarize(data["games"], s["labels"], s["num_players"]), data["games"], data.get("seconds", 0.0))
 
     def save(self, stem):
         """Write ``stem.json`` (settings, table, per-game records), ``stem.csv`` (the table) and ``stem.png``."""
@@ -397,8 +420,12 @@ class TournamentResult:
         axes[0].set_ylabel("win rate (95% CI)")
         axes[0].set_ylim(0, 1)
         axes[0].legend(loc="upper right", fontsize=8)
-        axes[1].bar(x, [r["mean_vp"] for r in self.table], color="tab:green")
-        axes[1].set_ylabel("mean VP")
+        vp_errors = None
+        if all(r["vp_ci_low"] is not None for r in self.table):
+            vp_errors = [[r["mean_vp"] - r["vp_ci_low"] for r in self.table],
+                         [r["vp_ci_high"] - r["mean_vp"] for r in self.table]]
+        axes[1].bar(x, [r["mean_vp"] for r in self.table], yerr=vp_errors, capsize=4, color="tab:green")
+        axes[1].set_ylabel("mean VP (95% CI)")
         elo_errors = None
         if all(r["elo_ci_low"] is not None for r in self.table):
             elo_errors = [[max(0.0, r["elo"] - r["elo_ci_low"]) for r in self.table],
@@ -523,8 +550,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Play a seeded tournament between Fifth Avenue agents and report per-agent statistics.",
         epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip, rllib:CHECKPOINT_DIR, values:NETWORK.pt")
-    parser.add_argument("--agents", nargs="+", required=True,
-                        help="one agent per seat, e.g. heuristic random*3 (2-4 seats)")
+    parser.add_argument("--agents", nargs="+", help="one agent per seat, e.g. heuristic random*3 (2-4 seats)")
+    parser.add_argument("--resummarize", nargs="+", metavar="STEM",
+                        help="instead of playing: recompute the table of saved results STEM.json from their stored "
+                             "games and rewrite STEM.json/.csv/.png")
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))
     parser.add_argument("--games", type=int, default=100, help="a multiple of the games per deal")
     parser.add_argument("--seat-orders", choices=SEAT_ORDERS, default="cyclic",
@@ -542,6 +571,14 @@ def main(argv=None):
     parser.add_argument("--out", help="write OUT.json, OUT.csv and OUT.png")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    if args.resummarize:
+        for stem in args.resummarize:
+            result = TournamentResult.load(stem.removesuffix(".json"))
+            result.save(stem.removesuffix(".json"))
+            print(f"{stem}:\n{result.format_table()}")
+        return
+    if not args.agents:
+        parser.error("give --agents (or --resummarize)")
     try:
         lineup = parse_lineup(args.agents)
         result = run_tournament([(name, agent_factory(name)) for name in lineup], board=args.board,

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from agents import HeuristicAgent, bidlab, bidlab_cli
+from agents import HeuristicAgent, bidlab, bidlab_cli, stats
 from agents.bidding import BIDDING_STRATEGIES, AuctionSituation, MajorityBidding, ReachBidding, opponent_reach
 from agents.tournament import agent_factory
 from agents.view import SeatView
@@ -83,6 +83,28 @@ def test_the_luck_meter_does_not_change_the_game_and_sums_to_the_draws():
     assert meter.luck != start  # black cards were drawn
     assert "draw_black" not in json.dumps(meter.saved_state())
     assert sum(meter.relative(p) for p in range(4)) == pytest.approx(0, abs=1e-9)
+
+
+def test_auction_effect_intervals_resample_deals_not_games(monkeypatch):
+    # 20 deals x 3 seat orders x 2 positions; the deal decides the effect, so 20 units, not 60 games
+    rng = np.random.default_rng(0)
+    deal_effect = rng.normal(0, 2, 20)
+    positions = [{"deal": k, "rotation": r} for k in range(20) for r in range(3) for _ in range(2)]
+
+    def replay(job):
+        position, index = job[0], job[1]
+        value = 10 + deal_effect[position["deal"]] + 0.01 * index
+        return {"deal": position["deal"], "rotation": position["rotation"], "vp": {"value": 10.0, "reach": value},
+                "win": {}}
+    monkeypatch.setattr(bidlab, "_replay_all", replay)
+    result = bidlab.auction_effects(positions, strategies=(ReachBidding(),), alternatives=(), resamples=4000)
+    assert result["source_deals"] == 20 and result["source_games"] == 60 and result["positions"] == 120
+    effect = result["strategies"]["reach"]
+    effects = np.array([replay((p, i))["vp"]["reach"] - 10 for i, p in enumerate(positions)])
+    by_deal = stats.cluster_bootstrap_mean(effects, [p["deal"] for p in positions], 4000, 0)
+    by_game = stats.cluster_bootstrap_mean(effects, [(p["deal"], p["rotation"]) for p in positions], 4000, 0)
+    assert (effect["effect_vp"], effect["effect_ci_low"], effect["effect_ci_high"]) == pytest.approx(by_deal)
+    assert by_deal[2] - by_deal[1] > 1.3 * (by_game[2] - by_game[1])
 
 
 def test_auction_replays_are_deterministic_and_report_effects_and_regret():

@@ -7,10 +7,14 @@ from agents.stats import (
     alpha_rank,
     bootstrap_elo,
     bradley_terry_elo,
+    cluster_bootstrap_mean,
     clustered_mean_interval,
     clustered_rate_interval,
     control_variate,
+    critical_value,
     paired_difference,
+    percentile_interval,
+    t_quantile,
     wilson_interval,
 )
 
@@ -36,6 +40,62 @@ def test_wilson_interval_contains_the_rate_at_0_and_100_percent():
             low, high = wilson_interval(k, n)
             assert 0.0 <= low <= k / n <= high <= 1.0
     assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("probability, df, value", [
+    # Student's t table (e.g. NIST/SEMATECH e-Handbook 1.3.6.7.2) and closed forms for 1 and 2 df
+    (0.975, 1, 12.7062047362), (0.975, 2, 4.30265272975), (0.975, 3, 3.18244630528), (0.975, 4, 2.776),
+    (0.975, 9, 2.262), (0.975, 24, 2.064), (0.975, 99, 1.984), (0.95, 5, 2.015), (0.995, 10, 3.169),
+    (0.9, 30, 1.310), (0.975, 1000, 1.962), (0.6, 7, 0.263),
+])
+def test_t_quantile_matches_table_values(probability, df, value):
+    assert t_quantile(probability, df) == pytest.approx(value, abs=6e-4)
+    assert t_quantile(1 - probability, df) == pytest.approx(-value, abs=6e-4)
+
+
+def test_t_quantile_closed_forms_and_the_normal_limit():
+    for p in (0.6, 0.9, 0.975, 0.999):
+        assert t_quantile(p, 1) == pytest.approx(np.tan(np.pi * (p - 0.5)), rel=1e-10)
+        assert t_quantile(p, 2) == pytest.approx((2 * p - 1) / np.sqrt(2 * p * (1 - p)), rel=1e-10)
+    assert t_quantile(0.975, 100_000) == pytest.approx(1.959963984540054, abs=1e-4)
+    assert critical_value(10) == pytest.approx(2.262, abs=1e-3)  # 10 deals: 9 degrees of freedom
+    with pytest.raises(ValueError):
+        t_quantile(0.975, 0)
+
+
+def test_clustered_rate_interval_when_the_spread_between_deals_cannot_be_estimated():
+    # one deal: nothing is known about how deals vary (the tournament's 1.0 (0.51-1.00) from 4 games)
+    assert clustered_rate_interval([4.0], [4.0]) == (1.0, 0.0, 1.0)
+    # no wins, or only wins, over 10 deals: at most one independent trial per deal, not 4
+    for wins in (0.0, 4.0):
+        rate, low, high = clustered_rate_interval(np.full(10, wins), np.full(10, 4.0))
+        deal_low, deal_high = wilson_interval(10 * wins / 4, 10, critical_value(10))
+        assert (rate, low, high) == pytest.approx((wins / 4, deal_low, deal_high))
+    assert clustered_rate_interval(np.zeros(10), np.full(10, 4.0))[2] > 0.3  # 40 games would say 0.09
+    # every deal alike (2 of 4 each time): no spread seen, but 20 deals are not 80 independent games
+    rate, low, high = clustered_rate_interval(np.full(20, 2.0), np.full(20, 4.0))
+    assert rate == 0.5 and (low, high) == pytest.approx(wilson_interval(10, 20, critical_value(20)))
+    # deals without games of the label do not count as clusters
+    assert clustered_rate_interval([0.0, 4.0], [0.0, 4.0]) == (1.0, 0.0, 1.0)
+
+
+def test_clustered_rate_interval_against_a_hand_computed_case_with_t():
+    rate, low, high = clustered_rate_interval([1.0, 3.0, 2.0, 0.0], np.full(4, 4.0))
+    # residuals from 0.375 * 4: -0.5, 1.5, 0.5, -1.5; CR1 variance 4/3 * 5 / 16^2; binomial 0.375 * 0.625 / 16
+    n_eff = (0.375 * 0.625 / 16) * 16 / (4 / 3 * 5 / 256)
+    assert n_eff == pytest.approx(9.0)
+    assert rate == 0.375 and (low, high) == pytest.approx(wilson_interval(0.375 * 9, 9, 3.182446))  # t with 3 df
+    assert high - low > 1.2 * np.subtract(*wilson_interval(0.375 * 9, 9)[::-1])  # wider than with z
+
+
+def test_a_label_whose_seats_exclude_each_other_may_get_a_narrower_interval():
+    # a label in 2 of 4 seats: exactly one of its seats wins in half the games, so it wins 1 of 2 seat-games
+    # per winning game; its rate varies less than 8 independent trials per deal would
+    rng = np.random.default_rng(3)
+    deal_wins = rng.binomial(4, 0.5, 200).astype(float)  # games per deal the label won (one seat each)
+    rate, low, high = clustered_rate_interval(deal_wins, np.full(200, 8.0))
+    w_low, w_high = wilson_interval(deal_wins.sum(), 1600)
+    assert high - low < 0.8 * (w_high - w_low)
 
 
 def test_clustered_rate_is_wilson_for_independent_trials_and_wider_for_seats_that_move_together():
@@ -67,7 +127,33 @@ def test_clustered_mean_interval_against_a_hand_computed_case():
     sums, counts = np.array([2.0, 4.0, 6.0]), np.array([1.0, 1.0, 1.0])
     mean, low, high = clustered_mean_interval(sums, counts)
     se = np.std([2, 4, 6], ddof=1) / np.sqrt(3)  # one value per cluster: the usual standard error
-    assert mean == 4.0 and high - mean == pytest.approx(1.959964 * se, rel=1e-5)
+    assert mean == 4.0 and high - mean == pytest.approx(4.302653 * se, rel=1e-5)  # t with 2 df
+    assert clustered_mean_interval([5.0], [2.0]) == (2.5, float("-inf"), float("inf"))  # one cluster
+
+
+def test_expanded_percentile_interval_is_wider_with_few_deals_and_plain_with_many():
+    samples = np.random.default_rng(0).normal(0, 1, 200_000)
+    low, high = percentile_interval(samples, 10)
+    widen = np.sqrt(10 / 9) * 2.262157  # sqrt(n / (n - 1)) t_9
+    assert (low, high) == pytest.approx((-widen, widen), abs=0.03)
+    low, high = percentile_interval(samples, 10_000)
+    assert (low, high) == pytest.approx((-1.96, 1.96), abs=0.03)
+    with pytest.raises(ValueError, match="at least 2"):
+        percentile_interval(samples, 1)
+
+
+def test_cluster_bootstrap_resamples_whole_clusters():
+    rng = np.random.default_rng(7)
+    deal = rng.normal(0, 1, 40)
+    ids = np.repeat(np.arange(40), 6)  # 6 correlated values per deal
+    values = deal[ids] + rng.normal(0, 0.1, 240)
+    mean, low, high = cluster_bootstrap_mean(values, ids, resamples=4000, seed=0)
+    se = deal.std(ddof=1) / np.sqrt(40)  # the deals are the independent units
+    assert mean == pytest.approx(values.mean())
+    assert (high - low) / 2 == pytest.approx(critical_value(40) * se * np.sqrt(40 / 39), rel=0.15)
+    _, v_low, v_high = cluster_bootstrap_mean(values, np.arange(240), resamples=4000, seed=0)
+    assert high - low > 2 * (v_high - v_low)  # resampling values as if independent: far too narrow
+    assert cluster_bootstrap_mean([1.0, 3.0], ["deal 0", "deal 0"]) == (2.0, float("-inf"), float("inf"))
 
 
 def test_paired_difference_against_a_known_case():
@@ -109,7 +195,7 @@ def test_control_variate_removes_the_variance_the_luck_explains():
 
 
 def record(scores, winners, entries, deal):
-    return {"deal": deal, "entries": entries, "scores": scores, "winners": winners}
+    return {"deal": deal, "entries": entries, "scores": scores, "winners": winners, "cards_in_hand": [0] * len(scores)}
 
 
 def test_bradley_terry_bootstrap_intervals_resample_deals():

@@ -14,6 +14,7 @@ from agents.tournament import (
     TABLE_COLUMNS,
     AgentError,
     TournamentResult,
+    agent_factory,
     deal_seatings,
     main,
     parse_lineup,
@@ -182,10 +183,11 @@ def test_an_auction_counts_once_as_entered_however_often_a_seat_raises_in_it():
         assert all(0 < entered <= r["auctions"] for entered in r["auctions_entered"])
 
 
-def record(scores, winners, entries, game=0):
+def record(scores, winners, entries, game=0, cards=None):
     n = len(scores)
     zeros = [0] * n
     return {"game": game, "deal": 0, "rotation": 0, "entries": entries, "scores": scores, "winners": winners,
+            "cards_in_hand": cards or zeros,
             "truncated": False, "turns": 10, "auctions": 2, "auctions_entered": [1] * n,
             "auctions_won": [1] + zeros[1:], "bid_points_won": [10] + zeros[1:], "cards_spent": [2] + zeros[1:],
             "stops_declared": zeros, "act_seconds": [0.0] * n, "act_calls": zeros}
@@ -194,7 +196,9 @@ def record(scores, winners, entries, game=0):
 def test_ranks_share_places_on_ties_and_winners_come_first():
     assert seat_ranks(record([10, 30, 20], [1], [0, 1, 2])) == [3, 1, 2]
     assert seat_ranks(record([30, 30, 5], [0, 1], [0, 1, 2])) == [1.5, 1.5, 3]
-    assert seat_ranks(record([30, 30, 5], [1], [0, 1, 2])) == [2, 1, 3]  # the tie went to seat 1 on cards
+    assert seat_ranks(record([30, 30, 5], [1], [0, 1, 2], cards=[2, 4, 0])) == [2, 1, 3]  # seat 1 won on cards
+    # R28's order for every place: a VP tie below the winner goes to the most cards; a tie on both is shared
+    assert seat_ranks(record([40, 20, 20, 20], [0], [0, 1, 2, 3], cards=[0, 3, 5, 3])) == [1, 3.5, 2, 3.5]
 
 
 def test_summary_counts_shared_wins_as_shares_and_pools_labels():
@@ -249,6 +253,20 @@ def test_console_command_writes_table_json_and_plot(tmp_path, capsys):
     assert (tmp_path / "h_vs_r.png").stat().st_size > 1000
 
 
+def test_saved_results_can_be_summarized_again_without_replaying(tmp_path, capsys):
+    stem = tmp_path / "h_vs_r"
+    main(["--agents", "heuristic", "random", "--games", "4", "--workers", "1", "--quiet", "--out", str(stem)])
+    saved = json.loads((tmp_path / "h_vs_r.json").read_text())
+    stale = dict(saved, table=[dict(row, win_ci_low=-1.0) for row in saved["table"]])  # as an older version left it
+    (tmp_path / "h_vs_r.json").write_text(json.dumps(stale))
+    (tmp_path / "h_vs_r.csv").unlink()
+    main(["--resummarize", str(stem)])
+    again = json.loads((tmp_path / "h_vs_r.json").read_text())
+    assert again["table"] == saved["table"] and again["games"] == saved["games"]
+    assert (tmp_path / "h_vs_r.csv").exists() and "heuristic" in capsys.readouterr().out
+    assert TournamentResult.load(stem).table == saved["table"]
+
+
 def test_console_command_rejects_a_bad_lineup(capsys):
     with pytest.raises(SystemExit):
         main(["--agents", "heuristic", "random", "--games", "3"])
@@ -281,6 +299,33 @@ def test_an_agent_winning_every_game_gets_an_interval_up_to_one_and_a_plot(tmp_p
                               list(table.values()), records)
     result.plot(tmp_path / "sweep.png")  # used to fail: 'yerr' must not contain negative values
     assert (tmp_path / "sweep.png").stat().st_size > 1000
+
+
+def test_one_deal_gives_no_interval_on_how_deals_vary():
+    # heuristic against 3 random players, 4 games of one deal: it used to report 1.0 (0.51-1.00)
+    result = run_tournament([agent_factory("heuristic")] + [agent_factory("random")] * 3, games=4, seed=0)
+    row = result.row("heuristic")
+    assert (row["win_ci_low"], row["win_ci_high"]) == (0.0, 1.0)
+    assert row["vp_ci_low"] is None and row["vp_ci_high"] is None
+    assert "heuristic" in result.format_table()
+
+
+def test_a_label_in_every_seat_wins_its_fair_share_exactly():
+    records = [dict(record([30, 10, 20], [0] if g % 3 else [0, 2], [0, 1, 2], game=g), deal=g // 3) for g in range(30)]
+    row = summarize(records, ["a", "a", "a"], 3)[0]
+    assert row["win_rate"] == pytest.approx(1 / 3)
+    assert row["win_ci_low"] == row["win_ci_high"] == 1 / 3
+
+
+def test_mean_vp_interval_is_clustered_by_deal():
+    # the deal decides the VP of all its games: 10 deals, not 40 independent games
+    records = [dict(record([30 + 5 * deal, 10], [0], [0, 1], game=4 * deal + r), deal=deal)
+               for deal in range(10) for r in range(4)]
+    row = summarize(records, ["a", "b"], 2)[0]
+    per_deal = 30 + 5 * np.arange(10)
+    half = 2.262157 * per_deal.std(ddof=1) / np.sqrt(10)  # t with 9 df over the 10 deal means
+    assert row["mean_vp"] == pytest.approx(52.5)
+    assert (row["vp_ci_low"], row["vp_ci_high"]) == pytest.approx((52.5 - half, 52.5 + half))
 
 
 def test_win_rate_interval_is_clustered_by_deal():

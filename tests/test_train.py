@@ -159,7 +159,7 @@ def test_experiment_scale_and_report(tmp_path):
     rows = write_report(config, str(tmp_path / "out"))  # a rewrite keeps the command and timing
     assert [r["win_rate"] for r in rows] == ["0.5", "0.75"]
     report = (tmp_path / "out" / "README.md").read_text()
-    assert "`fifthave-experiment --scale 1`" in report and "| 2048 | random | 4 | 0.750 |" in report and "| 1.50 | 1 |" in report
+    assert "`fifthave-experiment --scale 1`" in report and "| 2048 | random | 4 | 0.750 | [0.300, 0.950] | 0.50 |" in report and "| 1.50 | 1 |" in report
     assert "throughput 256 env steps/s" in report
     assert report.startswith("# Training results: MaskablePPO on FifthAvenue-v0\n")
     # A cloning-only run says so in its title (its table has the one row of the cloned policy).

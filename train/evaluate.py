@@ -4,8 +4,10 @@
 tournament of ``games`` games (rounded up to a multiple of the player count):
 the learned agent in one seat, which rotates through all seats, and the
 scripted ``opponent`` in every other seat. The win rate counts a shared win as
-1/k for each of the k winners (the tournament's rule) and comes with its 95%
-Wilson interval; ``truncated`` counts the games that reached ``max_turns`` (R29)
+1/k for each of the k winners (the tournament's rule) and comes with the
+tournament's 95% interval clustered by deal (``agents.stats.clustered_rate_interval``:
+the games of a deal share its cards, so they are not independent); tables show it next
+to the fair share 1 / players; ``truncated`` counts the games that reached ``max_turns`` (R29)
 (their winners are the tournament's, so a high count says the win rate is not
 about finished games).
 
@@ -95,13 +97,15 @@ def read_eval_log(run_dir):
         return list(csv.DictReader(f))
 
 
-def format_table(rows):
-    """A markdown table of evaluation rows."""
-    lines = ["| steps | opponent | games | win rate | 95% CI | mean VP | opponents' mean VP | mean rank | truncated |",
-             "|---|---|---|---|---|---|---|---|---|"]
+def format_table(rows, num_players):
+    """A markdown table of evaluation rows of a ``num_players`` game (the fair share is 1 / num_players)."""
+    lines = ["| steps | opponent | games | win rate | 95% CI (clustered by deal) | fair share | mean VP "
+             "| opponents' mean VP | mean rank | truncated |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {int(r['timesteps'])} | {r['opponent']} | {r['games']} | {float(r['win_rate']):.3f} | "
-                     f"[{float(r['ci_low']):.3f}, {float(r['ci_high']):.3f}] | {float(r['mean_vp']):.1f} | "
+                     f"[{float(r['ci_low']):.3f}, {float(r['ci_high']):.3f}] | {1 / num_players:.2f} | "
+                     f"{float(r['mean_vp']):.1f} | "
                      f"{float(r['opponent_mean_vp']):.1f} | {float(r['mean_rank']):.2f} | "
                      f"{r.get('truncated', '')} |")
     return "\n".join(lines)
@@ -114,7 +118,10 @@ def main(argv=None):
     parser.add_argument("--opponents", nargs="+", help="default: the run's eval_opponents")
     parser.add_argument("--games", type=int, help="games per opponent (default: the run's eval_games)")
     args = parser.parse_args(argv)
-    print(format_table(evaluate_checkpoint(args.checkpoint, args.opponents, args.games)))
+    from .checkpoint import read_meta
+
+    num_players = read_meta(args.checkpoint)["config"]["num_players"]
+    print(format_table(evaluate_checkpoint(args.checkpoint, args.opponents, args.games), num_players))
     return 0
 
 

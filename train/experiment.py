@@ -9,9 +9,9 @@ into a new run directory (the config's ``run_dir`` with the date and time append
 ``runs/recipe-<date>-<time>``, unless ``--run-dir`` names one), and writes there:
 
 - ``results.csv``: one row per evaluation point and opponent (steps, games,
-  win rate, Wilson 95% interval, mean VP and rank, the opponents' mean VP,
+  win rate with its 95% interval clustered by deal, mean VP and rank, the opponents' mean VP,
   truncated games);
-- ``README.md``: the same table, the exact command, the config, the measured
+- ``README.md``: the same table with the fair share (1 / players), the exact command, the config, the measured
   wall time and throughput, the final weights' hash, versions (command, timing and
   hash also in ``run.json``);
 - ``win_rate.png``: win rate against the steps with the intervals shaded.
@@ -104,7 +104,7 @@ def plot(rows, config, path):
     ax.axhline(1 / config.num_players, color="gray", linestyle="--", linewidth=1,
                label=f"even share (1/{config.num_players})")
     ax.set_xlabel("env steps (learner decisions)")
-    ax.set_ylabel("win rate (95% Wilson interval)")
+    ax.set_ylabel("win rate (95% CI, clustered by deal)")
     ax.set_ylim(0, 1)
     if config.total_timesteps == 0:  # one point per opponent: the cloned policy
         ax.set_xticks([0])
@@ -183,8 +183,9 @@ def write_report(config, out, run=None):
         f"{config.num_players} players, {config.board}-plot board, seed {config.seed}, "
         f"{_training_text(config)}; "
         f"{config.eval_games} evaluation games per opponent and point (the learner rotates through the seats, "
-        "every other seat plays the opponent; a win shared by k players counts 1/k); 95% Wilson intervals.", "",
-        format_table(rows), "",
+        "every other seat plays the opponent; a win shared by k players counts 1/k); 95% intervals clustered "
+        "by deal (the games of a deal share its cards; `agents.stats.clustered_rate_interval`).", "",
+        format_table(rows, config.num_players), "",
         "![win rate](win_rate.png)", "",
     ]
     throughput = (f"training throughput {run['steps_per_second']:.0f} env steps/s on this machine"
@@ -281,7 +282,7 @@ def main(argv=None):
         print(f"took {result.wall_seconds / 60:.1f} min ({result.eval_seconds / 60:.1f} of it evaluation); "
               f"final weights sha256 {result.weights_sha256}")
     rows = write_report(config, run_dir, run)
-    print(format_table(rows))
+    print(format_table(rows, config.num_players))
     print(f"\nwritten: {run_dir}/results.csv, README.md, win_rate.png, run.json")
     if args.publish:
         size = publish(config, run_dir, args.out)

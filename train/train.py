@@ -413,7 +413,7 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
     print(f"final weights sha256: {result.weights_sha256}")
     rows = read_eval_log(config.run_dir)
     print(f"\nEvaluation of {config.run_dir} ({config.num_players} players, {config.board}-plot board):")
-    print(format_table(rows))
+    print(format_table(rows, config.num_players))
     print("\n" + "\n".join(how_to_use(latest_checkpoint(config.run_dir), config.num_players)))
     return 0
 

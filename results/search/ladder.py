@@ -1,61 +1,66 @@
 """The search agent's strength ladder: each agent in one seat against three HeuristicAgents.
 
     python results/search/ladder.py [--workers 2] [--only NAME ...]
+    python results/search/ladder.py --from-records     # the tables again from the saved games
 
 4 players, 5-plot board, seats rotated (every agent plays every seat on the same deals).
-For each rung: win rate with a 95% interval clustered by deal (the 4 games of a deal share
-the cards and the board, so they are not independent: the interval uses the spread of
-per-deal win shares), the tournament's Wilson interval over seat-games for comparison,
-mean VP, and time per act() call measured separately on 8 games (process CPU time, and
-wall time with the load average, because the machine is shared). Fair share is 0.25.
-Writes ladder.csv, ladder.json and one tournament record per rung (<rung>.json/.csv/.png)
-next to this file, after every rung.
+For each rung: win rate and mean VP with the tournament's 95% intervals clustered by deal
+(the 4 games of a deal share the cards and the board, so they are not independent:
+``agents.stats``), mean rank, and time per act() call measured separately on 8 games
+(process CPU time, and wall time with the load average, because the machine is shared).
+Fair share is 0.25. Writes ladder.csv, ladder.json, ladder.md and one tournament record per
+rung (<rung>.json/.csv/.png) next to this file, after every rung. ``--from-records``
+recomputes the statistics from those records (no game is replayed) and keeps the timings.
 """
 
 import argparse
 import csv
 import json
-import math
-import os
 from pathlib import Path
 
-from agents.tournament import agent_factory, run_tournament
+from agents.tournament import TournamentResult, agent_factory, run_tournament
 
 HERE = Path(__file__).resolve().parent
 SEED = 2026
 # (agent, games): the cheap rungs get many games; the search rungs as many as CPU allows
 RUNGS = [("random", 300), ("greedy", 300), ("heuristic", 300),
          ("search:4:1", 100), ("search:12:1", 300), ("search:32:2", 40)]
-COLUMNS = ("agent", "games", "win_rate", "ci_low_deal", "ci_high_deal", "wilson_low", "wilson_high", "fair_share",
-           "mean_vp", "mean_rank", "cpu_ms_per_decision", "wall_ms_per_decision", "load_average")
+TIMING = ("cpu_ms_per_decision", "wall_ms_per_decision", "load_average")
+COLUMNS = ("agent", "games", "deals", "win_rate", "win_ci_low", "win_ci_high", "fair_share", "mean_vp", "vp_ci_low",
+           "vp_ci_high", "mean_rank") + TIMING
 
 
-def deal_clustered_interval(records, entry=0, z=1.96):
-    """Mean win share of ``entry`` with a normal interval over per-deal means."""
-    deals = {}
-    for record in records:
-        seat = record["entries"].index(entry)
-        share = 1 / len(record["winners"]) if seat in record["winners"] else 0.0
-        deals.setdefault(record["deal"], []).append(share)
-    means = [sum(v) / len(v) for v in deals.values()]
-    k = len(means)
-    mean = sum(means) / k
-    sd = math.sqrt(sum((m - mean) ** 2 for m in means) / (k - 1)) if k > 1 else 0.0
-    half = z * sd / math.sqrt(k)
-    return mean, max(0.0, mean - half), min(1.0, mean + half)
+def ladder_row(name, result, timing):
+    """One rung's row from its tournament (the agent's row of the table) and its timing."""
+    row = result.row(name)
+    return {"agent": name, "games": result.settings["games"], "deals": len({r["deal"] for r in result.records}),
+            **{k: row[k] for k in ("win_rate", "win_ci_low", "win_ci_high", "fair_share", "mean_vp", "vp_ci_low",
+                                   "vp_ci_high", "mean_rank")},
+            **{k: timing[k] for k in TIMING}}
 
 
 def markdown_table(rows):
     """The ladder as a markdown table (ladder.md; README.md quotes it)."""
-    lines = ["| agent | games | win rate | 95% CI (by deal) | 95% CI (Wilson) | mean VP | mean rank "
+    lines = ["| agent | games (deals) | win rate (95% CI, clustered by deal) | mean VP (95% CI) | mean rank "
              "| CPU ms / decision | wall ms / decision (load) |",
-             "|---|---:|---:|---|---|---:|---:|---:|---:|"]
+             "|---|---:|---|---|---:|---:|---:|"]
     for r in rows:
-        lines.append(f"| {r['agent']} | {r['games']} | {r['win_rate']:.3f} | [{r['ci_low_deal']:.3f}, "
-                     f"{r['ci_high_deal']:.3f}] | [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}] | "
-                     f"{r['mean_vp']:.1f} | {r['mean_rank']:.2f} | {r['cpu_ms_per_decision']:.1f} | "
+        lines.append(f"| {r['agent']} | {r['games']} ({r['deals']}) | {r['win_rate']:.3f} [{r['win_ci_low']:.3f}, "
+                     f"{r['win_ci_high']:.3f}] | {r['mean_vp']:.1f} [{r['vp_ci_low']:.1f}, {r['vp_ci_high']:.1f}] | "
+                     f"{r['mean_rank']:.2f} | {r['cpu_ms_per_decision']:.1f} | "
                      f"{r['wall_ms_per_decision']:.1f} ({r['load_average']:.0f}) |")
     return "\n".join(lines) + "\n"
+
+
+def write_ladder(rows):
+    ordered = [rows[n] for n, _ in RUNGS if n in rows]
+    (HERE / "ladder.json").write_text(json.dumps({"seed": SEED, "opponents": "3 x heuristic", "num_players": 4,
+                                                  "board": 5, "rows": ordered}, indent=1) + "\n")
+    with open(HERE / "ladder.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, COLUMNS)
+        writer.writeheader()
+        writer.writerows(ordered)
+    (HERE / "ladder.md").write_text(markdown_table(ordered))
 
 
 def main():
@@ -63,39 +68,34 @@ def main():
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--only", nargs="*", help="run only these rungs (others are kept from ladder.json)")
     parser.add_argument("--timing-games", type=int, default=8)
+    parser.add_argument("--from-records", action="store_true",
+                        help="recompute every row from the saved <rung>.json games, keeping the timings")
     args = parser.parse_args()
-    from timing import time_agent
-
     path = HERE / "ladder.json"
     rows = {r["agent"]: r for r in json.loads(path.read_text())["rows"]} if path.exists() else {}
+    if args.from_records:
+        for name, _ in RUNGS:
+            stem = str(HERE / name.replace(":", "_"))
+            result = TournamentResult.load(stem)
+            result.save(stem)
+            rows[name] = ladder_row(name, result, rows[name])
+        write_ladder(rows)
+        print(markdown_table([rows[n] for n, _ in RUNGS]))
+        return
+    from timing import time_agent
+
     run_first = ("search:12:1",)  # the target rung first, so it finishes on a busy machine
     for name, games in sorted(RUNGS, key=lambda rung: rung[0] not in run_first):
         if args.only and name not in args.only:
             continue
         result = run_tournament([agent_factory(name)] + [agent_factory("heuristic")] * 3, num_players=4, board=5,
                                 games=games, seed=SEED, workers=args.workers)
-        stem = name.replace(":", "_")
-        result.save(str(HERE / stem))
-        row = next(r for r in result.table if r["agent"] == name)
-        if name == "heuristic":  # four copies share the label: the interval is for any one of them
-            mean, low, high = row["win_rate"], row["win_ci_low"], row["win_ci_high"]
-        else:
-            mean, low, high = deal_clustered_interval(result.records)
-        timing = time_agent(name, args.timing_games, SEED)
-        rows[name] = {"agent": name, "games": games, "win_rate": mean, "ci_low_deal": low, "ci_high_deal": high,
-                      "wilson_low": row["win_ci_low"], "wilson_high": row["win_ci_high"], "fair_share": 0.25,
-                      "mean_vp": row["mean_vp"], "mean_rank": row["mean_rank"],
-                      **{k: timing[k] for k in ("cpu_ms_per_decision", "wall_ms_per_decision", "load_average")}}
-        ordered = [rows[n] for n, _ in RUNGS if n in rows]
-        path.write_text(json.dumps({"seed": SEED, "opponents": "3 x heuristic", "num_players": 4, "board": 5,
-                                    "rows": ordered}, indent=1) + "\n")
-        with open(HERE / "ladder.csv", "w", newline="") as f:
-            writer = csv.DictWriter(f, COLUMNS)
-            writer.writeheader()
-            writer.writerows(ordered)
-        (HERE / "ladder.md").write_text(markdown_table(ordered))
-        print(f"{name}: win {mean:.3f} [{low:.3f}, {high:.3f}] VP {row['mean_vp']:.1f} "
-              f"cpu {timing['cpu_ms_per_decision']:.1f} ms/decision (load {timing['load_average']:.1f})", flush=True)
+        result.save(str(HERE / name.replace(":", "_")))
+        rows[name] = ladder_row(name, result, time_agent(name, args.timing_games, SEED))
+        write_ladder(rows)
+        r = rows[name]
+        print(f"{name}: win {r['win_rate']:.3f} [{r['win_ci_low']:.3f}, {r['win_ci_high']:.3f}] VP {r['mean_vp']:.1f} "
+              f"cpu {r['cpu_ms_per_decision']:.1f} ms/decision (load {r['load_average']:.1f})", flush=True)
 
 
 if __name__ == "__main__":
