@@ -8,6 +8,8 @@ import argparse
 import os
 import time
 
+from fifthave_env.engine import checks
+
 from .bidding import BIDDING_STRATEGIES
 from .bidlab import compare, format_comparison, write_json
 from .bidlab_study import run_study
@@ -23,21 +25,23 @@ def main(argv=None):
                    help=f"agent name (e.g. heuristic-reach) or a bidding strategy: {', '.join(BIDDING_STRATEGIES)}")
     c.add_argument("--opponents", nargs="+", default=None, help="one agent per other seat (default heuristic)")
     c.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
-    c.add_argument("--deals", type=int, default=100)
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--deals", type=checks.cli_int(1), default=100)
+    c.add_argument("--seed", type=checks.cli_int(0), default=0)
     c.add_argument("--board", type=int, default=5, choices=(5, 6))
     c.add_argument("--seat-orders", choices=SEAT_ORDERS, default="cyclic")
-    c.add_argument("--orders-per-deal", type=int, default=None)
-    c.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    c.add_argument("--orders-per-deal", type=checks.cli_int(1), default=None)
+    c.add_argument("--workers", type=checks.cli_int(1), default=os.cpu_count() or 1)
     c.add_argument("--json", help="write the result to this path")
     s = sub.add_parser("study", help="the committed study of all strategies (results/bidding)")
     s.add_argument("--out", default="results/bidding")
-    s.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    s.add_argument("--workers", type=checks.cli_int(1), default=os.cpu_count() or 1)
     s.add_argument("--quick", action="store_true", help="a tiny run (a smoke test)")
     args = parser.parse_args(argv)
     if args.command == "study":
         run_study(args.out, workers=args.workers, quick=args.quick)
         return
+    if args.orders_per_deal is not None and args.seat_orders != "sample":
+        parser.error("--orders-per-deal needs --seat-orders sample (the other orders fix the games per deal)")
     try:
         spec = lambda name: f"heuristic-{name}" if name in BIDDING_STRATEGIES else name  # noqa: E731
         start = time.perf_counter()

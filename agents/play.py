@@ -18,6 +18,7 @@ import argparse
 import numpy as np
 
 from fifthave_env import fifth_avenue_v0
+from fifthave_env.engine import checks
 from fifthave_env.engine.game import CHOOSE_ACTION_DECISION, DECISION_NAMES
 from fifthave_env.render_text import render_text
 
@@ -187,13 +188,13 @@ def main(argv=None):
     parser.add_argument("--opponents", nargs="+", default=["heuristic", "heuristic", "heuristic"],
                         help="1-3 agent names, one per other seat in seat order")
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seed", type=checks.cli_int(0), default=None)
     args = parser.parse_args(argv)
     try:
         for name in args.opponents:
             agent_factory(name)
         play(seat=args.seat, opponents=args.opponents, board=args.board, seed=args.seed)
-    except ValueError as error:
+    except (ValueError, OSError) as error:  # OSError: e.g. a missing policy checkpoint
         parser.error(str(error))
     except KeyboardInterrupt:
         print("\nYou left the game.")

@@ -547,6 +547,8 @@ def parse_lineup(specs):
 
 
 def main(argv=None):
+    from fifthave_env.engine import checks  # here: the module's imports are another change's
+
     parser = argparse.ArgumentParser(
         description="Play a seeded tournament between Fifth Avenue agents and report per-agent statistics.",
         epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip, rllib:CHECKPOINT_DIR, values:NETWORK.pt")
@@ -555,14 +557,14 @@ def main(argv=None):
                         help="instead of playing: recompute the table of saved results STEM.json from their stored "
                              "games and rewrite STEM.json/.csv/.png")
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))
-    parser.add_argument("--games", type=int, default=100, help="a multiple of the games per deal")
+    parser.add_argument("--games", type=checks.cli_int(1), default=100, help="a multiple of the games per deal")
     parser.add_argument("--seat-orders", choices=SEAT_ORDERS, default="cyclic",
                         help="seat orders per deal: cyclic rotations (n games), all permutations (n! games) "
                              "or a seeded sample of --orders-per-deal permutations")
-    parser.add_argument("--orders-per-deal", type=int, default=None,
+    parser.add_argument("--orders-per-deal", type=checks.cli_int(1), default=None,
                         help="with --seat-orders sample: permutations per deal (default: the number of players)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=checks.cli_int(0), default=0)
+    parser.add_argument("--workers", type=checks.cli_int(1), default=os.cpu_count() or 1)
     parser.add_argument("--max-turns", type=int, default=300)
     parser.add_argument("--backend", choices=("local", "ray"), default="local",
                         help="ray: play the games as Ray tasks (needs the distributed extra); same table")
@@ -579,13 +581,15 @@ def main(argv=None):
         return
     if not args.agents:
         parser.error("give --agents (or --resummarize)")
+    if args.orders_per_deal is not None and args.seat_orders != "sample":
+        parser.error("--orders-per-deal needs --seat-orders sample (the other orders fix the games per deal)")
     try:
         lineup = parse_lineup(args.agents)
         result = run_tournament([(name, agent_factory(name)) for name in lineup], board=args.board,
                                 games=args.games, seed=args.seed, workers=args.workers,
                                 max_turns=args.max_turns, progress=not args.quiet, seat_orders=args.seat_orders,
                                 orders_per_deal=args.orders_per_deal, backend=args.backend, address=args.address)
-    except (ValueError, ImportError, ConnectionError) as error:
+    except (ValueError, ImportError, ConnectionError, AgentError) as error:  # AgentError: e.g. a missing checkpoint
         parser.error(str(error))
     s = result.settings
     print(f"{s['num_players']} players, {s['board']}-plot board, {s['games']} games, seed {s['seed']}, "

@@ -36,11 +36,11 @@ from itertools import combinations
 
 import numpy as np
 
-from .engine import auction, scoring
+from .engine import auction, checks, scoring
 from .engine.board import (NUM_DISTRICTS, NUM_LOCATIONS, NUM_PLOTS, NUM_SHOP_TYPES, PLOTS_PER_DISTRICT, SHOP_PLOT,
                            parse_layout)
 from .engine.cards import BLACK, NUM_COLORS, NUM_KINDS
-from .engine.game import NUM_DECISIONS
+from .engine.game import NUM_DECISIONS, GameConfig
 
 MAX_SEATS = 4
 OWNERS = MAX_SEATS + 1  # relative seats 0..3, then Alea
@@ -229,8 +229,9 @@ class Observer:
     """
 
     def __init__(self, config, version=0):
-        if version not in LAYOUTS:
-            raise ValueError(f"observation layout must be one of {sorted(LAYOUTS)}, got {version!r}")
+        if not isinstance(config, GameConfig):
+            raise checks.InvalidTypeError(f"config must be a GameConfig, got {checks.shown(config)}")
+        version = checks.choice("observation layout (version)", version, tuple(sorted(LAYOUTS)))
         self.config = config
         self.version = version
         self.size = OBS_SIZES[version]
@@ -286,6 +287,8 @@ class Observer:
 
     def observe(self, game, seat, out=None):
         """The observation of ``seat`` as a new array (or written into ``out``)."""
+        if seat.__class__ is not int or not 0 <= seat < self.n:  # one cheap test on the hot path
+            seat = checks.integer("seat", seat, 0, self.n - 1)  # a numpy int passes; nothing written yet
         self.builds += 1
         g = game
         if g.config is not self.config and g.config != self.config:

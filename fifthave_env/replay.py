@@ -24,16 +24,22 @@ as JSON): its picture is the only frame.
 
 import argparse
 import json
+import math
 import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .engine import checks
+from .engine.actions import NUM_ACTIONS
 from .engine.game import Game, GameConfig, IllegalActionError
 from .observation import Observer
 
 RECORD_FORMAT = 1
+RECORD_KEYS = ("record_format", "initial_state", "actions")
 FRAME_EVERY = ("action", "turn")
+# GIF frame delays are hundredths of a second, at most 655.35 s (the last frame shows 3 times longer)
+FPS_RANGE = (0.01, 100.0)
 
 
 @dataclass
@@ -54,16 +60,28 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, data):
-        """A record from :meth:`to_dict` data, or from a bare saved state (no actions)."""
+        """A record from :meth:`to_dict` data, or from a bare saved state (no actions).
+
+        A record is untrusted input: its keys, format and action ids are checked (the starting
+        state by ``Game.from_dict`` when replayed); errors are ``engine.checks.InvalidValueError``
+        (``InvalidTypeError`` for a wrong type) naming the field."""
+        checks.mapping("recorded game", data)
         if "initial_state" in data:
-            if data.get("record_format") != RECORD_FORMAT:
-                raise ValueError(f"unknown record format {data.get('record_format')!r}; "
-                                 f"this version reads {RECORD_FORMAT}")
-            return cls(data["initial_state"], [int(a) for a in data["actions"]])
+            checks.mapping("recorded game", data, RECORD_KEYS)
+            version = data["record_format"]
+            if not checks.is_int(version) or version != RECORD_FORMAT:
+                raise checks.InvalidValueError(f"unknown record format {checks.shown(version)}; "
+                                               f"this version reads {RECORD_FORMAT}")
+            actions = checks.sequence("recorded game's actions", data["actions"])
+            # exact ints: a float, bool or numeric string is no action id
+            actions = [checks.integer(f"recorded game's actions[{i}]", a, 0, NUM_ACTIONS - 1)
+                       for i, a in enumerate(actions)]
+            return cls(data["initial_state"], actions)
         if "state" in data and "config" in data:
             return cls(data, [])
-        raise ValueError("not a recorded game nor a saved game state: expected the keys "
-                         "'initial_state' and 'actions' (GameRecord.to_dict) or 'config' and 'state' (Game.to_dict)")
+        raise checks.InvalidValueError(
+            "not a recorded game nor a saved game state: expected the keys 'initial_state' and 'actions' "
+            "(GameRecord.to_dict) or 'config' and 'state' (Game.to_dict)")
 
     def save(self, path):
         with open(path, "w") as f:
@@ -175,8 +193,10 @@ def save_gif(record, path, every="turn", fps=2.0, hands="actor", scale=0.75):
     """
     from PIL import Image
 
-    if not fps > 0:
-        raise ValueError(f"fps must be positive, got {fps!r}")
+    fps = checks.real("fps", fps)
+    if not FPS_RANGE[0] <= fps <= FPS_RANGE[1]:
+        raise checks.InvalidValueError(f"fps must be from {FPS_RANGE[0]} to {FPS_RANGE[1]} frames per second "
+                                       f"(GIF delays are hundredths of a second), got {fps!r}")
     images = list(frames(record, every=every, hands=hands, scale=scale))
     palette = _gif_palette(images)
     images = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
@@ -205,11 +225,21 @@ def main(argv=None):
     parser.add_argument("--hands", default="actor", help="whose hand to show: actor, none or a seat number")
     args = parser.parse_args(argv)
     hands = int(args.hands) if args.hands.isdigit() else args.hands
-    record = GameRecord.load(args.input)
-    if args.output.lower().endswith(".gif"):
-        count = save_gif(record, args.output, every=args.every, fps=args.fps, hands=hands, scale=args.scale)
-    else:
-        count = save_pngs(record, args.output, every=args.every, hands=hands, scale=args.scale)
+    if not (math.isfinite(args.scale) and 0.05 <= args.scale <= 4):  # the picture is 1280x720 times scale
+        parser.error(f"--scale must be from 0.05 to 4, got {args.scale}")
+    # a bad file, record or option: one line, exit code 2 (JSON, record and saved-game errors are ValueErrors)
+    try:
+        record = GameRecord.load(args.input)
+        Game.from_dict(record.initial_state)  # its errors now, not after frames were drawn
+    except (ValueError, OSError) as error:
+        parser.exit(2, f"{parser.prog}: error: cannot read {args.input}: {error}\n")
+    try:
+        if args.output.lower().endswith(".gif"):
+            count = save_gif(record, args.output, every=args.every, fps=args.fps, hands=hands, scale=args.scale)
+        else:
+            count = save_pngs(record, args.output, every=args.every, hands=hands, scale=args.scale)
+    except (ValueError, OSError) as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
     print(f"wrote {count} frames to {args.output}")
 
 

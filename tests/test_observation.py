@@ -280,3 +280,25 @@ def test_every_view_of_every_seat_matches_the_game(num_players, board):
             game.apply(legal[rng.integers(len(legal))])
             step += 1
     assert auctions_with_different_rows > 0
+
+
+@pytest.mark.parametrize("config,version,error,match", [
+    (GameConfig(), True, TypeError, r"observation layout \(version\) must be one of 0, 1, got True of type bool"),
+    (GameConfig(), 1.0, TypeError, r"must be one of 0, 1, got 1.0 of type float"),
+    (GameConfig(), 2, ValueError, r"must be one of 0, 1, got 2"),
+    (None, 0, TypeError, r"config must be a GameConfig, got None"),
+])
+def test_observer_arguments_are_checked(config, version, error, match):
+    with pytest.raises(error, match=match):
+        Observer(config, version=version)
+
+
+@pytest.mark.parametrize("seat,error", [(4, ValueError), (-1, ValueError), (True, TypeError), (1.0, TypeError),
+                                        (None, TypeError)])
+def test_observe_refuses_a_seat_the_game_does_not_have_before_writing_anything(seat, error):
+    game = Game(GameConfig(), seed=0)
+    observer = Observer(game.config)
+    with pytest.raises(error, match=r"seat must be an int from 0 to 3"):
+        observer.observe(game, seat)  # -1 and True gave seat 3's and seat 1's view; 4 an IndexError
+    assert observer.builds == 0 and observer._board_token is None  # nothing written, nothing cached
+    assert np.array_equal(observer.observe(game, np.int64(1)), Observer(game.config).observe(game, 1))

@@ -1,6 +1,7 @@
 """Recorded games: exact replays, saving and loading, frames and GIFs."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -84,6 +85,56 @@ def test_unknown_json_is_refused():
         GameRecord.from_dict({"actions": [1, 2]})
     with pytest.raises(ValueError, match="unknown record format"):
         GameRecord.from_dict({"record_format": 99, "initial_state": {}, "actions": []})
+
+
+@pytest.mark.parametrize("edit,match", [
+    (lambda d: d["actions"].__setitem__(0, d["actions"][0] + 0.7), r"actions\[0\] must be an int .* of type float"),
+    (lambda d: d["actions"].__setitem__(0, "5"), r"actions\[0\] must be an int .* got '5' of type str"),
+    (lambda d: d["actions"].__setitem__(0, True), r"actions\[0\] must be an int .* got True of type bool"),
+    (lambda d: d["actions"].__setitem__(0, None), r"actions\[0\] must be an int from 0 to 146, got None"),
+    (lambda d: d.update(actions="12"), r"actions must be a list, got '12' of type str"),
+    (lambda d: d.pop("actions"), r"recorded game lacks the key\(s\) 'actions'"),
+    (lambda d: d.update(extra=1), r"recorded game has the unknown key\(s\) 'extra'"),
+    (lambda d: d.update(record_format=True), r"unknown record format True of type bool"),
+    (lambda d: d.update(record_format=1.0), r"unknown record format 1.0 of type float"),
+])
+def test_a_record_is_untrusted_input_checked_field_by_field(edit, match):
+    data = json.loads(json.dumps(random_record().to_dict()))
+    edit(data)
+    with pytest.raises(ValueError, match=match):
+        GameRecord.from_dict(data)
+
+
+def test_a_record_must_be_a_dict():
+    for data in (None, 5, [1, 2]):
+        with pytest.raises(TypeError, match="recorded game must be a dict"):
+            GameRecord.from_dict(data)
+
+
+@pytest.mark.parametrize("content,options,match", [
+    (None, [], "cannot read .*missing.json: .*No such file"),
+    ("{not json", [], "cannot read .*game.json: Expecting property name"),
+    ("record", ["--fps", "-1"], r"fps must be from 0.01 to 100.0 frames per second .*got -1.0"),
+    ("record", ["--fps", "1e-300"], r"fps must be from 0.01 to 100.0"),
+    ("record", ["--hands", "9"], r"hands must be 'actor', 'none' or a seat in 0..2, got 9"),
+    ("record", ["--scale", "1e9"], r"--scale must be from 0.05 to 4"),
+    ("bad state", [], r"cannot read .*saved game field state.turn must be an int from 0 to 4, got -1"),
+])
+def test_command_line_errors_are_one_line_with_exit_code_2(tmp_path, capsys, content, options, match):
+    source = tmp_path / ("missing.json" if content is None else "game.json")
+    if content in ("record", "bad state"):
+        data = random_record().to_dict()
+        if content == "bad state":
+            data["initial_state"]["state"]["turn"] = -1
+        source.write_text(json.dumps(data))
+    elif content is not None:
+        source.write_text(content)
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(source), str(tmp_path / "game.gif"), "--scale", "0.25", *options])
+    assert exit_info.value.code == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 or "usage:" in error
+    assert re.search(match, error), error
 
 
 def test_frame_counts():

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from fifthave_env.engine import Game, GameConfig
 from fifthave_env.engine.checks import InvalidTypeError, InvalidValueError
-from fifthave_env.engine.game import BID_DECISION, CHOOSE_ACTION_DECISION
-from fifthave_env.engine.savefile import BIT_GENERATORS, STATE_FIELDS, SavedGameError
+from fifthave_env.engine.game import (BID_DECISION, BUILD_DECISION, CHOOSE_ACTION_DECISION, MOVE_DECISION,
+                                      PLACE_START_DECISION)
+from fifthave_env.engine.savefile import BIT_GENERATORS, MAX_BID, STATE_FIELDS, SavedGameError
 from fifthave_env.observation import Observer
 
 
@@ -36,10 +37,10 @@ def saved(**kwargs):
 
 
 def refused(data, match, error=SavedGameError):
-    before = copy.deepcopy(data)
+    before = repr(data)  # not a deepcopy: some inputs nest too deep for it
     with pytest.raises(error, match=match):
         Game.from_dict(data)
-    assert data == before  # the input is never modified
+    assert repr(data) == before  # the input is never modified
 
 
 def test_state_fields_are_exactly_what_to_dict_writes():
@@ -47,20 +48,24 @@ def test_state_fields_are_exactly_what_to_dict_writes():
         assert list(Game(GameConfig(num_players=n, board=board), seed=0).to_dict()["state"]) == list(STATE_FIELDS)
 
 
-def test_a_saved_game_of_every_configuration_and_moment_loads_back_identically():
+@pytest.mark.parametrize("seed", range(2))
+def test_a_saved_game_of_every_configuration_and_decision_loads_back_identically(seed):
+    # every decision of whole games (2 players: Alea's auctions), so that no consistency check
+    # refuses a state real play reaches; the odd row groups hold groups of one tile (R9)
     for n in (2, 3, 4):
         for board in (5, 6):
-            game = Game(GameConfig(num_players=n, board=board, random_start=True, max_turns=40), seed=n + board)
-            rng = np.random.default_rng(n)
+            groups = (1, 2, 3, 4, 1, 1, 2, 6) if seed else (3, 2, 3, 2, 3, 2, 3, 2)
+            config = GameConfig(num_players=n, board=board, random_start=True, row_groups=groups,
+                                max_turns=25 if seed else 300)
+            game = Game(config, seed=10 * seed + n + board)
+            rng = np.random.default_rng(seed)
             while True:
                 data = json.loads(json.dumps(game.to_dict()))
                 assert Game.from_dict(data).to_dict() == game.to_dict()
                 if game.is_over:
                     break
-                for _ in range(5):
-                    if not game.is_over:
-                        legal = game.legal_actions()
-                        game.apply(legal[rng.integers(len(legal))])
+                legal = game.legal_actions()
+                game.apply(legal[rng.integers(len(legal))])
 
 
 @pytest.mark.parametrize("where,key", [((), "state"), ((), "rng"), (("config",), "board"),
@@ -93,6 +98,9 @@ def test_bit_generator_comes_from_an_allowed_list_never_from_numpy_random_by_nam
     assert np.random.random() == expected  # the global generator was neither reseeded nor drawn from
     data = saved()
     data["rng"]["state"]["state"]["state"] = "12"
+    refused(data, "rng.state.state.state must be an int from 0 to", InvalidTypeError)
+    data = saved()
+    data["rng"]["state"]["bit_generator"] = "PCG64DXSM"
     refused(data, "rng.state is not a state of numpy's PCG64")
     assert set(BIT_GENERATORS) == {"PCG64", "PCG64DXSM"}
 
@@ -111,7 +119,8 @@ def test_the_other_allowed_bit_generator_restores_exactly_and_others_are_refused
     (("format",), "1", "unknown saved-game format '1'", SavedGameError),
     (("format",), True, "unknown saved-game format True", SavedGameError),
     (("config", "num_players"), 5, r"config.num_players must be one of 2, 3, 4, got 5", SavedGameError),
-    (("config", "max_turns"), 10.0, r"config.max_turns must be an int >= 1, got 10.0 of type float", InvalidTypeError),
+    (("config", "max_turns"), 10.0, r"config.max_turns must be an int from 1 to 1000000, got 10.0 of type float",
+     InvalidTypeError),
     (("state", "hands", 1, 4), -1, r"state.hands\[1\]\[4\] must be an int >= 0, got -1", SavedGameError),
     (("state", "hands", 1, 4), 1.0, r"state.hands\[1\]\[4\] must be an int >= 0, got 1.0 of type float",
      InvalidTypeError),
@@ -206,7 +215,8 @@ def at_turn_start():
     (lambda s, c: s.update(auc_high=5), r"state.auc_high = 5 while no auction is on"),
     (lambda s, c: s.update(winners=[0]), r"state.winners = \[0\]: the winners are known exactly when"),
     (lambda s, c: s.update(actor=(s["active"] + 1) % 3), r"decision 'choose action' is the active seat"),
-    (lambda s, c: s.update(turn_action=2), r"state.turn_action = 2 in decision 'choose action'"),
+    (lambda s, c: s.update(turn_action=2),
+     r"state.turn_action = 2 with state.final_move = False in decision 'choose action'"),
     (lambda s, c: s["removed_skyscrapers"].__setitem__(3, 1), r"state.removed_skyscrapers\[3\] must be 0"),
     (lambda s, c: s.update(terminated=True), r"state.terminated = True, state.truncated = False"),
     (lambda s, c: s.update(auc_queue=[7]), r"an auction .*state.auc_queue \[7\].* in decision 'choose action'"),
@@ -297,3 +307,119 @@ def test_property_a_mutated_saved_game_is_refused_cleanly_or_plays_on(data):
         assert legal
         game.apply(legal[rng.integers(len(legal))])
     assert Game.from_dict(json.loads(json.dumps(game.to_dict()))).to_dict() == game.to_dict()
+
+
+# ---- numbers bounded by what a game can reach; what real play ties together ---------------------
+
+def saved_at(until, num_players=4, seed=1):
+    game = played(num_players=num_players, seed=seed, steps=3000, until=until)
+    assert until(game)
+    return json.loads(json.dumps(game.to_dict()))
+
+
+@pytest.mark.parametrize("value", [10 ** 6, 10 ** 400], ids=["1e6", "1e400"])
+def test_scores_beyond_what_the_turns_so_far_can_give_are_refused(value):
+    data = at_turn_start()
+    data["state"]["scores"][0] = value
+    refused(data, r"state.scores\[0\] = \d+ is more VP than a game can reach by turn \d+: at most \d+")
+    data["state"]["scores"][0] = 100  # reachable by turn 4: a scoring gives up to 8 VP a skyscraper (R19)
+    Game.from_dict(data)
+
+
+def test_bids_are_bounded_by_the_cards_and_tied_to_their_bidder():
+    assert MAX_BID == 5 * 4 + 4 * 5 + 3 * 6 + 20 * 4 + 16 * 5 + 14 * 6  # one color and all black (R1)
+    bid = saved_at(lambda g: g.decision == BID_DECISION and g.auc_high_bidder not in (-1, 4))
+    for field, value, match in (("auc_high", MAX_BID + 1, r"state.auc_high must be an int from 0 to 302"),
+                                ("auc_high", 10 ** 400, r"state.auc_high must be an int from 0 to 302"),
+                                ("auc_turns", 10 ** 6, r"state.auc_turns must be an int from 0 to 114"),
+                                ("auc_high", bid["state"]["auc_high"] + 1, r"state.auc_high = \d+ held by")):
+        data = copy.deepcopy(bid)
+        data["state"][field] = value
+        refused(data, match)
+    data = copy.deepcopy(bid)
+    data["state"]["auc_last_bid"][0] = 10 ** 400  # the winning bid is recorded only once won
+    refused(data, r"state.auc_last_bid = .* while bidding")
+    data = copy.deepcopy(bid)
+    data["state"]["actor"] = data["state"]["auc_high_bidder"]
+    refused(data, r"bids, but holds the high bid|has passed")
+
+
+def test_the_builder_built_with_the_high_bid_in_their_color():
+    build = saved_at(lambda g: g.decision == BUILD_DECISION and g.auc_loc < 7)
+    for last_bid in ([10 ** 6] + [0] * 17, [0] * 18):
+        data = copy.deepcopy(build)
+        data["state"]["auc_last_bid"] = last_bid
+        refused(data, r"state.auc_last_bid = .* is not the winner's bid.*\(R21, R23, R36\)")
+
+
+def test_alea_holds_the_high_bid_its_cards_make():
+    bid = saved_at(lambda g: g.decision == BID_DECISION and g.auc_high_bidder == 4, num_players=2)
+    bid["state"]["auc_high"] += 1
+    refused(bid, r"Alea's cards .* bid \d+ \(R25\)")
+
+
+def test_turn_flow_fields_must_be_those_real_play_reaches():
+    data = at_turn_start()
+    s = data["state"]
+    s["active"] = s["actor"] = (s["active"] + 1) % 3
+    refused(data, r"state.active = \d, but turn \d+ from state.first_player 0 is seat \d's \(R11\)")
+    move = saved_at(lambda g: g.decision == MOVE_DECISION and not g.final_move and g.turn > 2)
+    for action in (0, -1):  # a phase-1 move is action C's (R20)
+        data = copy.deepcopy(move)
+        data["state"]["turn_action"] = action
+        refused(data, rf"state.turn_action = {action} with state.final_move = False in decision 'move "
+                      r"commissioner'; it must be one of \[2\]")
+    setup = saved(num_players=2, steps=0)
+    assert setup["state"]["decision"] == PLACE_START_DECISION
+    setup["state"]["setup_order"] = [0, 0, 0, 0]
+    setup["state"]["supply"] = [setup["state"]["supply"][0] - 2, setup["state"]["supply"][1] + 2]
+    refused(setup, r"state.setup_order = \[0, 0, 0, 0\] .* starting order \[0, 1, 1, 0\] \(R11\)")
+
+
+def test_the_row_box_and_shops_placed_agree_as_taking_tiles_leaves_them():
+    data = saved_at(lambda g: g.decision == CHOOSE_ACTION_DECISION and g.row[:3] == [-1] * 3 and g.row[3] >= 0)
+    s = data["state"]  # the first group (3 tiles) emptied: 2 placed, 1 in the box; the second (2) untouched
+    assert (s["shops_placed"], len(s["box"])) == (2, 1)
+    edited = copy.deepcopy(data)
+    edited["state"]["shops_placed"] = 0
+    refused(edited, r"state.shops_placed = 0 \(plus 0 pending\), but 2 tiles were taken from state.row")
+    edited = copy.deepcopy(data)  # a gap in a later group, its tiles moved to the box
+    edited["state"]["box"] += edited["state"]["row"][10:12]
+    edited["state"]["row"][10:12] = [-1, -1]
+    refused(edited, r"group 4 lies after the active group 1, so it is untouched \(R9\)")
+    edited = copy.deepcopy(data)  # the active group keeps one tile of two
+    edited["state"]["box"].append(edited["state"]["row"][3])
+    edited["state"]["row"][3] = -1
+    refused(edited, r"group 1 keeps one tile of 2; it goes to the box when the one before it is taken \(R9\)")
+
+
+def test_the_end_names_the_real_winners_and_draws_central_park_only_at_the_end():
+    over = saved_at(lambda g: g.is_over and g.terminated and len(set(g.scores)) == g.n)
+    s = over["state"]
+    loser = min(range(4), key=lambda p: s["scores"][p])
+    over["state"]["winners"] = [loser]
+    refused(over, rf"state.winners = \[{loser}\], but the leaders by VP, then cards in hand, are \[\d\] \(R28\)")
+    data = saved_at(lambda g: g.decision == CHOOSE_ACTION_DECISION and g.box)
+    data["state"]["central_park_draw"] = data["state"]["box"][:1]
+    refused(data, r"state.central_park_draw = \[\d\] .* draws 0 of the box's tiles \(R27")
+
+
+def test_odd_generator_states_and_deep_lists_give_a_clean_error():
+    data = saved()
+    data["rng"]["state"]["state"] = np.int64(1)
+    refused(data, r"rng.state.state must be a dict", InvalidTypeError)
+    deep = json.loads("[" * 900 + "]" * 900)
+    data = saved()
+    data["rng"]["state"]["state"]["inc"] = deep
+    refused(data, r"rng.state.state.inc must be an int", InvalidTypeError)
+    data = saved()
+    data["config"]["layout"] = deep
+    refused(data, r"config.layout must be a list of 7 items")
+
+
+def test_a_numpy_color_id_in_the_layout_is_kept_as_a_plain_int():
+    layout = [list(ring) for ring in GameConfig().layout]
+    layout[0][layout[0].index("violet")] = np.int64(2)  # violet's color id
+    config = GameConfig(layout=layout)
+    assert [type(c) for c in config.layout[0]].count(int) == 1
+    json.dumps(Game(config, seed=0).to_dict())  # raised TypeError on a numpy int64

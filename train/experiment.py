@@ -246,9 +246,11 @@ def publish(config, run_dir, out):
 
 
 def main(argv=None):
+    from fifthave_env.engine import checks  # here: the module's imports are another change's
+
     parser = argparse.ArgumentParser(prog="fifthave-experiment", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"JSON TrainConfig (default {DEFAULT_CONFIG})")
-    parser.add_argument("--scale", type=float, default=1.0,
+    parser.add_argument("--scale", type=checks.cli_positive, default=1.0,
                         help="multiply the step budget, the intervals, the evaluation games and the cloning's games "
                              "(default 1.0)")
     parser.add_argument("--run-dir", help="run directory (default: a new one named after the config's run_dir)")

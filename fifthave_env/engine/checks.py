@@ -1,4 +1,5 @@
-"""The one validation layer for values that come from outside: configs, env options, saved games.
+"""The one validation layer for values that come from outside: configs, env options, saved games,
+command-line options.
 
 Each check takes the ``name`` of what it checks (a parameter such as ``max_turns``,
 or a saved game's field such as ``state.hands[1][4]``) and the value, returns the
@@ -9,6 +10,7 @@ number. Nothing is changed before a check passes, so a refusal leaves every stat
 as it was.
 """
 
+import argparse
 import math
 
 import numpy as np
@@ -35,16 +37,19 @@ def is_int(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def _ints_allowed(low, high):
+    if low is not None and high is not None:
+        return f"an int from {low} to {high}"
+    if low is not None:
+        return f"an int >= {low}"
+    if high is not None:
+        return f"an int <= {high}"
+    return "an int"
+
+
 def integer(name, value, low=None, high=None):
     """``value`` as an int in ``[low, high]`` (either bound may be None)."""
-    if low is not None and high is not None:
-        allowed = f"an int from {low} to {high}"
-    elif low is not None:
-        allowed = f"an int >= {low}"
-    elif high is not None:
-        allowed = f"an int <= {high}"
-    else:
-        allowed = "an int"
+    allowed = _ints_allowed(low, high)
     if not is_int(value):
         raise InvalidTypeError(f"{name} must be {allowed}, got {shown(value)}")
     value = int(value)
@@ -123,4 +128,30 @@ def options(name, value):
     """Reset options: None or a dict (the environments take no option yet)."""
     if value is not None and not isinstance(value, dict):
         raise InvalidTypeError(f"{name} must be None or a dict, got {shown(value)}")
+    return value
+
+
+# ---- command-line options: argparse ``type``s (argparse names the flag: "argument --seed: ...") ----
+
+def cli_int(low=None, high=None):
+    """An argparse ``type``: the text as an int in ``[low, high]``."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {_ints_allowed(low, high)}, got {text!r}") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be {_ints_allowed(low, high)}, got {value}")
+        return value
+    return parse
+
+
+def cli_positive(text):
+    """An argparse ``type``: the text as a finite number > 0 (not NaN or infinity)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
     return value

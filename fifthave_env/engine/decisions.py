@@ -15,6 +15,13 @@ DECISION_NAMES = ("place start", "choose action", "shop tile", "shop plot", "dra
                   "move commissioner", "score district", "bid", "build", "game over")
 
 
+def starting_order(first_player, n):
+    """The seats placing starting skyscrapers, in order (R11): first round from the first player
+    counter-clockwise, second round in exactly the reverse order."""
+    first_round = [(first_player - i) % n for i in range(n)]
+    return first_round + first_round[::-1]
+
+
 __all__ = ["PLACE_START_DECISION", "CHOOSE_ACTION_DECISION", "SHOP_TILE_DECISION", "SHOP_PLOT_DECISION",
            "DRAW_COLOR_DECISION", "MOVE_DECISION", "SCORE_DISTRICT_DECISION", "BID_DECISION", "BUILD_DECISION",
-           "GAME_OVER", "NUM_DECISIONS", "DECISION_NAMES"]
+           "GAME_OVER", "NUM_DECISIONS", "DECISION_NAMES", "starting_order"]

@@ -64,10 +64,14 @@ from .decisions import (  # noqa: F401  (re-exported: game.BID_DECISION etc.)
     SCORE_DISTRICT_DECISION,
     SHOP_PLOT_DECISION,
     SHOP_TILE_DECISION,
+    starting_order,
 )
 
 ACTION_A, ACTION_B, ACTION_C, ACTION_D = 0, 1, 2, 3
 MAX_SKYSCRAPERS_PER_COLOR = 100
+# A game ends in about a hundred turns; the cap keeps every count a game can reach (scores grow
+# with the turns) a finite float in observations.
+MAX_TURNS = 1_000_000
 # Decisions that may change the board, the commissioners, the markers, the row or the box
 # (what observers cache per board_token); an auction's end also renews the token. A token is
 # a fresh object() compared by identity, never a counter: a counter restarts in every
@@ -98,7 +102,7 @@ class GameConfig:
     random_start: bool = False
     """Draw the starting seat at random instead of seat 0 (R11)."""
     max_turns: int = 300
-    """Truncate after this many turns (R29); a turn is one player's A/B/C/D."""
+    """Truncate after this many turns (R29), at most 1,000,000; a turn is one player's A/B/C/D."""
 
     def __post_init__(self):
         # The one check of a config (engine.checks): exact types, each error names the field.
@@ -112,12 +116,14 @@ class GameConfig:
         skyscrapers = checks.integer("skyscrapers_per_color", self.skyscrapers_per_color, 6,
                                      MAX_SKYSCRAPERS_PER_COLOR)
         random_start = checks.boolean("random_start", self.random_start)
-        max_turns = checks.integer("max_turns", self.max_turns, 1)
+        max_turns = checks.integer("max_turns", self.max_turns, 1, MAX_TURNS)
         layout = self.layout if self.layout is not None else default_layout(board)
         parse_layout(layout, board)  # raises a clear error for a bad layout
+        # plain values (a numpy color id becomes an int), so that to_dict is JSON data
+        layout = tuple(tuple(int(c) if checks.is_int(c) else c for c in ring) for ring in layout)
         for name, value in (("num_players", num_players), ("board", board), ("row_groups", tuple(groups)),
                             ("skyscrapers_per_color", skyscrapers), ("random_start", random_start),
-                            ("max_turns", max_turns), ("layout", tuple(tuple(r) for r in layout))):
+                            ("max_turns", max_turns), ("layout", layout)):
             object.__setattr__(self, name, value)
 
     def to_dict(self):
@@ -233,8 +239,7 @@ class Game:
         self.stops = 0
         # R11: seats, starting placements.
         self.first_player = int(rng.integers(n)) if cfg.random_start else 0
-        first_round = [(self.first_player - i) % n for i in range(n)]
-        self.setup_order = first_round + first_round[::-1]
+        self.setup_order = starting_order(self.first_player, n)
         self.turn = 0
         self.active = self.first_player
         self.turn_action = -1

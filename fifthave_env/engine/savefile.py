@@ -13,11 +13,11 @@ decision and its seat, the auction in progress. Every error is an
 the value and what is allowed. The input is never modified.
 """
 
-import copy
-
 import numpy as np
 
-from . import auction, checks
+from collections import Counter
+
+from . import auction, checks, scoring
 from .auction import ALEA, ALEA_IN, ALEA_NOT_YET, ALEA_OUT
 from .board import (
     CENTRAL_PARK,
@@ -33,7 +33,18 @@ from .board import (
     SHOPS_PER_TYPE,
     TOTAL_SHOPS,
 )
-from .cards import BLACK, BLACK_COUNTS, COLORED_PER_COLOR, FACE_UP, NUM_COLORS, NUM_KINDS, bid_total
+from .cards import (
+    BLACK,
+    BLACK_COUNTS,
+    COLORED_PER_COLOR,
+    FACE_UP,
+    KIND_VALUE,
+    NUM_COLORS,
+    NUM_KINDS,
+    TOTAL_CARDS,
+    VALUES,
+    bid_total,
+)
 from .decisions import (
     BID_DECISION,
     BUILD_DECISION,
@@ -46,6 +57,7 @@ from .decisions import (
     SCORE_DISTRICT_DECISION,
     SHOP_PLOT_DECISION,
     SHOP_TILE_DECISION,
+    starting_order,
 )
 
 STATE_FORMAT = 1
@@ -56,6 +68,8 @@ CONFIG_KEYS = ("num_players", "board", "layout", "row_groups", "skyscrapers_per_
 # (default_rng's PCG64 and its DXSM variant); the others' states hold numpy arrays.
 BIT_GENERATORS = {g.__name__: g for g in (np.random.PCG64, np.random.PCG64DXSM)}
 UNUSED_TILES = TOTAL_SHOPS - NUM_DISTRICTS - ROW_SLOTS  # 9 tiles leave the game unseen (R10)
+# The highest bid the cards allow: every card of one color and every black card (R1, R21): 302.
+MAX_BID = sum(v * c for v, c in zip(VALUES, COLORED_PER_COLOR)) + sum(v * c for v, c in zip(VALUES, BLACK_COUNTS))
 
 
 class SavedGameError(checks.InvalidValueError):
@@ -170,10 +184,11 @@ def _state_fields(n, has_alea, cfg):
         "auc_passed": per_seat(_bool),
         "auc_cards": per_seat(kinds),
         "auc_color": lambda name, v: _ints(name, v, n, -1, NUM_COLORS - 1),
-        "auc_total": lambda name, v: _ints(name, v, n, 0),
-        "auc_high": lambda name, v: _int(name, v, 0),
+        "auc_total": lambda name, v: _ints(name, v, n, 0, MAX_BID),
+        "auc_high": lambda name, v: _int(name, v, 0, MAX_BID),
         "auc_high_bidder": lambda name, v: _int_in(name, v, owners),
-        "auc_turns": lambda name, v: _int(name, v, 0),
+        # a bidding turn confirms after laying a card (never taken back but by passing, once per seat)
+        "auc_turns": lambda name, v: _int(name, v, 0, TOTAL_CARDS + n),
         "auc_alea_cards": lambda name, v: _ints(name, v, None, 0, 2, most=4),
         "auc_alea_state": lambda name, v: _int_in(name, v, alea_states),
         "auc_cp_color": lambda name, v: _int(name, v, -1, NUM_COLORS - 1),
@@ -210,8 +225,8 @@ def read(data, config_class):
     if not checks.is_int(data["format"]) or data["format"] != STATE_FORMAT:
         _fail(f"unknown saved-game format {data['format']!r}; this version reads {STATE_FORMAT}")
     raw = _checked(checks.mapping, "config", data["config"], CONFIG_KEYS)
-    try:
-        config = config_class(**{k: copy.deepcopy(raw[k]) for k in CONFIG_KEYS})
+    try:  # GameConfig keeps its own copies (tuples of plain values), so no copy is made here
+        config = config_class(**{k: raw[k] for k in CONFIG_KEYS})
     except checks.InvalidTypeError as error:
         raise SavedGameTypeError(f"saved game field config.{error}") from None
     except checks.InvalidValueError as error:
@@ -230,14 +245,21 @@ def _read_rng(raw):
     if not isinstance(name, str) or name not in BIT_GENERATORS:
         raise SavedGameError(f"saved game field rng.bit_generator must be one of {', '.join(BIT_GENERATORS)}, "
                              f"got {checks.shown(name)}")
-    state = _checked(checks.mapping, "rng.state", raw["state"])
+    # The shape numpy's PCG64 states have, checked before numpy sees them (its own errors are
+    # not all ValueErrors); numpy then gets fresh plain ints, so nothing of the input is kept.
+    state = _checked(checks.mapping, "rng.state", raw["state"], ("bit_generator", "state", "has_uint32", "uinteger"))
+    words = _checked(checks.mapping, "rng.state.state", state["state"], ("state", "inc"))
+    plain = {"bit_generator": state["bit_generator"],
+             "state": {k: _int(f"rng.state.state.{k}", words[k], 0, (1 << 128) - 1) for k in ("state", "inc")},
+             "has_uint32": _int("rng.state.has_uint32", state["has_uint32"], 0, 1),
+             "uinteger": _int("rng.state.uinteger", state["uinteger"], 0, (1 << 32) - 1)}
     bit_generator = BIT_GENERATORS[name]()
     try:
-        bit_generator.state = copy.deepcopy(state)
+        bit_generator.state = plain
     except (TypeError, ValueError, KeyError, OverflowError) as error:
         raise SavedGameError(f"saved game field rng.state is not a state of numpy's {name}: "
                              f"{type(error).__name__}: {error}") from None
-    if bit_generator.state != state:  # numpy accepted it only by converting something
+    if bit_generator.state != plain:  # numpy accepted it only by converting something
         _fail(f"rng.state is not a state of numpy's {name} as to_dict writes it: {checks.shown(state)}")
     return np.random.Generator(bit_generator)
 
@@ -303,9 +325,44 @@ def _check_shops(g):
     if any(count > SHOPS_PER_TYPE for count in by_type) or sum(by_type) + g.removed_shops != TOTAL_SHOPS:
         _fail(f"shops per type {by_type} (plots, row, box, unused, pending) plus {g.removed_shops} removed "
               f"must be {SHOPS_PER_TYPE} of each type, {TOTAL_SHOPS} in all (R2)")
-    for t in g.central_park_draw:
-        if t not in g.box:
-            _fail(f"state.central_park_draw holds shop type {t}, which is not in the box")
+    _check_row(g)
+    # R27: the final scoring draws min(3, box) tiles from the box; nothing is drawn before it (nor at truncation)
+    drawn = min(3, len(g.box)) if g.terminated else 0
+    if len(g.central_park_draw) != drawn or Counter(g.central_park_draw) - Counter(g.box):
+        _fail(f"state.central_park_draw = {g.central_park_draw} with state.box {g.box}: the final scoring draws "
+              f"{drawn} of the box's tiles (R27; none before the end or at truncation)")
+
+
+def _check_row(g):
+    """The row as taking tiles leaves it (R9): groups empty up to the active (leftmost non-empty)
+    one, untouched after it; a group of several tiles never keeps just one, which went to the box
+    at once; so the box holds one tile per emptied group, and every other tile taken from the row
+    was placed (state.shops_placed) or is pending."""
+    taken = boxed = 0
+    active = None
+    for i, size in enumerate(g.config.row_groups):
+        left = sum(1 for t in g.row[g.group_start[i]:g.group_start[i + 1]] if t >= 0)
+        if active is None and left:
+            active = i
+            if left == 1 < size:
+                _fail(f"state.row = {g.row}: group {i} keeps one tile of {size}; it goes to the box when the "
+                      "one before it is taken (R9)")
+        elif active is not None and left != size:
+            _fail(f"state.row = {g.row}: group {i} lies after the active group {active}, so it is untouched (R9)")
+        taken += size - left
+        if not left and size > 1:
+            boxed += 1
+            taken -= 1
+    if len(g.box) != boxed:
+        _fail(f"state.box holds {len(g.box)} tiles; the row's {boxed} emptied groups of several tiles sent one "
+              "each (R9)")
+    pending = g.pending_tile >= 0
+    if g.shops_placed + pending != taken:
+        _fail(f"state.shops_placed = {g.shops_placed} (plus {int(pending)} pending), but {taken} tiles were taken "
+              f"from state.row {g.row} to be placed (R9)")
+    if active is None and g.decision not in (SHOP_PLOT_DECISION, GAME_OVER):
+        _fail(f"the row is empty in decision '{DECISION_NAMES[g.decision]}'; placing its last tile ends the "
+              "game (R27)")
 
 
 def _check_board(g):
@@ -387,18 +444,55 @@ def _check_flow(g):
     if (dec == PLACE_START_DECISION) != bool(g.setup_order):
         _fail(f"state.setup_order = {g.setup_order} in decision '{DECISION_NAMES[dec]}' "
               "(seats still to place exactly during setup)")
+    order = starting_order(g.first_player, n)
+    if g.setup_order != order[len(order) - len(g.setup_order):] or g.setup_order and g.turn:
+        _fail(f"state.setup_order = {g.setup_order} at turn {g.turn} is not what remains, before turn 0, of the "
+              f"starting order {order} (R11)")
     if g.setup_order and actor != g.setup_order[0]:
         _fail(f"state.actor = {actor}, but seat {g.setup_order[0]} places the next starting skyscraper")
+    # R11: turns pass clockwise from the first player; truncation ends a turn without passing it on (R29)
+    expected_active = (g.first_player + g.turn - g.truncated) % n
+    if g.active != expected_active:
+        _fail(f"state.active = {g.active}, but turn {g.turn} from state.first_player {g.first_player} is seat "
+              f"{expected_active}'s (R11)")
     if dec in (CHOOSE_ACTION_DECISION, SHOP_TILE_DECISION, SHOP_PLOT_DECISION, DRAW_COLOR_DECISION, MOVE_DECISION,
                SCORE_DISTRICT_DECISION) and actor != g.active:
         _fail(f"state.actor = {actor}, but decision '{DECISION_NAMES[dec]}' is the active seat {g.active}'s")
     if (dec == SHOP_PLOT_DECISION) != (g.pending_tile >= 0):
         _fail(f"state.pending_tile = {g.pending_tile} in decision '{DECISION_NAMES[dec]}' "
               "(a tile is pending exactly when its plot is asked)")
-    expected_action = {CHOOSE_ACTION_DECISION: -1, SHOP_TILE_DECISION: 1, SHOP_PLOT_DECISION: 1,
-                       SCORE_DISTRICT_DECISION: 3}.get(dec)
-    if expected_action is not None and g.turn_action != expected_action:
-        _fail(f"state.turn_action = {g.turn_action} in decision '{DECISION_NAMES[dec]}'")
+    # The turn's action (-1 none yet, 0-3 A-D) and phase that lead to each decision: phase 2 follows
+    # A, B and C (R14), a phase-1 move is C's (R20), and its auctions too unless in phase 3.
+    if dec in (MOVE_DECISION, BID_DECISION, BUILD_DECISION):
+        actions = (0, 1, 2, 3) if g.final_move else (2,)
+    else:
+        actions = {PLACE_START_DECISION: (-1,), CHOOSE_ACTION_DECISION: (-1,), SHOP_TILE_DECISION: (1,),
+                   SHOP_PLOT_DECISION: (1,), DRAW_COLOR_DECISION: (0, 1, 2), SCORE_DISTRICT_DECISION: (3,)}.get(dec)
+        if actions is not None and g.final_move:
+            _fail(f"state.final_move = True in decision '{DECISION_NAMES[dec]}' (only the phase-3 move and its "
+                  "auctions come after it)")
+    if actions is not None and g.turn_action not in actions:
+        _fail(f"state.turn_action = {g.turn_action} with state.final_move = {g.final_move} in decision "
+              f"'{DECISION_NAMES[dec]}'; it must be one of {list(actions)} (-1 none yet, 0-3 actions A-D)")
+    if g.first_draw >= 0 and not (dec == DRAW_COLOR_DECISION or g.final_move):
+        _fail(f"state.first_draw = {g.first_draw} in decision '{DECISION_NAMES[dec]}' before phase 2 (R14)")
+    if over and g.winners != scoring.leaders(g):
+        _fail(f"state.winners = {g.winners}, but the leaders by VP, then cards in hand, are "
+              f"{scoring.leaders(g)} (R28)")
+    _check_scores(g)
+
+
+def _check_scores(g):
+    """No seat has more VP than the game can give by this turn: every scoring (at most one action D a
+    turn, then the final one) gives at most 8 VP per skyscraper (R15, R19, R27); each of the two
+    building stops at most 1 VP per skyscraper of up to five owners (R24); special scoring 18 (R17)."""
+    spc = g.config.skyscrapers_per_color
+    special = sum(vp for _, vp in scoring.SPECIAL_SCORING.values())
+    most = 8 * spc * (g.turn + 2) + 2 * (ALEA + 1) * spc + special
+    for p, score in enumerate(g.scores):
+        if score > most:
+            _fail(f"state.scores[{p}] = {score} is more VP than a game can reach by turn {g.turn}: at most "
+                  f"{most} with {spc} skyscrapers per color (R15-R19, R24, R27)")
 
 
 class _AuctionAtRest:
@@ -462,18 +556,43 @@ def _check_auction(g):
     if g.auc_alea_state == ALEA_NOT_YET and (g.auc_alea_cards or g.auc_turns >= 2):
         _fail(f"Alea has not bid yet (state.auc_alea_state 0) after {g.auc_turns} bidding turns "
               f"with cards {g.auc_alea_cards} drawn (R25)")
+    high, bidder = g.auc_high, g.auc_high_bidder
     if dec == BID_DECISION:
         if g.auc_winner != -1 or g.auc_passed[g.actor]:
             _fail(f"state.actor = {g.actor} bids, but has passed or the auction is won")
+        if g.actor == bidder:
+            _fail(f"state.actor = {g.actor} bids, but holds the high bid: the others bid or pass first (R21)")
+        # R21: every bid confirmed was strictly above the one before; only the bidder's may grow
+        for p in range(n):
+            total = g.auc_total[p]
+            beaten = p not in (bidder, g.actor) and total and total >= high
+            if beaten or p == bidder and (total != high or g.auc_passed[p]):
+                _fail(f"state.auc_total[{p}] = {total} with state.auc_high = {high} held by "
+                      f"state.auc_high_bidder {bidder}: the high bid is its bidder's bid on the table, above "
+                      "every other confirmed one (R21)")
+        if g.auc_last_bid != [0] * NUM_KINDS or g.auc_bid_color != -1:
+            _fail(f"state.auc_last_bid = {g.auc_last_bid}, state.auc_bid_color = {g.auc_bid_color} while bidding: "
+                  "they record the winning bid, once the auction is won")
     if dec == BUILD_DECISION:
-        if g.auc_winner != g.actor or g.actor < 0:
-            _fail(f"state.auc_winner = {g.auc_winner} builds, but state.actor is {g.actor}")
+        if g.auc_winner != g.actor or g.actor < 0 or bidder != g.actor:
+            _fail(f"state.auc_winner = {g.auc_winner} builds, but state.actor is {g.actor} and "
+                  f"state.auc_high_bidder {bidder}")
         if g.auc_loc != CENTRAL_PARK and (g.auc_bid_color < 0 or not g.auc_allowed[g.actor] >> g.auc_bid_color & 1):
             _fail(f"state.auc_bid_color = {g.auc_bid_color}: the winner builds on the plot of a color they "
                   f"may bid (R22, R23)")
+        # R21, R23, R36: the winner's paid cards are their high bid, in their (Central Park's) color
+        colors = {k // 3 for k in range(BLACK * 3) if g.auc_last_bid[k]}
+        if bid_total(g.auc_last_bid) != high or colors != {g.auc_bid_color} \
+                or g.auc_bid_color != g.auc_color[g.actor] \
+                or g.auc_loc == CENTRAL_PARK and g.auc_cp_color != g.auc_bid_color:
+            _fail(f"state.auc_last_bid = {g.auc_last_bid} in color state.auc_bid_color = {g.auc_bid_color} is not "
+                  f"the winner's bid: state.auc_high {high} in their color {g.auc_color[g.actor]} (R21, R23, R36)")
     elif g.auc_winner != -1:
         _fail(f"state.auc_winner = {g.auc_winner} outside decision 'build'")
-    if (g.auc_high_bidder == ALEA) != (g.auc_alea_state == ALEA_IN):
-        _fail(f"state.auc_high_bidder = {g.auc_high_bidder} and state.auc_alea_state = {g.auc_alea_state} disagree")
-    if g.auc_high_bidder == -1 and g.auc_high:
-        _fail(f"state.auc_high = {g.auc_high} without a high bidder")
+    if (bidder == ALEA) != (g.auc_alea_state == ALEA_IN):
+        _fail(f"state.auc_high_bidder = {bidder} and state.auc_alea_state = {g.auc_alea_state} disagree")
+    alea_bid = sum(KIND_VALUE[BLACK * 3 + v] for v in g.auc_alea_cards)
+    if bidder == ALEA and high != alea_bid:
+        _fail(f"state.auc_high = {high}, but Alea's cards {g.auc_alea_cards} bid {alea_bid} (R25)")
+    if bidder == -1 and high:
+        _fail(f"state.auc_high = {high} without a high bidder")

@@ -1,0 +1,44 @@
+"""Command-line tools: a bad option or a missing file gives one clear error line (exit code 2),
+naming the flag and what is allowed, never a traceback."""
+
+import re
+
+import pytest
+
+from agents import bidlab_cli, play, tournament
+from fifthave_env import demo
+from train import experiment
+
+RANDOMS = ["--agents", "random*3", "--games", "3", "--workers", "1", "--quiet"]
+
+
+@pytest.mark.parametrize("main,argv,match", [
+    (tournament.main, ["--agents", "policy:missing.zip", "random*3", "--games", "4", "--workers", "1", "--quiet"],
+     r"agent 'policy:missing.zip' .* No such file"),
+    (tournament.main, ["--agents", "search:-5", "random*3", "--games", "4", "--workers", "1", "--quiet"],
+     r"agent 'search:-5' .* rollouts and samples must be >= 1"),
+    (tournament.main, ["--agents", "values:nope.pt", "random*3", "--games", "4", "--workers", "1", "--quiet"],
+     r"nope.pt is not a candidate-value network"),
+    (tournament.main, ["--agents", "rllib:nope", "random*3", "--games", "4", "--workers", "1", "--quiet"],
+     r"'nope' is not a fifthave-rllib checkpoint"),
+    (tournament.main, [*RANDOMS, "--seed", "-1"], r"argument --seed: must be an int >= 0, got -1"),
+    (tournament.main, [*RANDOMS, "--workers", "0"], r"argument --workers: must be an int >= 1, got 0"),
+    (tournament.main, [*RANDOMS, "--orders-per-deal", "2"], r"--orders-per-deal needs --seat-orders sample"),
+    (play.main, ["--opponents", "policy:nope.zip"], r"No such file or directory: 'nope.zip'"),
+    (play.main, ["--seed", "-1"], r"argument --seed: must be an int >= 0, got -1"),
+    (experiment.main, ["--scale", "nan"], r"argument --scale: must be a finite number > 0, got 'nan'"),
+    (demo.main, ["--every", "0"], r"argument --every: must be an int >= 1, got 0"),
+    (demo.main, ["--every", "-2"], r"argument --every: must be an int >= 1, got -2"),
+    (demo.main, ["--seed", "-1"], r"argument --seed: must be an int >= 0, got -1"),
+    (bidlab_cli.main, ["study", "--workers", "-1"], r"argument --workers: must be an int >= 1, got -1"),
+    (bidlab_cli.main, ["compare", "--candidate", "reach", "--seed", "-1"], r"argument --seed: must be an int >= 0"),
+    (bidlab_cli.main, ["compare", "--candidate", "reach", "--orders-per-deal", "2"],
+     r"--orders-per-deal needs --seat-orders sample"),
+])
+def test_a_bad_option_is_one_clear_error_line(main, argv, match, capsys, monkeypatch):
+    monkeypatch.setattr("builtins.input", lambda *_: "q")  # fifthave-play reads moves from stdin
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "error:" in error and re.search(match, error), error
