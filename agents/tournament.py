@@ -575,7 +575,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.resummarize:
         for stem in args.resummarize:
-            result = TournamentResult.load(stem.removesuffix(".json"))
+            try:
+                result = TournamentResult.load(stem.removesuffix(".json"))
+            except (OSError, ValueError, KeyError, TypeError) as error:
+                parser.error(f"--resummarize {stem}: {error}")
             result.save(stem.removesuffix(".json"))
             print(f"{stem}:\n{result.format_table()}")
         return
