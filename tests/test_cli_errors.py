@@ -25,7 +25,7 @@ RANDOMS = ["--agents", "random*3", "--games", "3", "--workers", "1", "--quiet"]
     (tournament.main, [*RANDOMS, "--workers", "0"], r"argument --workers: must be an int >= 1, got 0"),
     (tournament.main, [*RANDOMS, "--orders-per-deal", "2"], r"--orders-per-deal needs --seat-orders sample"),
     (tournament.main, ["--resummarize", "no/such/result"], r"--resummarize no/such/result: .*No such file"),
-    (play.main, ["--opponents", "policy:nope.zip"], r"No such file or directory: 'nope.zip'"),
+    (play.main, ["--opponents", "policy:nope.zip"], r"cannot read the checkpoint nope.zip: No such file"),
     (play.main, ["--seed", "-1"], r"argument --seed: must be an int >= 0, got -1"),
     (experiment.main, ["--scale", "nan"], r"argument --scale: must be a finite number > 0, got 'nan'"),
     (demo.main, ["--every", "0"], r"argument --every: must be an int >= 1, got 0"),
