@@ -60,8 +60,8 @@ def play_one_at_a_time(opponents, n, steps, seed=0):
     return np.array(rows, dtype=np.float32)
 
 
-def test_batched_policy_opponents_choose_as_one_at_a_time(pool, monkeypatch):
-    opponents = PoolOpponents(["random"], pool, scripted_fraction=0.2, deterministic=True)
+def count_policy_batches(monkeypatch):
+    """A list that gets the number of observations of every policy forward pass (1 for a single one)."""
     batch_sizes = []
     logits = ActorNet.logits
 
@@ -69,6 +69,12 @@ def test_batched_policy_opponents_choose_as_one_at_a_time(pool, monkeypatch):
         batch_sizes.append(len(observation) if np.ndim(observation) == 2 else 1)
         return logits(net, observation, sparse)
     monkeypatch.setattr(ActorNet, "logits", counting)
+    return batch_sizes
+
+
+def test_batched_policy_opponents_choose_as_one_at_a_time(pool, monkeypatch):
+    opponents = PoolOpponents(["random"], pool, scripted_fraction=0.2, deterministic=True)
+    batch_sizes = count_policy_batches(monkeypatch)
     env = FifthAvenueVecEnv(6, ENV, opponents, workers=0)
     batched = play_vec(env, 300)
     assert max(batch_sizes) >= 3  # the batches are real: several games answered by one pass
@@ -163,13 +169,7 @@ def test_games_of_one_opponent_list_play_their_own_copies_which_still_share_a_ne
     def fresh_agents(*_):
         return [PolicyFactory(pool[0])(), PolicyFactory(pool[0])(), HeuristicAgent()]
 
-    batch_sizes = []
-    logits = ActorNet.logits
-
-    def counting(net, observation, sparse=False):
-        batch_sizes.append(len(observation) if np.ndim(observation) == 2 else 1)
-        return logits(net, observation, sparse)
-    monkeypatch.setattr(ActorNet, "logits", counting)
+    batch_sizes = count_policy_batches(monkeypatch)
     batched = play_vec(FifthAvenueVecEnv(3, ENV, fresh_agents(), workers=0), 200)
     assert max(batch_sizes) >= 2
     assert np.array_equal(batched, play_one_at_a_time(fresh_agents, 3, 200))  # each env builds its own
