@@ -23,7 +23,8 @@ from fifthave_env.engine.game import CHOOSE_ACTION_DECISION, DECISION_NAMES
 from fifthave_env.render_text import render_text
 
 from .base import LayoutObservations, give_sampler
-from .tournament import AGENT_FACTORIES, agent_factory
+from .registry import agent_names_help
+from .tournament import agent_factory
 
 CHOICE_HELP = {
     "action A": "take 3 skyscrapers into your reserve, draw 2 colored cards, move a commissioner",
@@ -182,8 +183,8 @@ def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Play Fifth Avenue in the terminal against scripted agents.",
-                                     epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip, values:NETWORK.pt")
+    parser = argparse.ArgumentParser(description="Play Fifth Avenue in the terminal against agents (scripted, search or trained).",
+                                     epilog=f"agents: {agent_names_help()}")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 starts)")
     parser.add_argument("--opponents", nargs="+", default=["heuristic", "heuristic", "heuristic"],
                         help="1-3 agent names, one per other seat in seat order")

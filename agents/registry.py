@@ -1,4 +1,5 @@
-"""The scripted agents by name (``random``, ``greedy``, ``heuristic``, ``heuristic-<strategy>``).
+"""The scripted agents by name (``random``, ``greedy``, ``heuristic``, ``heuristic-<strategy>``), and the
+list of every agent name the command lines take (``agent_names_help``).
 
 Kept apart from ``agents.tournament`` so that training configs can check names without importing the
 tournament (which itself loads ``policy:`` and ``rllib:`` checkpoints from ``train``).
@@ -17,6 +18,20 @@ AGENT_FACTORIES = {
     "heuristic": HeuristicAgent,
     **{f"heuristic-{name}": functools.partial(HeuristicAgent, bidding=name) for name in BIDDING_STRATEGIES},
 }
+
+PARAMETERIZED_AGENT_NAMES = (
+    "search[:ROLLOUTS[:DEPTH[:POLICY]]]",  # agents.search
+    "policy:CHECKPOINT.zip[:greedy]",  # train.policy_agent
+    "rllib:CHECKPOINT_DIR[:greedy]",  # train.rllib.agent
+    "values:NETWORK.pt",  # train.values_agent
+)
+"""The agents ``agents.tournament.agent_factory`` builds from a name with parameters."""
+
+
+def agent_names_help():
+    """Every agent name ``agents.tournament.agent_factory`` takes, for the help and errors of every command
+    that takes agent names (one list, so that they cannot drift apart)."""
+    return ", ".join([*AGENT_FACTORIES, *PARAMETERIZED_AGENT_NAMES])
 
 
 def check_agent_names(label, names, allow_empty=False):

@@ -81,7 +81,7 @@ from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
 
 from .base import LayoutObservations, give_sampler
-from .registry import AGENT_FACTORIES
+from .registry import AGENT_FACTORIES, agent_names_help
 from .stats import bootstrap_elo, bradley_terry_elo, clustered_mean_interval, clustered_rate_interval, seat_ranks
 
 TABLE_COLUMNS = (
@@ -131,8 +131,7 @@ def agent_factory(name):
     try:
         return AGENT_FACTORIES[name]
     except KeyError:
-        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(AGENT_FACTORIES)}, "
-                         "search[:ROLLOUTS[:DEPTH[:POLICY]]], policy:PATH[:greedy], rllib:PATH[:greedy], values:PATH") from None
+        raise ValueError(f"unknown agent {name!r}; choose from {agent_names_help()}") from None
 
 
 # ---- one game ------------------------------------------------------------------------------
@@ -551,7 +550,7 @@ def main(argv=None):
 
     parser = argparse.ArgumentParser(
         description="Play a seeded tournament between Fifth Avenue agents and report per-agent statistics.",
-        epilog=f"agents: {', '.join(AGENT_FACTORIES)}, policy:CHECKPOINT.zip, rllib:CHECKPOINT_DIR, values:NETWORK.pt")
+        epilog=f"agents: {agent_names_help()}")
     parser.add_argument("--agents", nargs="+", help="one agent per seat, e.g. heuristic random*3 (2-4 seats)")
     parser.add_argument("--resummarize", nargs="+", metavar="STEM",
                         help="instead of playing: recompute the table of saved results STEM.json from their stored "

@@ -6,6 +6,7 @@ import re
 import pytest
 
 from agents import bidlab_cli, play, tournament
+from agents.registry import AGENT_FACTORIES, PARAMETERIZED_AGENT_NAMES, agent_names_help
 from fifthave_env import demo
 from train import experiment
 
@@ -43,3 +44,12 @@ def test_a_bad_option_is_one_clear_error_line(main, argv, match, capsys, monkeyp
     assert exit_info.value.code == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert "error:" in error and re.search(match, error), error
+
+
+@pytest.mark.parametrize("main", [tournament.main, play.main])
+def test_every_command_taking_agents_lists_every_agent_name_in_its_help(main, capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())  # argparse wraps the list at any space
+    assert f"agents: {agent_names_help()}" in help_text
+    assert all(name in help_text for name in [*AGENT_FACTORIES, *PARAMETERIZED_AGENT_NAMES])
