@@ -340,6 +340,7 @@ def test_init_from_refuses_optimizer_state_that_does_not_fit(saved, tmp_path):
     (lambda state: state["sb3"].update(episode_starts=[True]), "episode_starts must be a list of 2 items"),
     (lambda state: state["games"][0].update(moves=[5000]), "games\\[0\\].moves\\[0\\] must be an int from 0"),
     (lambda state: state["games"][1]["opponents"].update(kind="os.system"), "opponents.kind must be one of"),
+    (lambda state: state["generators"].update(torch=[1, 2, 3]), "generator states are damaged"),
 ])
 def test_resume_refuses_a_damaged_run_state_before_writing_anything(saved, tmp_path, damage, message):
     run_dir, config = copy_run(saved, tmp_path)

@@ -292,6 +292,9 @@ def resume_model(config, env, checkpoint, meta):
     try:
         checks.mapping("run_state", state, ("generators", "games", "pool", "sb3"))
         restore_sb3_state(model, state["sb3"])
+        current = generator_states()  # a trial restore checks the saved ones now, before the run directory changes
+        restore_generator_states(state["generators"])
+        restore_generator_states(current)  # they are put back for real when training starts (RunCallback)
         env._reset_seeds()  # building the model seeded the env for a reset that a resumed run does not do
         model._last_obs = env.set_state(state["games"])
     except (ValueError, RuntimeError) as err:  # RuntimeError: a worker process refused the games
