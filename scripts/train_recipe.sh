@@ -24,19 +24,7 @@ WORKERS=${WORKERS:-2}
 CONFIG=${CONFIG:-train/configs/recipe.json}
 
 original_args=$*
-publish=false
-run_dir=""
-experiment_args=()
-while (($#)); do
-    case "$1" in
-        -h | --help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
-        --publish) publish=true ;;
-        --run-dir) run_dir=${2:?--run-dir needs a directory}; shift ;;
-        --run-dir=*) run_dir=${1#--run-dir=} ;;
-        *) experiment_args+=("$1") ;;
-    esac
-    shift
-done
+source scripts/publish_options.sh
 # Chosen here rather than by the experiment: the evaluation below needs to know it.
 run_dir=${run_dir:-runs/recipe-$(date +%Y%m%d-%H%M%S)}
 
@@ -45,7 +33,7 @@ publish_flag=()
 if $publish; then publish_flag=(--publish); fi
 started=$(date +%s)
 "$PYTHON" -m train.experiment --config "$CONFIG" --run-dir "$run_dir" --out "$OUT" ${publish_flag[@]+"${publish_flag[@]}"} \
-    --no-progress ${experiment_args[@]+"${experiment_args[@]}"}
+    --no-progress ${other_args[@]+"${other_args[@]}"}
 if $publish; then
     policy=$OUT/policy.zip
     tables=$OUT

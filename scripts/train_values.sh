@@ -23,18 +23,12 @@ PYTHON=${PYTHON:-.venv/bin/python}
 OUT=${OUT:-results/training/values}
 CONFIG=${CONFIG:-train/configs/candidate_values.json}
 
-publish=false
-run_dir=runs/values-$(date +%Y%m%d-%H%M%S)
-while (($#)); do
-    case "$1" in
-        -h | --help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
-        --publish) publish=true ;;
-        --run-dir) run_dir=${2:?--run-dir needs a directory}; shift ;;
-        --run-dir=*) run_dir=${1#--run-dir=} ;;
-        *) echo "train_values.sh: unknown option $1 (--help lists the options)" >&2; exit 2 ;;
-    esac
-    shift
-done
+source scripts/publish_options.sh
+if ((${#other_args[@]})); then
+    echo "train_values.sh: unknown option ${other_args[0]} (--help lists the options)" >&2
+    exit 2
+fi
+run_dir=${run_dir:-runs/values-$(date +%Y%m%d-%H%M%S)}
 
 started=$(date +%s)
 "$PYTHON" -m train.candidate_values --config "$CONFIG" --run-dir "$run_dir"
