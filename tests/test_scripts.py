@@ -69,7 +69,7 @@ esac
 def fake_training_repo(tmp_path):
     """The training scripts in a copy of the layout, with committed results and a PYTHON that only records."""
     (tmp_path / "scripts").mkdir()
-    for script in ("train_recipe.sh", "train_values.sh"):
+    for script in ("train_recipe.sh", "train_values.sh", "publish_options.sh"):
         shutil.copy(ROOT / "scripts" / script, tmp_path / "scripts" / script)
     (tmp_path / "train" / "configs").mkdir(parents=True)
     (tmp_path / "train" / "configs" / "candidate_values.json").write_text("{}\n")
