@@ -367,3 +367,17 @@ def test_r32_active_draws_three_in_a_row_then_the_others_in_turn_order():
     black = len(game.black)
     play(game, "action D", "score 34th St West")
     assert [sum(h) - s for h, s in zip(game.hands, sizes)] == [3, 1] and len(game.black) == black - 4
+
+
+def test_r15_active_player_with_a_skyscraper_there_draws_only_the_two():
+    """R15: the extra black card goes only to players with no skyscraper in the district; the
+    active player who has one there gets just its 2."""
+    game = started_game(3)
+    game.comm_pos = [5, CITY_HALL]
+    for p in range(3):
+        set_hand(game, p)
+    put_skyscrapers(game, 0, plot_of(game, 5, "violet"), 1)
+    stack_black(game, 4, 5, 6, 6, 4)
+    play(game, "action D", "score 52nd St West")
+    assert [hand_of(game, p) for p in range(3)] == [["black 4", "black 5"], ["black 6"], ["black 6"]]
+    assert game.black == [0] and game.scores == [1, 0, 0]
