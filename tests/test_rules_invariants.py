@@ -85,6 +85,7 @@ def play_and_check(num_players, board, seed, seen):
                 seen["stops"] += 1
         assert cards_by_kind(g) == EXPECTED_KINDS  # R1
         assert shops_by_type(g, removed) == [SHOPS_PER_TYPE] * 4  # R2
+        assert sum(removed) == g.removed_shops  # the engine's own count of shops out of the game
         assert g.unused_tiles == unused  # R10: out of the game, untouched
         check_markers(g)  # R4
         seen["markers out"] = max(seen["markers out"], max(map(sum, g.markers)))
