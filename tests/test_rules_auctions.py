@@ -100,6 +100,7 @@ def test_r21_a_player_without_reserve_may_bid_and_builds_nothing():
 
 
 def test_r22_owner_may_only_bid_the_color_of_their_plot():
+    """R22 (1): a player with skyscrapers in the district may open only with their plot's color."""
     game = district_0_auction()
     put_skyscrapers(game, 0, plot_of(game, 0, "violet"), 1)
     go(game)
@@ -109,6 +110,8 @@ def test_r22_owner_may_only_bid_the_color_of_their_plot():
 
 
 def test_r22_empty_plots_colors_and_several_players_may_share_one():
+    """R22 (2): any empty plot's color, shared by several players; shop plots excluded while
+    an empty plot exists."""
     game = district_0_auction()
     put_shops(game, plot_of(game, 0, "brown"), "gallery")
     put_skyscrapers(game, 2, plot_of(game, 0, "gray"), 1)
@@ -121,6 +124,7 @@ def test_r22_empty_plots_colors_and_several_players_may_share_one():
 
 
 def test_r22_full_district_shop_plots_only_never_a_skyscraper_plot():
+    """R22 (3), R37: full district: the colors of plots with shops and no skyscrapers."""
     game = district_0_auction()
     put_skyscrapers(game, 1, plot_of(game, 0, "gray"), 1)
     put_skyscrapers(game, 2, plot_of(game, 0, "brown"), 1)
@@ -133,6 +137,7 @@ def test_r22_full_district_shop_plots_only_never_a_skyscraper_plot():
 
 
 def test_r22_central_park_first_bidder_picks_any_color_then_everyone_follows():
+    """R22: Central Park: any color first, then everyone bids that color."""
     game = go(district_0_auction(), districts=())
     assert game.auc_loc == CENTRAL_PARK
     assert bids(game) == {"gray 4", "brown 4", "violet 4", "orange 4", "green 4"}
@@ -225,6 +230,7 @@ def test_r23_central_park_winner_builds_there():
 
 
 def test_r34_r35_bid_card_by_card_then_confirm_pass_any_time_returns_all():
+    """R34, R35: cards laid one at a time, no card taken back singly, pass returns them all."""
     game = go(district_0_auction(seat1=("gray 4", "black 4", "black 5")))
     play(game, "bid brown 4", "confirm bid")  # seat 0: 4
     play(game, "bid gray 4", "bid black 4")  # seat 1 lays two cards, not yet confirmed
@@ -236,6 +242,7 @@ def test_r34_r35_bid_card_by_card_then_confirm_pass_any_time_returns_all():
 
 
 def test_r37_six_plot_board_shop_plot_never_counts_as_empty():
+    """R37: the colorless shop plot is not an empty plot: the district is full."""
     game = district_0_auction(board=6)
     for color, seat in (("gray", 1), ("brown", 2)):
         put_skyscrapers(game, seat, plot_of(game, 0, color), 1)
@@ -247,3 +254,126 @@ def test_r37_six_plot_board_shop_plot_never_counts_as_empty():
     assert bids(game) == {"violet 4", "orange 4", "green 4"}
     play(game, "bid violet 4", "confirm bid", "pass", "pass")
     assert legal_names(game) == {"declare building stop"}  # no plot of seat 0 there (R24)
+
+
+def test_r22_owner_in_a_full_district_still_bids_only_their_own_color():
+    """R22 (1) before (3): in a full district a player with a plot there opens only with that
+    plot's color, not with a shop plot's; as a winner with a plot they may build or stop (R24)."""
+    game = district_0_auction(seat0=("gray 4", "violet 4", "black 4"))
+    put_skyscrapers(game, 0, plot_of(game, 0, "gray"), 1)
+    put_skyscrapers(game, 1, plot_of(game, 0, "brown"), 1)
+    for color in ("violet", "orange", "green"):
+        put_shops(game, plot_of(game, 0, color), "gallery")
+    go(game)
+    assert game.auc_full
+    assert bids(game) == {"gray 4"}
+    play(game, "bid gray 4", "confirm bid")
+    assert bids(game) == {"brown 4"}  # seat 1: its own plot too
+    play(game, "pass")
+    assert bids(game) == {"violet 4", "orange 4", "green 4"}  # seat 2 has no plot there
+    play(game, "pass")
+    assert legal_names(game) == {"build 0", "build 1", "build 2", "build 3", "declare building stop"}
+
+
+def test_r22_central_park_open_to_every_color_after_a_district_auction_of_the_same_round():
+    """R22: a plot won in 34th St West restricts nothing in Central Park: seat 0 builds on gray
+    there, then in the same round's Central Park auction every color is open again."""
+    game = go(district_0_auction(seat0=("gray 4", "brown 4", "black 4")))
+    assert bids(game) == {"gray 4", "brown 4"}
+    play(game, "bid gray 4", "confirm bid", "pass", "pass", "build 1")
+    assert game.auc_loc == CENTRAL_PARK and game.actor == 0
+    assert bids(game) == {"brown 4"}  # any color (the gray 4 was paid)
+    play(game, "pass")
+    assert bids(game) == {"gray 4", "brown 4", "violet 4", "orange 4", "green 4"}
+
+
+def test_r34_the_first_card_binds_the_color_and_any_order_of_color_and_black_is_reachable():
+    """R34: the opening card is colored and binds the bid: gray 4, then black 4, then gray 5 is
+    laid card by card (13), and no other color is offered once gray is down."""
+    game = go(district_0_auction(seat0=("gray 4", "gray 5", "brown 4", "black 4")))
+    assert bids(game) == {"gray 4", "gray 5", "brown 4"}  # no black first
+    play(game, "bid gray 4")
+    assert bids(game) == {"gray 5", "black 4"}  # no brown now
+    play(game, "bid black 4")
+    assert bids(game) == {"gray 5"}
+    play(game, "bid gray 5", "confirm bid")
+    assert game.auc_high == 13 and hand_of(game, 0) == ["brown 4"]
+
+
+def test_r35_later_turn_adds_to_the_cards_on_the_table_and_pass_returns_them_all():
+    """R35: a bidder's confirmed cards stay on the table; in a later turn they add to them (no
+    taking back), confirm needs a total strictly above the high bid, and passing returns every
+    card this auction, the confirmed ones included."""
+    game = go(district_0_auction(seat0=("gray 4", "black 4", "black 5"), seat1=("brown 4", "black 5"),
+                                 seat2=("violet 4", "black 4")))
+    play(game, "bid gray 4", "confirm bid")  # seat 0: 4
+    play(game, "bid brown 4", "bid black 5", "confirm bid")  # seat 1: 9
+    play(game, "pass")  # seat 2
+    assert game.actor == 0 and game.auc_total[0] == 4 and hand_of(game, 0) == ["black 4", "black 5"]
+    assert legal_names(game) == {"bid black 4", "bid black 5", "pass"}  # 4 is not above 9; nothing to withdraw
+    play(game, "bid black 4")
+    assert game.auc_total[0] == 8 and "confirm bid" not in legal_names(game)  # 8 is not above 9
+    play(game, "bid black 5")
+    assert game.auc_total[0] == 13 and "confirm bid" in legal_names(game)
+    play(game, "confirm bid")  # seat 1's turn: its 9 stays on the table
+    assert game.actor == 1 and game.auc_total[1] == 9 and hand_of(game, 1) == []
+    assert legal_names(game) == {"pass"}
+    play(game, "pass")
+    assert hand_of(game, 1) == ["black 5", "brown 4"]  # both cards, confirmed earlier, come back
+    assert game.decision == BUILD_DECISION and game.actor == 0
+
+
+def test_r35_pass_before_laying_any_card_is_legal():
+    """R35: pass at any moment of the turn, also before the first card."""
+    game = go(district_0_auction())
+    assert "pass" in legal_names(game) and "confirm bid" not in legal_names(game)
+    play(game, "pass")
+    assert game.auc_passed[0] and hand_of(game, 0) == sorted(ALL_HAND)
+
+
+def test_r37_five_plot_board_one_empty_plot_is_not_full_none_is():
+    """R37: one empty colored plot left: not full (only that color, and no stop); all five taken
+    by shops or skyscrapers: full."""
+    game = district_0_auction()
+    put_skyscrapers(game, 1, plot_of(game, 0, "gray"), 1)
+    for color in ("brown", "violet", "orange"):
+        put_shops(game, plot_of(game, 0, color), "gallery")
+    go(game)
+    assert not game.auc_full and bids(game) == {"green 4"}
+    play(game, "bid green 4", "confirm bid", "pass", "pass")
+    assert legal_names(game) == {"build 0", "build 1", "build 2", "build 3"}  # no stop
+    game = district_0_auction()
+    put_skyscrapers(game, 1, plot_of(game, 0, "gray"), 1)
+    for color in ("brown", "violet", "orange", "green"):
+        put_shops(game, plot_of(game, 0, color), "gallery")
+    go(game)
+    assert game.auc_full and bids(game) == {"brown 4", "violet 4", "orange 4", "green 4"}
+
+
+def test_r37_six_plot_board_empty_shop_plot_does_not_make_a_district_unfull():
+    """R37: with every colored plot taken and the shop plot *empty*, the district is still full:
+    the shop plot is never an empty plot to bid on."""
+    game = district_0_auction(board=6)
+    put_skyscrapers(game, 1, plot_of(game, 0, "gray"), 1)
+    for color in ("brown", "violet", "orange", "green"):
+        put_shops(game, plot_of(game, 0, color), "gallery")
+    assert game.plot_shops[plot_of(game, 0, None)] == []
+    go(game)
+    assert game.auc_full
+    assert bids(game) == {"brown 4", "violet 4", "orange 4", "green 4"}
+    play(game, "bid brown 4", "confirm bid", "pass", "pass")
+    assert legal_names(game) == {"declare building stop"}
+
+
+def test_r39_several_cards_of_a_kind_fours_under_first_then_fives_then_sixes():
+    """R39: with repeated kinds the order holds per value: bottom of the pile 6, 5, 5, 4, 4 for the
+    color; black 6, 4 under the black pile, all face up (R16)."""
+    laid = ("green 5", "black 4", "green 4", "green 6", "black 6", "green 4", "green 5")
+    game = district_0_auction(seat0=laid)
+    green_before, black_before = game.piles[4][:], game.black[:]
+    go(game)
+    play(game, *(f"bid {c}" for c in laid), "confirm bid", "pass", "pass")
+    assert game.decision == BUILD_DECISION
+    assert game.piles[4] == [2, 1, 1, 0, 0] + green_before
+    face_up = 3 * FACE_UP
+    assert game.black == [2 + face_up, 0 + face_up] + black_before

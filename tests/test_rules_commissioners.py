@@ -69,6 +69,7 @@ def test_r6_every_move_decision_offers_both_commissioners_independently():
 
 
 def test_r18_leaving_an_open_district_leaves_a_marker():
+    """R18: a marker of the commissioner's color where it left an open district."""
     game = at_move(0)
     play(game, "move white -> Times Square")
     assert game.markers[WHITE] == [True] + [False] * 6
@@ -76,6 +77,7 @@ def test_r18_leaving_an_open_district_leaves_a_marker():
 
 
 def test_r18_leaving_city_hall_central_park_or_a_closed_district_leaves_none():
+    """R18: no marker when leaving City Hall, Central Park or a closed district."""
     game = at_move(CITY_HALL)
     play(game, "move white -> 34th St West")
     assert not any(game.markers[WHITE])
@@ -142,3 +144,33 @@ def test_r20_action_c_auctions_interrupt_phase_one_then_phases_two_and_three_fol
     pass_everyone(game)
     pass_everyone(game)
     assert game.decision == CHOOSE_ACTION_DECISION and game.actor == 1 and game.turn == 1
+
+
+def test_r18_a_full_trip_leaves_one_marker_per_district_left_and_none_in_jumped_ones():
+    """R18 (with R4, R6): a trip City Hall -> 0 -> 3 -> 6 -> Central Park leaves white markers in
+    0, 3 and 6 (three, one per column), next to beige's; a jump over closed Times Square
+    (0 -> 5) marks only the district left, never the one jumped."""
+    game = at_move(CITY_HALL)
+    game.markers[BEIGE][3] = True
+    game.touch()
+    for dest in ("34th St West", "Times Square", "52nd St East", "Central Park"):
+        start_move(game, 0)
+        play(game, f"move white -> {dest}")
+    assert game.markers[WHITE] == [True, False, False, True, False, False, True]
+    assert game.markers[BEIGE] == [False, False, False, True, False, False, False]
+    game = at_move(0, closed=(3,))
+    play(game, "move white -> 52nd St West")
+    assert game.markers[WHITE] == [True] + [False] * 6
+    start_move(game, 0)
+    play(game, "move white -> Central Park")
+    assert game.markers[WHITE] == [True, False, False, False, False, True, False]
+
+
+def test_r18_moving_the_beige_commissioner_leaves_a_beige_marker():
+    """R18: the marker has the color of the commissioner that left."""
+    game = at_move(CITY_HALL)
+    game.comm_pos[BEIGE] = 4
+    game.touch()
+    play(game, "move beige -> 52nd St East")
+    assert game.markers[BEIGE] == [False, False, False, False, True, False, False]
+    assert game.markers[WHITE] == [False] * 7

@@ -1,21 +1,31 @@
 """Components, the board and setup: rulings R1-R5 and R7-R12."""
 
+import itertools
+
+import numpy as np
 import pytest
 
 from fifthave_env.engine import Game, GameConfig
 from fifthave_env.engine.actions import PLACE_START
 from fifthave_env.engine.board import (
+    CENTRAL_PARK,
+    CITY_HALL,
     DEFAULT_LAYOUT_5,
+    DEFAULT_LAYOUT_SOURCE,
     DISTRICT_NAMES,
     NO_PLOT,
     NUM_DISTRICTS,
     PLOTS_PER_DISTRICT,
     SHOP_PLOT,
+    COMMISSIONER_NAMES,
+    SHOP_NAMES,
     TOTAL_SHOPS,
+    destinations,
 )
 from fifthave_env.engine.cards import BLACK_COUNTS, COLOR_NAMES, COLORED_PER_COLOR, KIND_LIMIT, TOTAL_CARDS, VALUES
 from fifthave_env.engine.game import CHOOSE_ACTION_DECISION, PLACE_START_DECISION
-from rules_helpers import hand_of, legal_names, new_game, play, plot_of, put_shops, started_game
+from fifthave_env.engine.scoring import plot_value
+from rules_helpers import hand_of, legal_names, new_game, play, plot_of, put_shops, put_skyscrapers, started_game
 
 
 def test_r1_card_counts_and_build_limits():
@@ -35,6 +45,8 @@ def test_r1_card_counts_and_build_limits():
 
 
 def test_r2_shop_tiles_nine_of_each_type():
+    """R2: four shop types, 9 of each (36), all of them in the game at setup (board, row, unused)."""
+    assert SHOP_NAMES == ("boutique", "jeweler", "gallery", "perfume")
     assert TOTAL_SHOPS == 36
     game = new_game(3, seed=5)
     tiles = [t for shops in game.plot_shops for t in shops] + game.row + game.unused_tiles
@@ -53,6 +65,10 @@ def test_r3_skyscrapers_per_color_is_configuration(per_color):
 
 
 def test_r4_two_commissioners_start_in_city_hall_without_markers_and_no_stops():
+    """R4: two commissioners, white and beige; no marker and no building-stop marker used yet.
+    That a commissioner never has more than three markers out and that there are never more
+    than two stops is checked over random games in test_rules_invariants.py."""
+    assert COMMISSIONER_NAMES == ("white", "beige")
     game = new_game(4)
     assert game.comm_pos == [8, 8]  # white, beige in City Hall
     assert game.markers == [[False] * 7, [False] * 7]
@@ -60,12 +76,14 @@ def test_r4_two_commissioners_start_in_city_hall_without_markers_and_no_stops():
 
 
 def test_r5_district_ids_and_names():
+    """R5: the seven district ids and names, in this order."""
     assert DISTRICT_NAMES == ("34th St West", "34th St East", "42nd St West", "Times Square",
                               "42nd St East", "52nd St West", "52nd St East")
     assert NUM_DISTRICTS == 7
 
 
 def test_r7_default_ring_layout_and_neighbours():
+    """R7: the default ring order (district 3) and position 0 touching positions 4 and 1."""
     game = new_game(3)
     assert DEFAULT_LAYOUT_5[3] == ("brown", "orange", "gray", "violet", "green")
     assert [COLOR_NAMES[game.plot_color[3 * 6 + p]] for p in range(5)] == list(DEFAULT_LAYOUT_5[3])
@@ -82,6 +100,7 @@ def test_r7_default_ring_layout_and_neighbours():
 
 
 def test_r7_layout_is_replaceable_data_and_checked():
+    """R7: the ring order is data a user may replace; a ring must hold every color once."""
     rings = tuple(("green", "orange", "violet", "brown", "gray") for _ in range(7))
     game = Game(GameConfig(num_players=3, layout=rings), seed=0)
     assert game.plot_color[0] == COLOR_NAMES.index("green")
@@ -91,6 +110,7 @@ def test_r7_layout_is_replaceable_data_and_checked():
 
 
 def test_r8_six_plot_board_shop_plot_is_colorless_and_only_for_shops():
+    """R8, R10: on the 6-plot board the seven starting shops go on the colorless shop plots."""
     game = new_game(4, board=6, seed=2)
     for d in range(7):
         shop_plot = d * PLOTS_PER_DISTRICT + 5
@@ -124,6 +144,8 @@ def test_r9_shop_row_groups_default_and_count():
 
 @pytest.mark.parametrize("seed", range(40))
 def test_r10_starting_shops_one_per_district_every_color_at_most_twice(seed):
+    """R10: one starting shop per district, every color used at least once and at most twice,
+    and 9 tiles neither placed nor in the row."""
     game = new_game(4, seed=seed)
     uses = [0] * 5
     for d in range(7):
@@ -135,6 +157,7 @@ def test_r10_starting_shops_one_per_district_every_color_at_most_twice(seed):
 
 
 def test_r10_starting_shop_colors_are_spread_over_all_valid_assignments():
+    """R10: the starting plots are random, not a fixed pattern."""
     seen = set()
     for seed in range(300):
         game = new_game(3, seed=seed)
@@ -202,3 +225,118 @@ def test_r12_starting_skyscrapers_come_on_top_of_reserve():
     assert game.reserve == [3, 3] and game.supply == [12, 12]
     assert NO_PLOT not in [game.plot_color[p] for p in range(42) if game.plot_height[p]]
 
+
+
+def test_r5_columns_every_trip_visits_one_district_per_column_left_to_right():
+    """R5: districts stand in three columns (0,1), (2,3,4), (5,6), City Hall left of the first,
+    Central Park right of the third: every trip City Hall -> Central Park (no district closed)
+    visits exactly one district of each column, in column order."""
+    columns = ({0, 1}, {2, 3, 4}, {5, 6})
+    trips = [[CITY_HALL]]
+    finished = []
+    while trips:
+        trip = trips.pop()
+        for dest in destinations(trip[-1], 0):
+            (finished if dest == CENTRAL_PARK else trips).append(trip + [dest])
+    assert sorted(trip[1:-1] for trip in finished) == [[0, 2, 5], [0, 3, 5], [0, 3, 6], [1, 3, 5], [1, 3, 6],
+                                                       [1, 4, 6]]  # the routes of R6
+    for trip in finished:
+        visited = trip[1:-1]
+        assert len(visited) == 3
+        assert all(d in col for d, col in zip(visited, columns)), trip
+    assert {d for trip in finished for d in trip[1:-1]} == set(range(7))
+
+
+# R7's table, copied from RULINGS.md (ring order, position 0 first).
+R7_TABLE = (
+    ("gray", "brown", "violet", "orange", "green"),
+    ("violet", "green", "brown", "orange", "gray"),
+    ("orange", "green", "gray", "brown", "violet"),
+    ("brown", "orange", "gray", "violet", "green"),
+    ("green", "gray", "brown", "violet", "orange"),
+    ("gray", "violet", "green", "brown", "orange"),
+    ("brown", "violet", "orange", "green", "gray"),
+)
+
+
+@pytest.mark.parametrize("board", [5, 6])
+def test_r7_default_layout_is_the_rulings_table_with_its_source_recorded(board):
+    """R7: the default ring order of every district is the ruling's table; R8: the 6-plot board
+    adds the shop plot at position 5. The source of the placeholder is kept as data."""
+    game = new_game(3, board=board)
+    for d in range(7):
+        assert [COLOR_NAMES[game.plot_color[d * 6 + p]] for p in range(5)] == list(R7_TABLE[d]), d
+        assert game.plot_color[d * 6 + 5] == (SHOP_PLOT if board == 6 else NO_PLOT)
+    assert "R7" in DEFAULT_LAYOUT_SOURCE
+
+
+@pytest.mark.parametrize("board", [5, 6])
+def test_r7_each_ring_is_a_cycle_each_plot_touches_exactly_two_plots(board):
+    """R7: within a district the plots form one ring: every plot has exactly two distinct
+    neighbours, both in its own district, adjacency is symmetric and the ring is one cycle
+    through all the district's plots (so position 0 touches the last position)."""
+    game = new_game(3, board=board)
+    for d in range(7):
+        plots = [d * 6 + p for p in range(board)]
+        for plot in plots:
+            left, right = game.neighbors[plot]
+            assert left != right and {left, right} <= set(plots) - {plot}
+            assert plot in game.neighbors[left] and plot in game.neighbors[right]
+        walk, prev, here = [plots[0]], None, plots[0]
+        for _ in range(board - 1):
+            nxt = [q for q in game.neighbors[here] if q != prev][0]
+            walk.append(nxt)
+            prev, here = here, nxt
+        assert sorted(walk) == plots and plots[0] in game.neighbors[walk[-1]]
+
+
+@pytest.mark.parametrize("district", range(7))
+def test_r7_a_skyscraper_sees_at_most_four_shops_on_its_two_ring_neighbours(district):
+    """R7 with R19: the skyscraper on ring position 0 sees the shops on position 4 (the ring wraps)
+    and position 1 -- four types: 8 VP per skyscraper; shops on positions 2 and 3 do not count."""
+    game = started_game(3)
+    base = district * 6
+    put_shops(game, base + 4, "boutique", "jeweler")
+    put_shops(game, base + 1, "gallery", "perfume")
+    put_shops(game, base + 2, "boutique")
+    put_skyscrapers(game, 1, base + 0, 2)
+    assert plot_value(game, base + 0) == 8
+    game.comm_pos = [district, CITY_HALL]
+    play(game, "action D", f"score {DISTRICT_NAMES[district]}")
+    assert game.scores == [0, 16, 0]
+    # shops two steps away (position 3) are not seen
+    game = started_game(3)
+    put_shops(game, base + 4, "boutique", "jeweler")
+    put_shops(game, base + 3, "gallery", "perfume")
+    put_skyscrapers(game, 1, base + 0, 1)
+    assert plot_value(game, base + 0) == 3  # position 3 is not beside position 0: two types only
+
+
+def test_r10_starting_shop_plots_are_uniform_over_the_valid_assignments():
+    """R10: drawn uniformly among the assignments using every color at least once and none more
+    than twice. Under that law every district's color is uniform (1/5) and any two districts
+    share a color with probability 2/21 (1200 of the 12600 valid assignments); a district-by-
+    district sampler that avoids colors already used twice gives 0.17 for districts 0 and 1, and
+    independent plots (no constraint) 0.2."""
+    games = 3000
+    colors = np.array([[game.plot_color[p] for p in range(42) if game.plot_shops[p]]
+                       for game in (new_game(3, seed=s) for s in range(games))])
+    assert colors.shape == (games, 7)
+    for d in range(7):
+        freq = np.bincount(colors[:, d], minlength=5) / games
+        assert np.all(np.abs(freq - 0.2) < 0.03), (d, freq)
+    for d, e in itertools.combinations(range(7), 2):
+        share = np.mean(colors[:, d] == colors[:, e])
+        assert abs(share - 2 / 21) < 0.03, (d, e, share)
+
+
+def test_r10_six_plot_board_nine_unused_tiles_and_no_starting_shop_on_a_colored_plot():
+    """R10 with R8: on the 6-plot board the starting shops are on the shop plots (no color rule
+    applies), and again 9 tiles stay out of the game: 7 placed + 20 in the row + 9 = 36, 9 per type."""
+    for seed in range(10):
+        game = new_game(3, board=6, seed=seed)
+        placed = [t for d in range(7) for t in game.plot_shops[d * 6 + 5]]
+        assert len(placed) == 7
+        assert not any(game.plot_shops[d * 6 + p] for d in range(7) for p in range(5))
+        assert len(game.unused_tiles) == 9 and len(game.row) == 20
+        assert sorted(placed + game.row + game.unused_tiles) == sorted(list(range(4)) * 9)
