@@ -82,6 +82,7 @@ from fifthave_env.engine import checks
 from fifthave_env.engine.actions import NUM_ACTIONS, as_action_id
 from fifthave_env.engine.game import IllegalActionError
 from fifthave_env.env_common import EnvUsageError
+from fifthave_env.observation import Observer
 
 LEARNER = "learner"
 AEC_ENVS = {0: fifth_avenue_v0, 1: fifth_avenue_v1}  # observation_version -> the AEC env of that layout
@@ -130,6 +131,8 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
         self.seat_of = {}  # the inverse
         self.scripted = {}  # seat -> scripted agent
         self._scripted_observations = None  # their LayoutObservations
+        # layout -> Observer for the scripted seats, kept across episodes (other layouts built when first read)
+        self._scripted_observers = {version: Observer(self.aec.config, version=version)}
         self._pending = {}  # agent id -> reward collected since its last return
         self._asked = None
 
@@ -156,7 +159,8 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
                     self.agent_of_seat[seat] = role
         else:
             self.agent_of_seat = dict(enumerate(self.possible_agents))
-        self._scripted_observations = LayoutObservations(aec.config, self.scripted, aec.observation_version)
+        self._scripted_observations = LayoutObservations(aec.config, self.scripted, aec.observation_version,
+                                                         self._scripted_observers)
         self.agents = list(self.agent_of_seat.values())
         self.seat_of = {agent: seat for seat, agent in self.agent_of_seat.items()}
         self._pending = dict.fromkeys(self.agents, 0.0)
@@ -199,9 +203,10 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
         aec, game, layouts = self.aec, self.aec.game, self._scripted_observations
         while not game.is_over and game.actor in self.scripted:
             seat = game.actor
-            observation = aec.observe(aec.agent_selection)
-            vector = layouts.observe(game, seat) if layouts.wants(seat) else observation["observation"]
-            action = self.scripted[seat].act(vector, observation["action_mask"])
+            agent = self.scripted[seat]
+            # in the layout it reads; none for an agent that reads only the mask (needs_observation = False)
+            vector = layouts.observe(game, seat) if getattr(agent, "needs_observation", True) else None
+            action = agent.act(vector, game.action_mask())
             if action.__class__ is not int:
                 action = as_action_id(action)  # 3.9 is refused, not played as 3
             self._apply(action)
