@@ -76,6 +76,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fifthave_env import fifth_avenue_v0
+from fifthave_env.engine import checks
 from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP, IllegalActionError, as_action_id
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
@@ -546,8 +547,6 @@ def parse_lineup(specs):
 
 
 def main(argv=None):
-    from fifthave_env.engine import checks  # here: the module's imports are another change's
-
     parser = argparse.ArgumentParser(
         description="Play a seeded tournament between Fifth Avenue agents and report per-agent statistics.",
         epilog=f"agents: {agent_names_help()}")

@@ -53,6 +53,8 @@ import shutil
 import sys
 import time
 
+from fifthave_env.engine import checks
+
 from .checkpoint import CheckpointError, atomic_write_bytes, export_policy, latest_checkpoint, versions
 from .config import load_config
 from .evaluate import EVAL_FIELDS, format_table, read_eval_log
@@ -246,8 +248,6 @@ def publish(config, run_dir, out):
 
 
 def main(argv=None):
-    from fifthave_env.engine import checks  # here: the module's imports are another change's
-
     parser = argparse.ArgumentParser(prog="fifthave-experiment", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"JSON TrainConfig (default {DEFAULT_CONFIG})")
     parser.add_argument("--scale", type=checks.cli_positive, default=1.0,

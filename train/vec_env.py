@@ -46,9 +46,11 @@ import numpy as np
 import torch
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from fifthave_env.agent_protocol import observation_layout
 from fifthave_env.engine import checks
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.gym_env import FifthAvenueEnv
+from fifthave_env.observation import OBS_SIZES
 
 from .hints import Advisers, advised_observation_space
 from .opponents import opponents_from_data, opponents_to_data
@@ -130,8 +132,10 @@ class GameShard:
             by_net.setdefault(id(agent.batch_net), []).append((i, seat, agent))
         for group in by_net.values():
             # each opponent's observation in the layout it reads (its network's input)
-            stack = np.stack([self.envs[i]._opponent_observations.observe(self.envs[i].game, seat)
-                              for i, seat, _ in group])
+            size = OBS_SIZES[observation_layout(group[0][2])]  # one network, one layout
+            stack = np.empty((len(group), size), np.float32)
+            for row, (i, seat, _) in enumerate(group):
+                self.envs[i]._opponent_observations.observe(self.envs[i].game, seat, out=stack[row])
             logits = group[0][2].batch_net.logits(stack, sparse=len(group) == 1)
             for row, (i, seat, agent) in enumerate(group):
                 env = self.envs[i]
