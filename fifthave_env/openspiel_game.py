@@ -76,9 +76,7 @@ class FifthAvenueGame(pyspiel.Game):
         params = {**DEFAULT_PARAMS, **(params or {})}
         self.config = GameConfig(num_players=int(params["players"]), board=int(params["board"]),
                                  max_turns=int(params["max_turns"]))
-        self.seed = checks.seed("seed", params["seed"])
-        if self.seed is None:
-            raise checks.InvalidValueError("seed must be an int >= 0, got None")
+        self.seed = checks.integer("seed", params["seed"], 0)
         self._deals = 0
         self.history_observer = Observer(self.config, version=LATEST)  # the states' history digests
         info = pyspiel.GameInfo(

@@ -95,7 +95,7 @@ def test_ismcts_bot_plays_with_our_resampler():
 def test_bad_parameters_are_rejected():
     with pytest.raises(Exception, match="num_players must be one of 2, 3, 4"):
         pyspiel.load_game("fifth_avenue", {"players": 5})
-    with pytest.raises(Exception, match="seed must be None or an int >= 0, got -1"):
+    with pytest.raises(Exception, match="seed must be an int >= 0, got -1"):
         pyspiel.load_game("fifth_avenue", {"seed": -1})
 
 
