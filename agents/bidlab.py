@@ -78,7 +78,7 @@ from fifthave_env.observation import Observer
 from . import stats
 from .bidding import BIDDING_STRATEGIES, BiddingStrategy
 from .heuristic import HeuristicAgent
-from .tournament import SEAT_ORDERS, agent_factory, deal_seatings, deal_seed
+from .tournament import SEAT_ORDERS, agent_factory, deal_seatings, deal_seed, orders_per_deal_for
 
 COLORED_MEAN = sum(v * n for v, n in zip(VALUES, COLORED_PER_COLOR)) / sum(COLORED_PER_COLOR)
 BLACK_MEAN = sum(v * n for v, n in zip(VALUES, BLACK_COUNTS)) / sum(BLACK_COUNTS)
@@ -312,7 +312,7 @@ def compare_many(baseline, candidates, opponents=None, num_players=4, deals=100,
     opponents = ["heuristic"] * (num_players - 1) if opponents is None else list(opponents)
     if len(opponents) != num_players - 1:
         raise ValueError(f"{num_players} players need {num_players - 1} opponents, got {len(opponents)}")
-    orders_per_deal = num_players if orders_per_deal is None else orders_per_deal
+    orders_per_deal = orders_per_deal_for(num_players, seat_orders, orders_per_deal)
     deal_seatings(num_players, seat_orders, seed, 0, orders_per_deal)  # checks orders_per_deal
     candidates = list(candidates)
     lab = _Lab([make_factory(s) for s in [baseline] + candidates], [make_factory(s) for s in opponents],

@@ -467,6 +467,17 @@ def _labelled(agent_factories):
     return labels, factories
 
 
+def orders_per_deal_for(num_players, seat_orders, orders_per_deal):
+    """The number of seat orders per deal ``sample`` plays (given, or ``num_players``); for the other
+    seat orders, which fix it, giving one is an error rather than ignored."""
+    if orders_per_deal is None:
+        return num_players
+    if seat_orders != "sample":
+        raise ValueError(f"orders_per_deal needs seat_orders='sample' (seat_orders={seat_orders!r} fixes the games "
+                         f"per deal), got orders_per_deal={orders_per_deal!r}")
+    return orders_per_deal
+
+
 def games_per_deal(num_players, seat_orders="cyclic", orders_per_deal=0):
     return len(deal_seatings(num_players, seat_orders, orders_per_deal=orders_per_deal))
 
@@ -491,7 +502,7 @@ def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0
                          f"entries, got {len(factories)}")
     if board not in (5, 6):
         raise ValueError(f"board must be 5 or 6 (plots per district), got {board!r}")
-    orders_per_deal = num_players if orders_per_deal is None else orders_per_deal
+    orders_per_deal = orders_per_deal_for(num_players, seat_orders, orders_per_deal)
     per_deal = games_per_deal(num_players, seat_orders, orders_per_deal)
     if games < per_deal or games % per_deal:
         what = "num_players" if seat_orders == "cyclic" else f"the games per deal with seat_orders={seat_orders!r}"
@@ -582,8 +593,6 @@ def main(argv=None):
         return
     if not args.agents:
         parser.error("give --agents (or --resummarize)")
-    if args.orders_per_deal is not None and args.seat_orders != "sample":
-        parser.error("--orders-per-deal needs --seat-orders sample (the other orders fix the games per deal)")
     try:
         lineup = parse_lineup(args.agents)
         result = run_tournament([(name, agent_factory(name)) for name in lineup], board=args.board,

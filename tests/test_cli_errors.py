@@ -24,7 +24,7 @@ RANDOMS = ["--agents", "random*3", "--games", "3", "--workers", "1", "--quiet"]
      r"'nope' is not a fifthave-rllib checkpoint"),
     (tournament.main, [*RANDOMS, "--seed", "-1"], r"argument --seed: must be an int >= 0, got -1"),
     (tournament.main, [*RANDOMS, "--workers", "0"], r"argument --workers: must be an int >= 1, got 0"),
-    (tournament.main, [*RANDOMS, "--orders-per-deal", "2"], r"--orders-per-deal needs --seat-orders sample"),
+    (tournament.main, [*RANDOMS, "--orders-per-deal", "2"], r"orders_per_deal needs seat_orders='sample'"),
     (tournament.main, ["--resummarize", "no/such/result"], r"--resummarize no/such/result: .*No such file"),
     (play.main, ["--opponents", "policy:nope.zip"], r"cannot read the checkpoint nope.zip: No such file"),
     (play.main, ["--seed", "-1"], r"argument --seed: must be an int >= 0, got -1"),
@@ -35,7 +35,7 @@ RANDOMS = ["--agents", "random*3", "--games", "3", "--workers", "1", "--quiet"]
     (bidlab_cli.main, ["study", "--workers", "-1"], r"argument --workers: must be an int >= 1, got -1"),
     (bidlab_cli.main, ["compare", "--candidate", "reach", "--seed", "-1"], r"argument --seed: must be an int >= 0"),
     (bidlab_cli.main, ["compare", "--candidate", "reach", "--orders-per-deal", "2"],
-     r"--orders-per-deal needs --seat-orders sample"),
+     r"orders_per_deal needs seat_orders='sample'"),
 ])
 def test_a_bad_option_is_one_clear_error_line(main, argv, match, capsys, monkeypatch):
     monkeypatch.setattr("builtins.input", lambda *_: "q")  # fifthave-play reads moves from stdin
