@@ -10,22 +10,12 @@ an error naming the field, the value and what is allowed.
 
 import dataclasses
 import json
-import math
 from dataclasses import dataclass, field
 
 from agents.registry import check_agent_names
 from agents.search import search_factory
 from fifthave_env.engine import checks
 from fifthave_env.env_common import game_config
-
-
-def _real(name, value, low, high=math.inf, low_included=True):
-    """``value`` as a finite float from ``low`` (or above it) up to ``high``."""
-    value = checks.real(name, value)
-    if (value < low if low_included else value <= low) or value > high:
-        allowed = f"{'from' if low_included else 'above'} {low}" + ("" if high == math.inf else f" to {high}")
-        raise checks.InvalidValueError(f"{name} must be a number {allowed}, got {value!r}")
-    return value
 
 
 def _path(name, value, optional=False):
@@ -56,10 +46,10 @@ class SelfPlayConfig:
 
     def __post_init__(self):
         self.snapshot_every = checks.integer("selfplay.snapshot_every", self.snapshot_every, 0)
-        self.promote_win_rate = _real("selfplay.promote_win_rate", self.promote_win_rate, 0.0, 1.0)
+        self.promote_win_rate = checks.real("selfplay.promote_win_rate", self.promote_win_rate, 0.0, 1.0)
         self.promote_window = checks.integer("selfplay.promote_window", self.promote_window, 1)
         self.pool_size = checks.integer("selfplay.pool_size", self.pool_size, 1)
-        self.scripted_fraction = _real("selfplay.scripted_fraction", self.scripted_fraction, 0.0, 1.0)
+        self.scripted_fraction = checks.real("selfplay.scripted_fraction", self.scripted_fraction, 0.0, 1.0)
         self.deterministic_pool = checks.boolean("selfplay.deterministic_pool", self.deterministic_pool)
 
 
@@ -93,11 +83,11 @@ class LeagueConfig:
         check_agent_names("league anchors", self.anchors)
         self.snapshot_every = checks.integer("league.snapshot_every", self.snapshot_every, 0)
         self.max_snapshots = checks.integer("league.max_snapshots", self.max_snapshots, 1)
-        self.pfsp_power = _real("league.pfsp_power", self.pfsp_power, 0.0)
-        self.min_weight = _real("league.min_weight", self.min_weight, 0.0, 1.0)
+        self.pfsp_power = checks.real("league.pfsp_power", self.pfsp_power, 0.0)
+        self.min_weight = checks.real("league.min_weight", self.min_weight, 0.0, 1.0)
         self.window = checks.integer("league.window", self.window, 1)
         self.prior_games = checks.integer("league.prior_games", self.prior_games, 0)
-        self.prior_win_rate = _real("league.prior_win_rate", self.prior_win_rate, 0.0, 1.0)
+        self.prior_win_rate = checks.real("league.prior_win_rate", self.prior_win_rate, 0.0, 1.0)
         self.reweight_every = checks.integer("league.reweight_every", self.reweight_every, 1)
 
 
@@ -138,8 +128,8 @@ class BCConfig:
         for name in ("games", "held_out_games", "dagger_games", "epochs", "batch_size"):
             setattr(self, name, checks.integer(f"bc.{name}", getattr(self, name), 1))
         self.dagger_rounds = checks.integer("bc.dagger_rounds", self.dagger_rounds, 0)
-        self.learning_rate = _real("bc.learning_rate", self.learning_rate, 0.0, low_included=False)
-        self.value_weight = _real("bc.value_weight", self.value_weight, 0.0)
+        self.learning_rate = checks.real("bc.learning_rate", self.learning_rate, 0.0, low_included=False)
+        self.value_weight = checks.real("bc.value_weight", self.value_weight, 0.0)
 
 
 @dataclass
@@ -266,13 +256,13 @@ class TrainConfig:
             raise ValueError(f"batch_size ({self.batch_size}) must divide n_envs*n_steps "
                              f"({self.n_envs * self.n_steps})")
         self.n_epochs = checks.integer("n_epochs", self.n_epochs, 1)
-        self.learning_rate = _real("learning_rate", self.learning_rate, 0.0, low_included=False)
-        self.gamma = _real("gamma", self.gamma, 0.0, 1.0)
-        self.gae_lambda = _real("gae_lambda", self.gae_lambda, 0.0, 1.0)
-        self.clip_range = _real("clip_range", self.clip_range, 0.0, low_included=False)
-        self.ent_coef = _real("ent_coef", self.ent_coef, 0.0)
-        self.vf_coef = _real("vf_coef", self.vf_coef, 0.0)
-        self.max_grad_norm = _real("max_grad_norm", self.max_grad_norm, 0.0, low_included=False)
+        self.learning_rate = checks.real("learning_rate", self.learning_rate, 0.0, low_included=False)
+        self.gamma = checks.real("gamma", self.gamma, 0.0, 1.0)
+        self.gae_lambda = checks.real("gae_lambda", self.gae_lambda, 0.0, 1.0)
+        self.clip_range = checks.real("clip_range", self.clip_range, 0.0, low_included=False)
+        self.ent_coef = checks.real("ent_coef", self.ent_coef, 0.0)
+        self.vf_coef = checks.real("vf_coef", self.vf_coef, 0.0)
+        self.max_grad_norm = checks.real("max_grad_norm", self.max_grad_norm, 0.0, low_included=False)
         self.net_arch = [checks.integer(f"net_arch[{i}]", size, 1)
                          for i, size in enumerate(checks.sequence("net_arch", self.net_arch))]
         self.eval_every = checks.integer("eval_every", self.eval_every, 0)

@@ -70,9 +70,7 @@ class PoolOpponents:
 
     @classmethod
     def from_data(cls, name, data):
-        fraction = checks.real(f"{name}.scripted_fraction", data["scripted_fraction"])
-        if not 0.0 <= fraction <= 1.0:
-            raise checks.InvalidValueError(f"{name}.scripted_fraction must be from 0 to 1, got {fraction!r}")
+        fraction = checks.real(f"{name}.scripted_fraction", data["scripted_fraction"], 0.0, 1.0)
         paths = [_checkpoint_path(f"{name}.pool_paths[{i}]", path)
                  for i, path in enumerate(checks.sequence(f"{name}.pool_paths", data["pool_paths"]))]
         check_agent_names(f"{name}.scripted_names", data["scripted_names"])

@@ -77,13 +77,18 @@ def boolean(name, value):
     raise InvalidTypeError(f"{name} must be True or False, got {shown(value)}")
 
 
-def real(name, value):
-    """``value`` as a finite float (an int or float, never a bool, NaN or infinity)."""
+def real(name, value, low=None, high=None, low_included=True):
+    """``value`` as a finite float (an int or float, never a bool, NaN or infinity), from ``low`` (or, with
+    ``low_included=False``, above it) up to ``high``; either bound may be None."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise InvalidTypeError(f"{name} must be a finite number (int or float), got {shown(value)}")
     value = float(value)
     if not math.isfinite(value):
         raise InvalidValueError(f"{name} must be a finite number (int or float), got {value!r}")
+    if (low is not None and (value < low if low_included else value <= low)) or (high is not None and value > high):
+        allowed = "" if low is None else f" {'from' if low_included else 'above'} {low}"
+        allowed += "" if high is None else f" {'to' if low is not None else 'up to'} {high}"
+        raise InvalidValueError(f"{name} must be a number{allowed}, got {value!r}")
     return value
 
 
