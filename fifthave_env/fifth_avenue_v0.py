@@ -171,9 +171,10 @@ class raw_env(AECEnv):
         self.agent_selection = self.possible_agents[self.game.actor]
 
     def observe(self, agent):
-        game = self._require_game()
+        game = self.game
         seat = self._agent_seat.get(agent)
-        if seat is None:
+        if seat is None or game is None:  # one test on the hot path for both mistakes
+            self._require_game()
             raise checks.InvalidValueError(f"agent must be one of {', '.join(self.possible_agents)}, got {agent!r}")
         mask = game.action_mask() if seat == game.actor else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": self._observer.observe(game, seat), "action_mask": mask}
@@ -194,7 +195,9 @@ class raw_env(AECEnv):
         return self.game
 
     def step(self, action):
-        game = self._require_game()
+        game = self.game
+        if game is None:
+            self._require_game()
         if not self.agents:
             raise IllegalActionError(f"the game is over and every agent has stepped out (got action {action!r}): "
                                      f"call reset() to start a new game")

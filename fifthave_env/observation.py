@@ -28,10 +28,12 @@ piles when its ``cards_token`` changes; a hand when that hand changed, ...); an
 observation is then one ``numpy.take`` of that vector through the seat's
 precomputed index table, which also does the rotation to relative seats and the
 zero padding. Values are written through an ``array.array`` (far cheaper per
-element than numpy item assignment) that the numpy vector views.
+element than numpy item assignment) that the numpy vector views; whole rows (a
+hand, a bid) through ``struct.pack_into`` on its buffer.
 """
 
 import array
+import struct
 from itertools import combinations
 
 import numpy as np
@@ -203,6 +205,15 @@ def _seat_index(n, seat):
     return index
 
 
+# struct's pack_into writes a row of Python numbers straight into the state vector's buffer, cheaper
+# than building an array.array to slice-assign (a bid step rewrites a hand row or two)
+_PACK_KINDS = struct.Struct(f"{NUM_KINDS}f").pack_into
+_PACK_HAND_COLORS = struct.Struct(f"{BLACK + 1}f").pack_into
+_PACK_BID_POWER = struct.Struct(f"{NUM_COLORS * 3}f").pack_into
+_PACK_COLORS = struct.Struct(f"{NUM_COLORS}f").pack_into
+_FLOAT = 4  # bytes per value of the state vector
+
+
 def _zeros(count):
     return array.array("f", bytes(4 * count))
 
@@ -214,10 +225,12 @@ _ZEROS_DISTRICT_OWNERS = _zeros(PLOTS_PER_DISTRICT * OWNERS)
 _ZEROS_DISTRICT_PLOTS = _zeros(PLOTS_PER_DISTRICT)
 _ZEROS_ROUTE = _zeros(_ROUTE[1] - _ROUTE[0])
 _ZEROS_ROW = _zeros(_ROW[1] - _ROW[0])
-_ZEROS_PILES = _zeros(_O["pile_known_below"] + NUM_COLORS * 3 - _O["pile_size"])
+_ZEROS_PILE_ROW = _zeros(3)
 _ZEROS_AUCTION = _zeros(_AUCTION[1] - _AUCTION[0])
 _ZEROS_AUCTION_TAIL = _zeros(_AUCTION_TAIL[1] - _AUCTION_TAIL[0])
 _ZEROS_ALLOWED = _zeros(MAX_SEATS * NUM_COLORS)
+_NO_CARDS = [0] * NUM_KINDS
+_COLOR_ROWS = [array.array("f", [mask >> c & 1 for c in range(NUM_COLORS)]) for mask in range(1 << NUM_COLORS)]
 
 
 class Observer:
@@ -255,12 +268,14 @@ class Observer:
     def _forget(self):
         """Drop every record of what was written: the next observation rewrites all sections."""
         self._vector = np.frombuffer(self._state, dtype=np.float32)
+        self._decision_seen = self._actor_seen = self._first_player_seen = self._progress_seen = None
         self._board_token = None
         self._plots_seen = self._row_seen = self._box_seen = None
         self._district_scores = [[0] * self.n for _ in range(NUM_DISTRICTS)]
         self._plot_values = [0] * NUM_PLOTS
         self._cp_value = 1
         self._cards_token = None
+        self._piles_seen = [None] * NUM_COLORS
         self._scalars_seen = None
         self._hands_seen = [None] * self.n
         self._known_seen = [None] * self.n
@@ -309,29 +324,39 @@ class Observer:
     # ---- sections of the state vector ------------------------------------------------
 
     def _write_decision(self, g):
-        """What changes at nearly every decision: the decision, the actor, the turn's progress."""
+        """What changes at nearly every decision: the decision, the actor, the turn's progress.
+
+        Of these, a bid step changes only the actor: each part is rewritten only when it changed."""
         a = self._state
-        a[:_DECISION_END] = _ZEROS_DECISION  # decision .. final_move
-        if g.decision < NUM_DECISIONS:
-            a[g.decision] = 1  # decision is the first view
-        if g.turn_action >= 0:
-            a[_O["turn_action"] + g.turn_action] = 1
-        if g.first_draw >= 0:
-            a[_O["first_draw"] + g.first_draw] = 1
-        if g.pending_tile >= 0:
-            a[_O["pending_tile"] + g.pending_tile] = 1
-        if g.final_move:
-            a[_O["final_move"]] = 1
-        fp = _O["is_first_player"]
-        a[fp:fp + MAX_SEATS + OWNERS] = _ZEROS_SEATS  # is_first_player, is_actor
-        a[fp + g.first_player] = 1
-        if g.actor >= 0:
-            a[_O["is_actor"] + g.actor] = 1
-        p = _O["progress"]
-        a[p] = g.turn / g.config.max_turns
-        a[p + 1] = g.stops / 2
-        a[p + 2] = g.shops_placed / 12
-        a[_O["alea"] + 1] = g.alea_supply / 18
+        decision = (g.decision, g.turn_action, g.first_draw, g.pending_tile, g.final_move)
+        if decision != self._decision_seen:
+            self._decision_seen = decision
+            a[:_DECISION_END] = _ZEROS_DECISION  # decision .. final_move
+            if g.decision < NUM_DECISIONS:
+                a[g.decision] = 1  # decision is the first view
+            if g.turn_action >= 0:
+                a[_O["turn_action"] + g.turn_action] = 1
+            if g.first_draw >= 0:
+                a[_O["first_draw"] + g.first_draw] = 1
+            if g.pending_tile >= 0:
+                a[_O["pending_tile"] + g.pending_tile] = 1
+            if g.final_move:
+                a[_O["final_move"]] = 1
+        if g.actor != self._actor_seen or g.first_player != self._first_player_seen:
+            self._actor_seen, self._first_player_seen = g.actor, g.first_player
+            fp = _O["is_first_player"]
+            a[fp:fp + MAX_SEATS + OWNERS] = _ZEROS_SEATS  # is_first_player, is_actor
+            a[fp + g.first_player] = 1
+            if g.actor >= 0:
+                a[_O["is_actor"] + g.actor] = 1
+        progress = (g.turn, g.stops, g.shops_placed, g.alea_supply)
+        if progress != self._progress_seen:
+            self._progress_seen = progress
+            p = _O["progress"]
+            a[p] = g.turn / g.config.max_turns
+            a[p + 1] = g.stops / 2
+            a[p + 2] = g.shops_placed / 12
+            a[_O["alea"] + 1] = g.alea_supply / 18
 
     def _write_board(self, g):
         """Plots, districts, commissioners, markers, row and box (and the derived board views).
@@ -464,17 +489,23 @@ class Observer:
             a[ps + q] = (g.scores[q] + district_total + self._cp_value * g.cp_skyscrapers[q]) / 50
 
     def _write_cards(self, g):
-        """Colored piles and the black pile (called when the game's ``cards_token`` changed)."""
+        """Colored piles and the black pile (called when the game's ``cards_token`` changed).
+
+        A draw changes one pile: only the colored piles that changed are rewritten."""
         self._cards_token = g.cards_token
         a = self._state
         size, top, below = _O["pile_size"], _O["pile_top"], _O["pile_known_below"]
-        a[size:below + NUM_COLORS * 3] = _ZEROS_PILES
+        seen = self._piles_seen
         for c in range(NUM_COLORS):
-            pile = g.piles[c]
+            pile, known = g.piles[c], g.pile_known[c]
+            if seen[c] is not None and seen[c][1] == known and seen[c][0] == pile:
+                continue
+            seen[c] = (pile[:], known)
+            a[size + c] = len(pile) / 12
+            a[top + c * 3:top + c * 3 + 3] = a[below + c * 3:below + c * 3 + 3] = _ZEROS_PILE_ROW
             if pile:
-                a[size + c] = len(pile) / 12
                 a[top + c * 3 + pile[-1]] = 1
-                for value in pile[: min(g.pile_known[c], len(pile) - 1)]:
+                for value in pile[: min(known, len(pile) - 1)]:
                     a[below + c * 3 + value] += 1
         bp, bs = _O["black_pile"], _O["black_seen"]
         a[bp] = len(g.black) / 50
@@ -499,57 +530,55 @@ class Observer:
                 self._write_projected(g)
         hands_seen, known_seen = self._hands_seen, self._known_seen
         hands, knowns = g.hands, g.known
-        # most decisions change no card: one comparison of all hands (in C) skips the loop over seats
-        for q in range(n if hands != hands_seen or knowns != known_seen else 0):
-            hand = hands[q]
-            if hand != hands_seen[q]:
-                hands_seen[q] = hand[:]
-                a[_HANDS + q * NUM_KINDS:_HANDS + (q + 1) * NUM_KINDS] = array.array("f", hand)
-                colors = [hand[0] + hand[1] + hand[2], hand[3] + hand[4] + hand[5], hand[6] + hand[7] + hand[8],
-                          hand[9] + hand[10] + hand[11], hand[12] + hand[13] + hand[14],
-                          hand[15] + hand[16] + hand[17]]
-                hc = _O["hand_colors"] + q * (BLACK + 1)
-                a[hc:hc + BLACK + 1] = array.array("f", colors)
-                a[_O["hand_size"] + q] = sum(colors)
-                self._own_bids_stale[q] = self._public_bids_stale[q] = True
-            known = knowns[q]
-            if known != known_seen[q]:
-                known_seen[q] = known[:]
-                kc = _O["known_cards"] + q * NUM_KINDS
-                a[kc:kc + NUM_KINDS] = array.array("f", known)
-                self._public_bids_stale[q] = True
+        # most decisions change no card, a bid step one hand: comparisons of all hands (in C) skip the loops
+        if hands != hands_seen:
+            for q in range(n):
+                hand = hands[q]
+                if hand != hands_seen[q]:
+                    hands_seen[q] = hand[:]
+                    _PACK_KINDS(a, (_HANDS + q * NUM_KINDS) * _FLOAT, *hand)
+                    c0, c1, c2 = hand[0] + hand[1] + hand[2], hand[3] + hand[4] + hand[5], hand[6] + hand[7] + hand[8]
+                    c3, c4 = hand[9] + hand[10] + hand[11], hand[12] + hand[13] + hand[14]
+                    c5 = hand[15] + hand[16] + hand[17]
+                    _PACK_HAND_COLORS(a, (_O["hand_colors"] + q * (BLACK + 1)) * _FLOAT, c0, c1, c2, c3, c4, c5)
+                    a[_O["hand_size"] + q] = c0 + c1 + c2 + c3 + c4 + c5
+                    self._own_bids_stale[q] = self._public_bids_stale[q] = True
+        if knowns != known_seen:
+            for q in range(n):
+                known = knowns[q]
+                if known != known_seen[q]:
+                    known_seen[q] = known[:]
+                    _PACK_KINDS(a, (_O["known_cards"] + q * NUM_KINDS) * _FLOAT, *known)
+                    self._public_bids_stale[q] = True
         if self._derived:  # each seat's own bid rows only it sees, the public ones only the others: when asked
             if self._own_bids_stale[seat]:
                 self._write_own_bids(seat, hands[seat])
             stale = self._public_bids_stale
-            for q in range(n):
-                if stale[q] and q != seat:
-                    self._write_public_bids(q, hands[q], knowns[q])
+            if True in stale:
+                for q in range(n):
+                    if stale[q] and q != seat:
+                        self._write_public_bids(q, hands[q], knowns[q])
 
     def _write_own_bids(self, q, hand):
         """bid_power and max_bid (exact) of seat ``q``, from its hand."""
         self._own_bids_stale[q] = False
         a = self._state
-        power = array.array("f", [x / 50 for x in bid_power(hand)])
-        a[_BID_POWER + q * 15:_BID_POWER + (q + 1) * 15] = power
-        a[_EXACT_MAX_BID + q * NUM_COLORS:_EXACT_MAX_BID + (q + 1) * NUM_COLORS] = power[::3]
+        power = bid_power(hand, 50)
+        _PACK_BID_POWER(a, (_BID_POWER + q * NUM_COLORS * 3) * _FLOAT, *power)
+        _PACK_COLORS(a, (_EXACT_MAX_BID + q * NUM_COLORS) * _FLOAT, *power[::3])
 
     def _write_public_bids(self, q, hand, known):
         """max_bid of seat ``q`` as the others see it: known cards, 6 for each unknown card (R31 counts)."""
         self._public_bids_stale[q] = False
         a = self._state
+        # known cards count at their value, unknown ones at 6: 6 x count - 2 x known 4s - known 5s
         k = BLACK * 3
-        black = 4 * known[k] + 5 * known[k + 1] + 6 * known[k + 2] + 6 * (
-            hand[k] + hand[k + 1] + hand[k + 2] - known[k] - known[k + 1] - known[k + 2])
-        mb = _O["max_bid"] + q * NUM_COLORS
-        for c in range(NUM_COLORS):
-            k = c * 3
+        black = 6 * (hand[k] + hand[k + 1] + hand[k + 2]) - 2 * known[k] - known[k + 1]
+        values = []
+        for k in range(0, BLACK * 3, 3):
             count = hand[k] + hand[k + 1] + hand[k + 2]  # public: the color count (R31)
-            if count:
-                unknown = count - known[k] - known[k + 1] - known[k + 2]
-                a[mb + c] = (4 * known[k] + 5 * known[k + 1] + 6 * known[k + 2] + 6 * unknown + black) / 50
-            else:
-                a[mb + c] = 0
+            values.append((6 * count - 2 * known[k] - known[k + 1] + black) / 50 if count else 0)
+        _PACK_COLORS(a, (_O["max_bid"] + q * NUM_COLORS) * _FLOAT, *values)
 
     def _write_auction(self, g):
         """The auction on the table (all zero when there is none); of a running one, what changed."""
@@ -566,8 +595,9 @@ class Observer:
         if (not seen or seen[0] != g.auc_loc or seen[1] != g.auc_queue or seen[2] != g.auc_allowed
                 or seen[3] != cp or seen[4] != g.auc_full):
             # a new auction (or the Central Park color fixed): everything is rewritten
+            # the seat rows as zeroed: passed, color, cards (the loop below writes what differs)
             seen = self._auction_seen = [g.auc_loc, g.auc_queue[:], g.auc_allowed[:], cp, g.auc_full,
-                                         [None] * n, [None] * n, [None] * n, [None] * n]
+                                         [False] * n, [-1] * n, [_NO_CARDS] * n, None]
             lo, hi = _AUCTION
             a[lo:hi] = _ZEROS_AUCTION
             a[_ALLOWED:_ALLOWED + MAX_SEATS * NUM_COLORS] = _ZEROS_ALLOWED
@@ -578,28 +608,35 @@ class Observer:
                 a[_O["auction_full"]] = 1
             for q in range(n):
                 allowed = g.auc_allowed[q] if cp < 0 else 1 << cp
-                for c in range(NUM_COLORS):
-                    if allowed >> c & 1:
-                        a[_ALLOWED + q * NUM_COLORS + c] = 1
+                a[_ALLOWED + q * NUM_COLORS:_ALLOWED + (q + 1) * NUM_COLORS] = _COLOR_ROWS[allowed]
             if cp >= 0:
                 a[_O["central_park_color"] + cp] = 1
-        passed, totals, colors, cards = seen[5:]
+        passed, colors, cards, tail = seen[5:]
         ap, ac, at, acol = _O["auction_passed"], _O["auction_cards"], _O["auction_total"], _O["auction_color"]
+        now_passed, now_cards, now_colors = g.auc_passed, g.auc_cards, g.auc_color
         for q in range(n):
-            if g.auc_passed[q] != passed[q]:
-                passed[q] = g.auc_passed[q]
+            if now_passed[q] != passed[q]:
+                passed[q] = now_passed[q]
                 a[ap + q] = 1 if passed[q] else 0
-            if g.auc_total[q] != totals[q] or g.auc_cards[q] != cards[q]:
-                totals[q], cards[q] = g.auc_total[q], g.auc_cards[q][:]
-                a[at + q] = totals[q] / 50
-                a[ac + q * NUM_KINDS:ac + (q + 1) * NUM_KINDS] = (
-                    array.array("f", cards[q]) if totals[q] else _ZEROS_AUCTION[:NUM_KINDS])
-            if g.auc_color[q] != colors[q]:
-                if colors[q] is not None and colors[q] >= 0:
+            if now_cards[q] != cards[q]:  # the total is the cards' sum: it changes with them
+                cards[q] = now_cards[q][:]
+                a[at + q] = g.auc_total[q] / 50
+                _PACK_KINDS(a, (ac + q * NUM_KINDS) * _FLOAT, *cards[q])  # all zero when the seat passed
+            if now_colors[q] != colors[q]:
+                if colors[q] >= 0:
                     a[acol + q * NUM_COLORS + colors[q]] = 0
-                colors[q] = g.auc_color[q]
+                colors[q] = now_colors[q]
                 if colors[q] >= 0:
                     a[acol + q * NUM_COLORS + colors[q]] = 1
+        if (tail is None or tail[0] != g.auc_high or tail[1] != g.auc_high_bidder or tail[2] != g.auc_alea_state
+                or tail[3] != g.auc_winner or tail[4] != g.auc_alea_cards or tail[5] != g.auc_last_bid):
+            seen[8] = (g.auc_high, g.auc_high_bidder, g.auc_alea_state, g.auc_winner, g.auc_alea_cards[:],
+                       g.auc_last_bid[:])
+            self._write_auction_tail(g)
+
+    def _write_auction_tail(self, g):
+        """The high bid and its holder, Alea's bid, the winner's cards."""
+        a = self._state
         lo, hi = _AUCTION_TAIL
         a[lo:hi] = _ZEROS_AUCTION_TAIL
         a[_O["high_bid"]] = g.auc_high / 50
@@ -610,13 +647,12 @@ class Observer:
             a[_O["alea_bid"] + 3] = sum(4 + x for x in g.auc_alea_cards) / 50
             for x in g.auc_alea_cards:
                 a[_O["alea_cards"] + x] += 1
-        if g.auc_winner >= 0:
-            b = _O["winning_bid"]
-            a[b:b + NUM_KINDS] = array.array("f", g.auc_last_bid)
+        b = _O["winning_bid"]
+        a[b:b + NUM_KINDS] = array.array("f", g.auc_last_bid) if g.auc_winner >= 0 else _ZEROS_AUCTION[:NUM_KINDS]
 
 
-def bid_power(hand):
-    """Per color, then per build count 1/2/3: the largest bid total ``hand`` allows (R1, R21).
+def bid_power(hand, scale=1):
+    """Per color, then per build count 1/2/3: the largest bid total ``hand`` allows (R1, R21), / ``scale``.
 
     A bid of color c is cards of color c and black cards, opened with a card of color c;
     building b skyscrapers needs every card's building limit to be at least b (a "4"
@@ -632,9 +668,9 @@ def bid_power(hand):
         fours, fives, sixes = hand[k], hand[k + 1], hand[k + 2]
         limit3 = 4 * fours
         limit2 = limit3 + 5 * fives
-        power += (limit2 + 6 * sixes + black1 if fours or fives or sixes else 0,
-                  limit2 + black2 if fours or fives else 0,
-                  limit3 + black3 if fours else 0)
+        power += ((limit2 + 6 * sixes + black1) / scale if fours or fives or sixes else 0,
+                  (limit2 + black2) / scale if fours or fives else 0,
+                  (limit3 + black3) / scale if fours else 0)
     return power
 
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from fifthave_env.engine import ALEA, Game, GameConfig
+from fifthave_env.engine.game import BUILD_DECISION
 from fifthave_env.engine.cards import NUM_KINDS
 from fifthave_env.engine.determinize import determinize
 from fifthave_env.observation import LATEST, LAYOUTS, OBS_SIZE, OBS_SIZES, VIEWS, VIEWS_V0, Observer, views
@@ -125,6 +126,40 @@ def test_observation_matches_the_game_after_board_changes():
             assert np.array_equal(cached, fresh)
         legal = game.legal_actions()
         game.apply(legal[rng.integers(len(legal))])
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("layout", sorted(OBS_SIZES))
+def test_an_observer_reused_across_games_and_gaps_matches_a_fresh_one(num_players, layout):
+    """What the observer remembers (the sections it wrote, keyed by what they showed) must not
+    carry over wrongly: one observer across several games, as an env keeps it across resets,
+    asked at random moments only (gaps of many steps), agrees with a fresh observer."""
+    config = GameConfig(num_players=num_players, board=5 + num_players % 2)
+    observer = Observer(config, version=layout)
+    rng = np.random.default_rng(num_players)
+    for seed in range(3):
+        game = Game(config, seed=seed)
+        while not game.is_over:
+            if rng.random() < 0.15:
+                seat = int(rng.integers(num_players))
+                fresh = Observer(config, version=layout).observe(game, seat)
+                assert np.array_equal(observer.observe(game, seat), fresh)
+            legal = game.legal_actions()
+            game.apply(legal[rng.integers(len(legal))])
+
+
+def test_the_winning_bid_follows_the_cards_not_only_the_winner():
+    """Another game at the same auction figures (winner, high bid) with other winning cards: the
+    observer must show the cards of the game it is given."""
+    game = Game(GameConfig(num_players=3), seed=11)
+    rng = np.random.default_rng(11)
+    while game.decision != BUILD_DECISION:
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+    observer = Observer(game.config)
+    observer.observe(game, 0)
+    game.auc_last_bid = game.auc_last_bid[::-1]  # same winner, same high bid, other cards
+    assert np.array_equal(observer.observe(game, 0), Observer(game.config).observe(game, 0))
 
 
 def test_observations_are_copies_not_views_of_a_buffer():
