@@ -173,8 +173,22 @@ _AUCTION = (_O["auction_location"], _O["winning_bid"] + NUM_KINDS)  # the auctio
 _AUCTION_TAIL = (_O["high_bid"], _O["allowed_colors"])  # high_bid .. alea_cards
 
 
+_SEAT_INDEXES = {}
+
+
 def _seat_index(n, seat):
-    """Indices into the state vector that give ``seat``'s observation (relative seats, padding)."""
+    """Indices into the state vector that give ``seat``'s observation (relative seats, padding).
+
+    Built once per (players, seat) and shared, read-only: search agents and OpenSpiel
+    states make many observers."""
+    index = _SEAT_INDEXES.get((n, seat))
+    if index is None:
+        index = _SEAT_INDEXES[(n, seat)] = _build_seat_index(n, seat)
+        index.flags.writeable = False
+    return index
+
+
+def _build_seat_index(n, seat):
     index = np.arange(OBS_SIZE, dtype=np.intp)
     slot_seat = [(seat + i) % n if i < n else -1 for i in range(MAX_SEATS)] + [ALEA_SLOT]
 

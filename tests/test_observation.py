@@ -148,6 +148,29 @@ def test_an_observer_reused_across_games_and_gaps_matches_a_fresh_one(num_player
             game.apply(legal[rng.integers(len(legal))])
 
 
+def test_an_observer_switching_between_a_game_and_its_clones_matches_a_fresh_one():
+    """Clones keep the board and card tokens (as search uses them): an observer that last saw
+    the original must still show each game as it is once either has moved on."""
+    game = Game(GameConfig(num_players=4), seed=8)
+    observer = Observer(game.config, version=LATEST)
+    rng = np.random.default_rng(8)
+    while not game.is_over:
+        branches = [game, game.clone(), determinize(game, game.actor, rng)]
+        for branch in branches[1:]:
+            for _ in range(int(rng.integers(1, 12))):
+                if branch.is_over:
+                    break
+                legal = branch.legal_actions()
+                branch.apply(legal[rng.integers(len(legal))])
+        for branch in rng.permutation(branches):
+            if not branch.is_over:
+                seat = branch.actor
+                fresh = Observer(branch.config, version=LATEST).observe(branch, seat)
+                assert np.array_equal(observer.observe(branch, seat), fresh)
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+
+
 def test_the_winning_bid_follows_the_cards_not_only_the_winner():
     """Another game at the same auction figures (winner, high bid) with other winning cards: the
     observer must show the cards of the game it is given."""

@@ -61,6 +61,29 @@ def test_observation_tensor_is_ours_and_infostates_have_perfect_recall():
         state.apply_action(int(legal[rng.integers(len(legal))]))
 
 
+def test_information_states_are_the_same_whenever_they_are_asked_for():
+    """Histories are recorded only when read: asked at every step, only at the end, or on
+    clones made along the way, a player's information state string is the same."""
+    game = pyspiel.load_game("fifth_avenue", {"players": 4, "seed": 3})
+    every_step = game.new_initial_state()
+    at_the_end = every_step.clone()  # the same deal
+    rng = np.random.default_rng(3)
+    clones = []
+    for step in range(120):
+        assert every_step.information_state_string(step % 4) is not None
+        if step % 37 == 5:
+            clones.append((at_the_end.clone(), list(at_the_end.history())))
+        action = int(rng.choice(every_step.legal_actions()))
+        every_step.apply_action(action)
+        at_the_end.apply_action(action)
+    for p in range(4):
+        assert at_the_end.information_state_string(p) == every_step.information_state_string(p)
+    for copy, history in clones:
+        assert copy.history() == history
+        recorded = every_step.information_state_string(1).split("\n")[:len(history) + 1]
+        assert copy.information_state_string(1).split("\n") == recorded
+
+
 def test_resampling_keeps_the_players_information():
     game = pyspiel.load_game("fifth_avenue", {"players": 4})
     state = game.new_initial_state()
@@ -110,10 +133,24 @@ def test_clone_keeps_history_and_uses_up_no_deal():
         assert copy.move_number() == state.move_number() == 40
         assert copy.information_state_string(1) == state.information_state_string(1)
         assert copy.game.to_dict() == state.game.to_dict()
+        before = state.information_state_string(1)
         copy.apply_action(copy.legal_actions()[0])
         assert len(state.history()) == 40 and state.game.to_dict() != copy.game.to_dict()
+        assert state.information_state_string(1) == before  # the histories are the clone's own
     second = game.new_initial_state()  # still the second deal, after two clones
     assert second.game.to_dict() == Game(GameConfig(num_players=4), seed=game.deal_seed(1)).to_dict()
+
+
+def test_a_clone_of_a_fresh_state_deals_the_same_game():
+    """A new state deals on first use; a clone made before that deals the same game."""
+    game = pyspiel.load_game("fifth_avenue", {"players": 3, "seed": 5})
+    state = game.new_initial_state()
+    copy = state.clone()
+    assert copy.game.to_dict() == state.game.to_dict() == Game(GameConfig(num_players=3),
+                                                              seed=game.deal_seed(0)).to_dict()
+    assert copy.information_state_string(2) == state.information_state_string(2)
+    copy.apply_action(copy.legal_actions()[0])
+    assert state.history() == [] and len(copy.history()) == 1
 
 
 def test_no_information_state_tensor_is_claimed_or_given():

@@ -655,7 +655,11 @@ class Game:
         return game
 
     def clone(self):
-        """An independent copy (generator included) sharing only the immutable config tables."""
+        """An independent copy (generator included) sharing only the immutable config tables.
+
+        It keeps ``board_token`` and ``cards_token``: the copy's board and piles are the
+        original's until one of them changes, which renews its own token, so an observer
+        that last saw either need not rebuild them (search clones a game at every step)."""
         game = Game.__new__(Game)
         shared = {k: self.__dict__[k] for k in self._DERIVED if k not in ("rng", "_legal")}
         own = {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
@@ -664,7 +668,6 @@ class Game:
         game.rng = np.random.Generator(type(self.rng.bit_generator)())
         game.rng.bit_generator.state = self.rng.bit_generator.state
         game._legal = None
-        game.touch()
         return game
 
     def __deepcopy__(self, memo):
