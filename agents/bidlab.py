@@ -64,7 +64,6 @@ Console::
 
 import functools
 import json
-import multiprocessing
 import os
 from dataclasses import dataclass
 
@@ -78,7 +77,7 @@ from fifthave_env.observation import Observer
 from . import stats
 from .bidding import BIDDING_STRATEGIES, BiddingStrategy
 from .heuristic import HeuristicAgent
-from .tournament import SEAT_ORDERS, agent_factory, deal_seatings, deal_seed, orders_per_deal_for
+from .tournament import SEAT_ORDERS, agent_factory, deal_seatings, deal_seed, fork_pool, orders_per_deal_for
 
 COLORED_MEAN = sum(v * n for v, n in zip(VALUES, COLORED_PER_COLOR)) / sum(COLORED_PER_COLOR)
 BLACK_MEAN = sum(v * n for v, n in zip(VALUES, BLACK_COUNTS)) / sum(BLACK_COUNTS)
@@ -291,8 +290,7 @@ def _play_deal_in_worker(deal):
 def _run_deals(lab, deals, workers, progress=None):
     if workers == 1:
         return [play_deal(lab, d) for d in range(deals)]
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with context.Pool(workers, initializer=_init_lab, initargs=(lab,)) as pool:
+    with fork_pool(workers, _init_lab, (lab,)) as pool:
         return list(pool.imap(_play_deal_in_worker, range(deals), chunksize=1))
 
 
@@ -444,8 +442,7 @@ def auction_effects(positions, strategies=tuple(BIDDING_STRATEGIES), alternative
     if workers == 1:
         replays = [_replay_all(job) for job in jobs]
     else:
-        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-        with context.Pool(workers) as pool:
+        with fork_pool(workers) as pool:
             replays = pool.map(_replay_all, jobs, chunksize=1)
     deals = np.array([r["deal"] for r in replays])
     bids = [name for name in replays[0]["vp"] if name not in strategies or name == "value"]

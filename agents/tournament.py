@@ -70,6 +70,7 @@ import itertools
 import json
 import multiprocessing
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -163,6 +164,24 @@ _WORKER_SETUP = None
 def _init_worker(setup):
     global _WORKER_SETUP
     _WORKER_SETUP = setup
+
+
+def fork_pool(workers, initializer=None, initargs=()):
+    """A process pool whose workers inherit the caller's agents and factories (fork where the
+    platform has it, so they need not pickle: lambdas work).
+
+    Each worker runs torch on one thread: it is one of ``workers`` processes, and a forked
+    child must not enter the parent's OpenMP thread pool (GNU OpenMP can hang there)."""
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    return context.Pool(workers, initializer=_init_pool_worker, initargs=(initializer, initargs))
+
+
+def _init_pool_worker(initializer, initargs):
+    torch = sys.modules.get("torch")  # imported by the parent: its threads did not survive the fork
+    if torch is not None:
+        torch.set_num_threads(1)
+    if initializer is not None:
+        initializer(*initargs)
 
 
 def deal_seed(seed, deal):
@@ -523,8 +542,7 @@ def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0
         results = (play_game(setup, g) for g in indices)
         records = list(_progress(results, games, progress))
     else:
-        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-        with context.Pool(workers, initializer=_init_worker, initargs=(setup,)) as pool:
+        with fork_pool(workers, _init_worker, (setup,)) as pool:
             results = pool.imap(_play_in_worker, indices, chunksize=max(1, min(8, games // (4 * workers))))
             records = list(_progress(results, games, progress))
     settings = {"labels": labels, "num_players": num_players, "board": board, "games": games, "seed": seed,

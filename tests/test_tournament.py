@@ -16,6 +16,7 @@ from agents.tournament import (
     TournamentResult,
     agent_factory,
     deal_seatings,
+    fork_pool,
     main,
     parse_lineup,
     play_game,
@@ -39,6 +40,28 @@ def test_identical_seeds_give_identical_results_whatever_the_number_of_workers()
     assert without_timing(one.records) == without_timing(two.records)
     other = run_tournament(LINEUP, games=6, seed=12, workers=1)
     assert without_timing(other.records) != without_timing(one.records)
+
+
+def _matmul_threads(_):
+    import torch
+
+    a = torch.ones(256, 256)
+    return float((a @ a).sum()), torch.get_num_threads()
+
+
+def test_pool_workers_forked_from_a_torch_process_run_torch_on_one_thread():
+    """A forked child entering the parent's OpenMP pool hangs (it did, before): workers use one thread."""
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        a = torch.ones(256, 256)
+        (a @ a).sum()  # the parent's thread pool is up
+        with fork_pool(2) as pool:
+            results = pool.map_async(_matmul_threads, range(4)).get(timeout=60)
+    finally:
+        torch.set_num_threads(threads)
+    assert results == [(256.0 ** 3, 1)] * 4
 
 
 def test_seat_rotation_is_exact_and_deals_share_a_seed():
