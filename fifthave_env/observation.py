@@ -497,9 +497,7 @@ class Observer:
 
     def _write_projected(self, g):
         a, ps = self._state, _O["projected_score"]
-        scores = self._district_scores
-        for q in range(g.n):
-            district_total = sum(district[q] for district in scores)
+        for q, district_total in enumerate(map(sum, zip(*self._district_scores))):  # per seat, over districts
             a[ps + q] = (g.scores[q] + district_total + self._cp_value * g.cp_skyscrapers[q]) / 50
 
     def _write_cards(self, g):
