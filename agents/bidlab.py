@@ -72,9 +72,9 @@ import numpy as np
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine.cards import BLACK, COLORED_PER_COLOR, BLACK_COUNTS, FACE_UP, SEEN_FACE_DOWN, VALUES
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, Game
-from fifthave_env.observation import Observer
 
 from . import stats
+from .base import LayoutObservations, give_sampler
 from .bidding import BIDDING_STRATEGIES, BiddingStrategy
 from .heuristic import HeuristicAgent
 from .tournament import SEAT_ORDERS, agent_factory, deal_seatings, deal_seed, fork_pool, orders_per_deal_for
@@ -168,13 +168,20 @@ class LuckMeter:
             self.game.draw_black = wrapper
 
 
-def play_out(game, agents, observer, meter=None, bidder=None, on_auction=None):
-    """Play ``game`` to its end with one agent per seat; each sees only its own observation.
+def play_out(game, agents, meter=None, bidder=None, on_auction=None):
+    """Play ``game`` to its end with one agent per seat; each sees only its own observation, in the
+    layout it reads, and a searching agent gets its seat's sampler (as in the tournament).
 
     ``meter``: a :class:`LuckMeter` of this game. ``bidder``: ``(seat, agent)``
     taking that seat's decisions while the auction running now lasts (the
     auction at ``game.auc_loc``). ``on_auction(game)``: called when an auction starts.
     """
+    seated = LayoutObservations(game.config, dict(enumerate(agents)), env_layout=None)
+    for seat, agent in enumerate(agents):
+        give_sampler(agent, game, seat)
+    if bidder is not None:
+        bidding = LayoutObservations(game.config, {bidder[0]: bidder[1]}, env_layout=None, observers=seated.observers)
+        give_sampler(bidder[1], game, bidder[0])
     auction_loc = game.auc_loc if bidder is not None and game.decision == BID_DECISION else None
     last_auction = (game.turn, game.auc_loc) if game.decision == BID_DECISION else None
     while not game.is_over:
@@ -182,14 +189,14 @@ def play_out(game, agents, observer, meter=None, bidder=None, on_auction=None):
             last_auction = (game.turn, game.auc_loc)
             on_auction(game)
         seat = game.actor
-        agent = agents[seat]
+        agent, observations = agents[seat], seated
         if auction_loc is not None:
             if game.decision in (BID_DECISION, BUILD_DECISION) and game.auc_loc == auction_loc:
                 if seat == bidder[0]:
-                    agent = bidder[1]
+                    agent, observations = bidder[1], bidding
             else:
                 auction_loc = None
-        action = int(agent.act(observer.observe(game, seat), game.action_mask()))
+        action = int(agent.act(observations.observe(game, seat), game.action_mask()))
         if meter is not None:
             meter.before()
             game.apply(action)
@@ -253,7 +260,7 @@ def play_deal(lab, deal):
             if arm == 0 and lab.position_every:
                 saver = _PositionSaver(meter, lab.position_every, np.random.default_rng([lab.seed, deal, rotation, 99]),
                                        {"deal": deal, "rotation": rotation}, out["positions"])
-            play_out(game, agents, Observer(game.config), meter, on_auction=saver)
+            play_out(game, agents, meter, on_auction=saver)
             focus_seat = seats.index(0)
             win += win_shares(game)[focus_seat]
             vp += game.scores[focus_seat]
@@ -408,7 +415,7 @@ def replay_position(position, bidding, seed, index, rest="heuristic"):
         agents.append(agent)
     bidder = HeuristicAgent(bidding=bidding)
     bidder.reset(game.config, focus, np.random.default_rng([seed, index, focus]))
-    play_out(game, agents, Observer(game.config), bidder=(focus, bidder))
+    play_out(game, agents, bidder=(focus, bidder))
     return game.scores[focus], win_shares(game)[focus]
 
 

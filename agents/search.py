@@ -54,6 +54,7 @@ from fifthave_env.engine import game as G
 from fifthave_env.engine.board import NUM_DISTRICTS
 from fifthave_env.engine.cards import BLACK, NUM_COLORS
 from fifthave_env.engine.scoring import district_scores
+from fifthave_env.agent_protocol import observation_layout
 from fifthave_env.observation import Observer
 from fifthave_env.random_agent import RandomAgent
 
@@ -112,7 +113,7 @@ class Rollout:
     def __init__(self, factory, config):
         self.config = config
         self.agents = [factory() for _ in range(config.num_players)]
-        self.observer = Observer(config)
+        self.observer = Observer(config, version=observation_layout(self.agents[0]))  # the layout they read
         self.uniform = isinstance(self.agents[0], RandomAgent)  # needs no observation
 
     def run(self, g, depth, seed, max_decisions=400):

@@ -31,7 +31,8 @@ class LayoutObservations:
     """The observations of seated agents in the layouts they read (``observation_layout``).
 
     ``wants(seat)`` says whether the seat's agent reads another layout than the runner's env
-    (``env_layout``); ``observe(game, seat)`` builds the seat's observation in its agent's layout.
+    (``env_layout``; None for a runner without an env, which builds every seat's observation
+    here); ``observe(game, seat)`` builds the seat's observation in its agent's layout.
     """
 
     def __init__(self, config, agents, env_layout=0, observers=None):

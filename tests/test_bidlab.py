@@ -7,11 +7,13 @@ import pytest
 
 from agents import HeuristicAgent, bidlab, bidlab_cli, stats
 from agents.bidding import BIDDING_STRATEGIES, AuctionSituation, MajorityBidding, ReachBidding, opponent_reach
+from agents.search import SearchAgent
 from agents.tournament import agent_factory
 from agents.view import SeatView
 from fifthave_env.engine.cards import BLACK, FACE_UP, KIND_VALUE, NUM_COLORS, SEEN_FACE_DOWN
 from fifthave_env.engine.game import BID_DECISION
-from fifthave_env.observation import Observer
+from fifthave_env.observation import OBS_SIZES, Observer
+from fifthave_env.random_agent import RandomAgent
 
 
 def test_a_strategy_compared_with_itself_differs_by_zero():
@@ -77,12 +79,34 @@ def test_the_luck_meter_does_not_change_the_game_and_sums_to_the_draws():
             made.append(agent)
         return made
 
-    bidlab.play_out(plain, agents(), Observer(plain.config))
-    bidlab.play_out(metered, agents(), Observer(metered.config), meter)
+    bidlab.play_out(plain, agents())
+    bidlab.play_out(metered, agents(), meter)
     assert metered.scores == plain.scores and metered.hands == plain.hands
     assert meter.luck != start  # black cards were drawn
     assert "draw_black" not in json.dumps(meter.saved_state())
     assert sum(meter.relative(p) for p in range(4)) == pytest.approx(0, abs=1e-9)
+
+
+class _LayoutOneRandom(RandomAgent):
+    """Reads layout 1 (like the candidate-value agents) and checks that it gets it."""
+
+    observation_layout = 1
+
+    def act(self, observation, action_mask):
+        assert observation.shape == (OBS_SIZES[1],)
+        return super().act(observation, action_mask)
+
+
+def test_play_out_seats_agents_as_the_tournament_does():
+    """Each agent sees its own layout and a search agent gets its sampler (before, it played as the
+    heuristic without a word, and a layout-1 agent got layout 0)."""
+    game = bidlab.new_game(4, 5, 300, seed=4, deal=0)
+    searcher = SearchAgent(rollouts=2, depth=0)
+    agents = [searcher, _LayoutOneRandom(), HeuristicAgent(), _LayoutOneRandom()]
+    for seat, agent in enumerate(agents):
+        agent.reset(game.config, seat, np.random.default_rng(seat))
+    bidlab.play_out(game, agents)
+    assert game.is_over and searcher.searched > 0
 
 
 def test_auction_effect_intervals_resample_deals_not_games(monkeypatch):

@@ -13,11 +13,13 @@ from sb3_contrib import MaskablePPO
 
 from agents.tournament import agent_factory, run_tournament
 from fifthave_env.gym_env import FifthAvenueEnv
+from fifthave_env.observation import OBS_SIZES
 from train import checkpoint as ckpt
 from train.candidate_values import CandidateValueConfig
 from train.config import BCConfig, SelfPlayConfig, TrainConfig, load_config
 from train.experiment import cloning_games, expected_seconds, scaled, write_report
 from train.policy_agent import PolicyAgent, PolicyFactory
+from train.search_value import network_search_factory
 from train.train import build_model, main, make_vec_env, train
 
 
@@ -98,6 +100,26 @@ def test_selfplay_snapshots_join_the_pool_and_play(tmp_path):
     observation, info = game_env.reset(seed=0)
     opponents[0].reset(game_env.unwrapped.game.config, 0, np.random.default_rng(0))
     assert info["action_mask"][opponents[0].act(observation, info["action_mask"])]
+
+
+def test_a_run_on_layout_1_clones_trains_plays_itself_and_is_seated_with_its_layout(tmp_path):
+    """observation_version 1: the network reads the 1409 values of FifthAvenue-v1 (cloning data, PPO, its
+    self-play snapshots), the checkpoint says so, and tournaments hand the agent that layout."""
+    config = tiny_config(tmp_path / "v1", observation_version=1, eval_every=0,
+                         selfplay=SelfPlayConfig(snapshot_every=512, scripted_fraction=0.0),
+                         bc=BCConfig(games=1, held_out_games=1, dagger_rounds=0, epochs=1))
+    train(config, show_progress=False)
+    latest = ckpt.latest_checkpoint(config.run_dir)
+    meta = ckpt.read_meta(latest)
+    assert meta["versions"]["gym_env_id"] == "FifthAvenue-v1" and meta["versions"]["env_version"] == 1
+    assert meta["pool"]  # the v1 snapshots played as opponents
+    agent = PolicyAgent.load(latest)
+    assert agent.observation_layout == 1 and agent.net.layers[0][0].shape[0] == OBS_SIZES[1]
+    searcher = network_search_factory(latest, rollouts=2, depth=1, rollout_with_policy=True)  # critic, rollouts
+    tournament = run_tournament([("ppo", PolicyFactory(latest)), ("search", searcher)], games=2, seed=0)
+    assert tournament.row("ppo")["seat_games"] == tournament.row("search")["seat_games"] == 2
+    with pytest.raises(ValueError, match="observation_version must be one of"):
+        tiny_config(tmp_path, observation_version=2)
 
 
 def test_checkpoint_write_is_atomic(tmp_path, monkeypatch):

@@ -23,6 +23,7 @@ import torch
 from agents.search import SearchAgent, projected_value
 from fifthave_env.observation import Observer
 
+from .checkpoint import read_meta
 from .policy_agent import PolicyFactory, load_policy
 
 
@@ -31,20 +32,22 @@ class ValueNetEvaluator:
 
     def __init__(self, path):
         self.path = path
-        self._policy = None
+        self._policy = self._layout = None  # loaded on first use
         self._observers = {}
 
     def __getstate__(self):
-        return {"path": self.path, "_policy": None, "_observers": {}}
+        return {"path": self.path, "_policy": None, "_layout": None, "_observers": {}}
 
     def __call__(self, game, seat):
         if game.is_over:
             return projected_value(game, seat)
         if self._policy is None:
-            self._policy = load_policy(self.path)
+            meta = read_meta(self.path)
+            self._policy = load_policy(self.path, meta)
+            self._layout = meta["config"].get("observation_version", 0)  # the layout the critic reads
         observer = self._observers.get(game.config)
         if observer is None:
-            observer = self._observers[game.config] = Observer(game.config)
+            observer = self._observers[game.config] = Observer(game.config, version=self._layout)
         observation = torch.as_tensor(observer.observe(game, seat)[None, :], dtype=torch.float32)
         with torch.no_grad():
             value = float(self._policy.predict_values(observation)[0, 0])
