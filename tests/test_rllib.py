@@ -13,6 +13,7 @@ import pytest
 
 from agents.tournament import agent_factory, main as tournament_main, run_tournament
 from fifthave_env.env_common import end_reward
+from fifthave_env.observation import OBS_SIZES
 
 HAVE_RAY = importlib.util.find_spec("ray") is not None
 needs_ray = pytest.mark.skipif(not HAVE_RAY, reason="Ray is not installed (pip install 'fifthave[distributed]')")
@@ -242,15 +243,19 @@ def test_masking_module_samples_only_legal_actions_and_numpy_actor_matches_it():
 
 @needs_ray
 @pytest.mark.xdist_group("ray")
-def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_session, tmp_path):
+@pytest.mark.parametrize("version", [0, 1])
+def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_session, tmp_path, version):
     from train.rllib.config import RLlibConfig
     from train.rllib.train import train
 
     config = RLlibConfig(total_env_steps=300, train_batch_size=100, minibatch_size=50, num_epochs=1,
                          hidden=[16], snapshot_every=1, pool_size=2, checkpoint_every=2, eval_games=4,
-                         eval_opponents=["random"], num_env_runners=1, run_dir=str(tmp_path / "run"))
+                         eval_opponents=["random"], num_env_runners=1, run_dir=str(tmp_path / "run"),
+                         observation_version=version)
     lines = []
     directory, rows, _ = train(config, log=lines.append)
+    agent = agent_factory(f"rllib:{directory}")()
+    assert agent.observation_layout == version and agent.net.layers[0][0].shape[0] == OBS_SIZES[version]
     assert os.path.basename(directory) == "iter_000003"
     assert any("pool 2" in line for line in lines)  # snapshots joined, the oldest left
     assert rows and rows[0]["opponent"] == "random" and rows[0]["games"] == 4
@@ -263,12 +268,13 @@ def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_sessi
 
 @needs_ray
 @pytest.mark.xdist_group("ray")
-def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path):
+def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path, capsys):
     import torch
 
     from train.rllib.agent import ACTOR_FILE, actor_modules
     from train.rllib.config import RLlibConfig, load_rllib_config
     from train.rllib.train import build, read_checkpoint_meta, train
+    from train.rllib.train import main as rllib_main
 
     config = RLlibConfig(total_env_steps=200, train_batch_size=100, minibatch_size=50, num_epochs=1, hidden=[16],
                          snapshot_every=1, pool_size=3, checkpoint_every=0, eval_games=0, num_env_runners=0,
@@ -294,6 +300,9 @@ def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path):
     iterations = [line for line in lines if line.startswith("iter")]
     assert iterations[0].split()[1] == "3" and int(iterations[0].split()[4]) > meta["env_steps"]
     assert read_checkpoint_meta(last)["pool"] == ["main_v2", "main_v3", "main_v4"]
+    with pytest.raises(SystemExit):  # another layout or game cannot continue the checkpoint's network
+        rllib_main(["--resume", first, "--observation-version", "1", "--board", "6"])
+    assert "--board, --observation-version differs from the checkpoint's config" in capsys.readouterr().err
     with pytest.raises(ValueError, match="no RLlib algorithm state"):
         import shutil
         shutil.rmtree(os.path.join(first, "algorithm"))
@@ -345,6 +354,8 @@ def test_bad_rllib_config_and_checkpoint_are_refused(tmp_path):
         RLlibConfig(eval_games=10)
     with pytest.raises(ValueError, match="opponents"):
         RLlibConfig(opponents=["nobody"])
+    with pytest.raises(ValueError, match="observation_version must be 0 or 1, got 2"):
+        RLlibConfig(observation_version=2)
     with pytest.raises(ValueError, match="unknown config keys"):
         load_rllib_config(None, {"learning_rate": 0.1})
     with pytest.raises(ValueError, match="not a fifthave-rllib checkpoint"):

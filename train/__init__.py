@@ -1,4 +1,4 @@
-"""Training on FifthAvenue-v0: MaskablePPO against scripted agents or in self-play, evaluation, checkpoints."""
+"""Training on FifthAvenue-v0 (or -v1): MaskablePPO against scripted agents or in self-play, evaluation, checkpoints."""
 
 import os
 

@@ -82,7 +82,7 @@ def play_recorded(config, rng, learner=None, learner_seat=None):
     game_cfg = game_config(config.reward, None, num_players=config.num_players, board=config.board,
                            max_turns=config.max_turns)
     game = Game(game_cfg, rng=np.random.default_rng(rng.integers(2**63)))
-    observer = Observer(game_cfg)
+    observer = Observer(game_cfg, version=config.observation_version)
     n = config.num_players
     one_seat = config.bc.teacher_seats == "one"
     if learner_seat is None and (one_seat or learner is not None):
@@ -205,7 +205,7 @@ def behaviour_cloning(config, model, log=print):
     report = {"teacher": settings.teacher, "advisers": list(config.advisers), "rounds": []}
     for round_ in range(settings.dagger_rounds + 1):
         if round_:
-            clone = PolicyAgent(ActorNet(model.policy), name="clone", advisers=config.advisers)
+            clone = PolicyAgent(ActorNet(model.policy), name="clone", meta={"config": config.to_dict()})
             added = collect(config, settings.dagger_games, rng, learner=clone)
             data.extend(added.features, added.masks, added.actions, added.returns)
             log(f"DAgger round {round_}: {len(added)} of the clone's decisions labelled, {len(data)} in all")

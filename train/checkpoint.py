@@ -37,7 +37,6 @@ import stable_baselines3
 import torch
 
 import fifthave_env
-from fifthave_env import fifth_avenue_v0
 
 from .config import config_from_dict
 
@@ -53,9 +52,10 @@ class CheckpointError(ValueError):
     """A file that is not an intact fifthave checkpoint; the message names the file and what is wrong."""
 
 
-def versions():
-    return {"fifthave": fifthave_env.__version__, "env_version": fifth_avenue_v0.ENV_VERSION,
-            "gym_env_id": "FifthAvenue-v0", "torch": torch.__version__,
+def versions(config):
+    """The versions a run of ``config`` depends on (its env's among them)."""
+    return {"fifthave": fifthave_env.__version__, "env_version": config.observation_version,
+            "gym_env_id": f"FifthAvenue-v{config.observation_version}", "torch": torch.__version__,
             "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__}
 
 
@@ -79,7 +79,7 @@ def save_checkpoint(model, path, config, extra=None):
     """Save ``model`` with its config, versions, step count and ``extra`` run state to ``path``."""
     buffer = io.BytesIO()
     model.save(buffer)
-    meta = {"config": config.to_dict(), "versions": versions(), "num_timesteps": int(model.num_timesteps),
+    meta = {"config": config.to_dict(), "versions": versions(config), "num_timesteps": int(model.num_timesteps),
             **(extra or {})}
     with zipfile.ZipFile(buffer, "a") as archive:
         archive.writestr(META_NAME, json.dumps(meta, indent=2))

@@ -16,6 +16,7 @@ from agents.registry import check_agent_names
 from agents.search import search_factory
 from fifthave_env.engine import checks
 from fifthave_env.env_common import game_config
+from fifthave_env.observation import LAYOUTS
 
 
 def _path(name, value, optional=False):
@@ -134,7 +135,7 @@ class BCConfig:
 
 @dataclass
 class TrainConfig:
-    """A MaskablePPO run on ``FifthAvenue-v0``: game, opponents, PPO hyperparameters, evaluation, output."""
+    """A MaskablePPO run on ``FifthAvenue-v0`` or ``-v1``: game, opponents, PPO settings, evaluation, output."""
 
     seed: int = 0
     """Seeds the environments, the opponents, torch and the evaluation games."""
@@ -148,6 +149,10 @@ class TrainConfig:
     """The learner's reward: ``win_loss``, ``vp_margin`` or ``score_delta`` (see ``fifthave_env.gym_env``)."""
     learner_seat: int | None = None
     """The learner's seat; None draws it at random each game."""
+    observation_version: int = 0
+    """The observation layout the learner's network reads: 0 (``FifthAvenue-v0``) or 1 (``FifthAvenue-v1``:
+    layout 0 plus the derived views, ``fifthave_env.observation.DERIVED_VIEWS``). Its policy agent asks
+    tournaments and self-play for the same layout."""
     opponents: list = field(default_factory=lambda: ["random"])
     """Scripted opponents for training (names of ``agents.registry.AGENT_FACTORIES``: ``random``,
     ``greedy``, ``heuristic``, ...): every opponent seat of every game is drawn uniformly from this list,
@@ -238,6 +243,8 @@ class TrainConfig:
         self.seed = checks.integer("seed", self.seed, 0)
         game = game_config(self.reward, None, num_players=self.num_players, board=self.board, max_turns=self.max_turns)
         self.num_players, self.board, self.max_turns = game.num_players, game.board, game.max_turns
+        self.observation_version = checks.choice("observation_version", self.observation_version,
+                                                 tuple(sorted(LAYOUTS)))
         if self.learner_seat is not None:
             self.learner_seat = checks.integer("learner_seat (None draws it each game)", self.learner_seat, 0,
                                                self.num_players - 1)
@@ -279,7 +286,7 @@ class TrainConfig:
     def env_kwargs(self):
         """Keyword arguments of ``FifthAvenueEnv`` (opponents excluded)."""
         return dict(num_players=self.num_players, board=self.board, max_turns=self.max_turns,
-                    reward=self.reward, learner_seat=self.learner_seat)
+                    reward=self.reward, learner_seat=self.learner_seat, observation_version=self.observation_version)
 
 
 def _field_names(cls):

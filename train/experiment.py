@@ -180,7 +180,7 @@ def write_report(config, out, run=None):
         writer.writerows(rows)
     plot(rows, config, os.path.join(out, "win_rate.png"))
     lines = [
-        f"# Training results: {_method(config)} on {versions()['gym_env_id']}", "",
+        f"# Training results: {_method(config)} on {versions(config)['gym_env_id']}", "",
         f"Command: `{run['command']}`", "",
         f"{config.num_players} players, {config.board}-plot board, seed {config.seed}, "
         f"{_training_text(config)}; "
@@ -202,7 +202,7 @@ def write_report(config, out, run=None):
             for i, r in enumerate(rounds)) + ".", ""]
     if run.get("weights_sha256"):
         lines += [f"Final weights sha256 (the same for every rerun of the command): `{run['weights_sha256']}`", ""]
-    lines += ["Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()), "",
+    lines += ["Versions: " + ", ".join(f"{k} {v}" for k, v in versions(config).items()), "",
               "Config:", "", "```json", json.dumps(config.to_dict(), indent=2), "```", ""]
     atomic_write_bytes(os.path.join(out, "README.md"), "\n".join(lines).encode())
     return rows

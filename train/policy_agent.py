@@ -100,6 +100,11 @@ class PolicyAgent:
         names = self.meta.get("config", {}).get("advisers", []) if advisers is None else advisers
         self.advisers = Advisers(names) if names else None
 
+    @property
+    def observation_layout(self):
+        """The layout the network reads (``agent_protocol``): its training config's ``observation_version``."""
+        return self.meta.get("config", {}).get("observation_version", 0)
+
     @classmethod
     def load(cls, path, deterministic=False, name=None):
         """The policy of a checkpoint written by ``train`` (its config and versions in ``agent.meta``)."""

@@ -1,10 +1,10 @@
-"""Train a MaskablePPO agent on ``FifthAvenue-v0``; evaluate, checkpoint and resume as it goes.
+"""Train a MaskablePPO agent on ``FifthAvenue-v0`` (or ``-v1``); evaluate, checkpoint and resume as it goes.
 
 Command::
 
     fifthave-train [--config train/configs/default.json] [--run-dir DIR] [--total-timesteps N]
                    [--seed S] [--num-players N] [--board 5|6] [--opponents random heuristic ...]
-                   [--resume]
+                   [--observation-version 0|1] [--resume]
 
 One ``TrainConfig`` (``train/config.py``) describes the run; it is saved as
 ``RUN_DIR/config.json``. While training, a progress bar shows the steps, the
@@ -165,9 +165,10 @@ class RunCallback(BaseCallback):
         started = time.perf_counter()
         cfg = self.config
         net = ActorNet(self.model.policy)  # a snapshot of the current weights, shared by the games
+        meta = {"config": cfg.to_dict()}  # its advisers and observation layout, as a checkpoint's agent has them
 
         def make_agent():
-            return PolicyAgent(net, deterministic=cfg.eval_deterministic, name=LEARNER_LABEL, advisers=cfg.advisers)
+            return PolicyAgent(net, deterministic=cfg.eval_deterministic, name=LEARNER_LABEL, meta=meta)
         rows = []
         for opponent in cfg.eval_opponents:
             # The same evaluation deals at every point, so successive rows differ only by the policy.
@@ -386,6 +387,9 @@ def build_parser(program, default_config):
     parser.add_argument("--opponents", nargs="+", help="scripted training opponents: random greedy heuristic")
     parser.add_argument("--eval-games", type=int, help="evaluation games per opponent")
     parser.add_argument("--n-envs", type=int, help="parallel environments")
+    parser.add_argument("--observation-version", type=int, choices=(0, 1),
+                        help="observation layout the network reads: 0 (FifthAvenue-v0) or 1 (FifthAvenue-v1, "
+                             "with the derived views)")
     parser.add_argument("--init-from", help="start from this checkpoint's policy (a new run, not a resume)")
     parser.add_argument("--resume", action="store_true",
                         help="continue RUN_DIR from its newest checkpoint with its saved config")
@@ -398,7 +402,8 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
     args = parser.parse_args(argv)
     overrides = {"run_dir": args.run_dir, "total_timesteps": args.total_timesteps, "seed": args.seed,
                  "num_players": args.num_players, "board": args.board, "opponents": args.opponents,
-                 "eval_games": args.eval_games, "n_envs": args.n_envs, "init_from": args.init_from}
+                 "eval_games": args.eval_games, "n_envs": args.n_envs, "init_from": args.init_from,
+                 "observation_version": args.observation_version}
     saved = os.path.join(args.run_dir or "", "config.json")
     try:  # a bad flag or config file ends here with one line, before anything is created
         if args.resume and args.run_dir and os.path.exists(saved):

@@ -1,4 +1,4 @@
-"""Many ``FifthAvenue-v0`` games as one sb3 ``VecEnv``, with opponent policies answered in batches.
+"""Many ``FifthAvenue-v0`` (or ``-v1``) games as one sb3 ``VecEnv``, with opponent policies answered in batches.
 
 ``FifthAvenueVecEnv(n_envs, env_kwargs, opponents, workers)`` splits the games into
 shards, one per worker process (``workers=0``: a single shard in this process). A

@@ -26,6 +26,9 @@ class RLlibConfig:
     """Turns before a game is truncated (R29)."""
     reward: str = "win_loss"
     """Reward of every seat: ``win_loss``, ``vp_margin`` or ``score_delta`` (see ``fifth_avenue_v0``)."""
+    observation_version: int = 0
+    """The observation layout the shared policy reads: 0 (``fifth_avenue_v0``, 1176 values) or 1
+    (``fifth_avenue_v1``, with the derived views); its ``rllib:`` agent asks tournaments for the same."""
     reward_scale: float = 1.0
     """Factor on every reward the RLlib seats get. ``vp_margin`` is in VP (tens); 0.02 brings returns near
     +-1, where RLlib's value-loss clipping (``vf_clip_param`` 10) and global gradient clipping do not mute
@@ -106,6 +109,8 @@ class RLlibConfig:
     def __post_init__(self):
         check_agent_names("opponents", self.opponents)
         check_agent_names("eval_opponents", self.eval_opponents)
+        if self.observation_version not in (0, 1) or isinstance(self.observation_version, bool):
+            raise ValueError(f"observation_version must be 0 or 1, got {self.observation_version!r}")
         if self.num_players not in (2, 3, 4) or self.board not in (5, 6):
             raise ValueError(f"num_players must be 2-4 and board 5 or 6, got {self.num_players}, {self.board}")
         for name in ("scripted_fraction", "pool_fraction"):
@@ -134,7 +139,8 @@ class RLlibConfig:
     def env_config(self):
         """RLlib's ``env_config`` for ``train.rllib.env.FifthAvenueMultiAgentEnv`` in training."""
         return dict(num_players=self.num_players, board=self.board, max_turns=self.max_turns, reward=self.reward,
-                    reward_scale=self.reward_scale, opponents=list(self.opponents),
+                    observation_version=self.observation_version, reward_scale=self.reward_scale,
+                    opponents=list(self.opponents),
                     scripted_fraction=self.scripted_fraction)
 
 

@@ -175,14 +175,13 @@ class SnapshotPool:
                 and iteration - self.last_added >= max(1, every // 2))
 
 
-def _versions():
+def _versions(config):
     import ray
     import torch
 
     import fifthave_env
-    from fifthave_env import fifth_avenue_v0
 
-    return {"fifthave": fifthave_env.__version__, "env_version": fifth_avenue_v0.ENV_VERSION, "ray": ray.__version__,
+    return {"fifthave": fifthave_env.__version__, "env_version": config.observation_version, "ray": ray.__version__,
             "torch": torch.__version__}
 
 
@@ -193,7 +192,7 @@ def save(algo, config, directory, iteration, env_steps, pool=None):
     directory = os.path.abspath(directory)
     algo.save_to_path(os.path.join(directory, "algorithm"))
     meta = {"iteration": iteration, "env_steps": env_steps, "hidden": list(config.hidden),
-            "activation": config.activation, "config": config.to_dict(), "versions": _versions(),
+            "activation": config.activation, "config": config.to_dict(), "versions": _versions(config),
             "pool": list(pool.ids) if pool else [], "pool_last_added": pool.last_added if pool else 0}
     save_actor(algo.get_module(MAIN), directory, meta)
     return directory
@@ -325,6 +324,8 @@ def main(argv=None):
     parser.add_argument("--seed", type=int)
     parser.add_argument("--num-players", type=int, choices=(2, 3, 4))
     parser.add_argument("--board", type=int, choices=(5, 6))
+    parser.add_argument("--observation-version", type=int, choices=(0, 1),
+                        help="observation layout the policy reads: 0 (fifth_avenue_v0) or 1 (fifth_avenue_v1)")
     parser.add_argument("--address", help="join the Ray cluster whose head is at HOST:PORT (ray start --head "
                         "prints it); default: start a local Ray")
     parser.add_argument("--max-seconds", type=float, help="wall-clock budget of the training loop")
@@ -338,10 +339,15 @@ def main(argv=None):
             if args.config:
                 raise ValueError("--resume takes the config stored in the checkpoint; give no --config")
             base = read_checkpoint_meta(args.resume)["config"]
+            changed = [f"--{name.replace('_', '-')}" for name in ("num_players", "board", "observation_version")
+                       if getattr(args, name) is not None and getattr(args, name) != base.get(name, 0)]
+            if changed:  # the network and its inputs are the checkpoint's
+                raise ValueError(f"--resume continues the checkpoint's game and network: {', '.join(changed)} "
+                                 f"differs from the checkpoint's config")
         config = load_rllib_config(args.config, base=base, overrides={
             "run_dir": args.run_dir, "total_env_steps": args.total_env_steps,
             "num_env_runners": args.num_env_runners, "seed": args.seed, "num_players": args.num_players,
-            "board": args.board, "max_seconds": args.max_seconds})
+            "board": args.board, "max_seconds": args.max_seconds, "observation_version": args.observation_version})
         num_cpus = args.num_cpus or max(os.cpu_count() or 1, config.num_env_runners + 1)
         directory, rows, seconds = train(config, address=args.address, num_cpus=num_cpus, resume=args.resume)
     except (ValueError, ImportError, ConnectionError) as error:

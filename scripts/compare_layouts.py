@@ -1,0 +1,76 @@
+"""Does PPO learn more from layout 1 (the derived views) than from layout 0? The default run on both, over seeds.
+
+Run: ``.venv/bin/python scripts/compare_layouts.py [--seeds 10] [--games 200] [--out runs/layouts]``
+
+For each seed 0..N-1 and observation layout 0 and 1 it trains ``fifthave-train``'s default config
+(4 players, random opponents, 100k steps; ``train/configs/default.json``) with that seed and
+``observation_version`` into ``OUT/vV/seedS`` (a finished run there is reused), then plays its final
+checkpoint against three RandomAgents and against three HeuristicAgents (``--games`` seat-rotated games
+each, tournament seed 77, the policy sampling its moves, as ``policy:PATH`` does). It prints every
+seed's win rate, each layout's mean over seeds with a 95% interval (Student t over seeds: a seed is
+the independent unit, its games are not) and the difference layout 1 - layout 0 (bootstrap over the
+seeds of each layout independently: a seed's two runs share nothing but the number). About 20
+minutes on 2 cores for 10 seeds.
+"""
+
+import argparse
+import os
+
+import numpy as np
+
+from agents.stats import clustered_mean_interval, paired_difference
+from agents.tournament import agent_factory, run_tournament
+from train.checkpoint import checkpoint_path
+from train.config import load_config
+from train.policy_agent import PolicyFactory
+from train.train import DEFAULT_CONFIG, train
+
+LAYOUTS = (0, 1)
+OPPONENTS = ("random", "heuristic")
+EVAL_SEED = 77
+
+
+def trained(config):
+    """The final checkpoint of ``config``'s run, training it first unless it is there."""
+    final = checkpoint_path(config.run_dir, config.total_timesteps)
+    if not os.path.exists(final):
+        train(config, show_progress=False)
+    return final
+
+
+def win_rate(checkpoint, opponent, games, workers):
+    lineup = [("ppo", PolicyFactory(checkpoint))] + [(opponent, agent_factory(opponent))] * 3
+    return run_tournament(lineup, games=games, seed=EVAL_SEED, workers=workers).row("ppo")["win_rate"]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=10, help="training seeds per layout (0..N-1)")
+    parser.add_argument("--games", type=int, default=200, help="evaluation games per checkpoint and opponent")
+    parser.add_argument("--out", default="runs/layouts", help="where the runs go (OUT/vV/seedS)")
+    parser.add_argument("--workers", type=int, default=2, help="processes for the evaluation games")
+    args = parser.parse_args(argv)
+    rates = {}
+    for layout in LAYOUTS:
+        for seed in range(args.seeds):
+            config = load_config(DEFAULT_CONFIG, {"seed": seed, "observation_version": layout,
+                                                  "run_dir": os.path.join(args.out, f"v{layout}", f"seed{seed}")})
+            checkpoint = trained(config)
+            for opponent in OPPONENTS:
+                rates.setdefault((layout, opponent), []).append(win_rate(checkpoint, opponent, args.games,
+                                                                         args.workers))
+    print(f"Default config (4 players, random opponents, 100k steps), seeds 0-{args.seeds - 1}; win rate of the "
+          f"final policy in {args.games} games against three of each opponent (fair share 0.25)")
+    for opponent in OPPONENTS:
+        for layout in LAYOUTS:
+            values = np.asarray(rates[(layout, opponent)])
+            mean, low, high = clustered_mean_interval(values, np.ones(len(values)))
+            print(f"layout {layout} vs {opponent}: {' '.join(f'{v:.3f}' for v in values)}; "
+                  f"mean {mean:.3f} [{low:.3f}, {high:.3f}], lowest {values.min():.3f}")
+        compared = paired_difference(rates[(0, opponent)], rates[(1, opponent)])
+        print(f"layout 1 - layout 0 vs {opponent}: {compared['difference']:+.3f} "
+              f"[{compared['unpaired_ci_low']:+.3f}, {compared['unpaired_ci_high']:+.3f}]")
+
+
+if __name__ == "__main__":
+    main()
