@@ -179,12 +179,11 @@ _SEAT_INDEXES = {}
 def _seat_index(n, seat):
     """Indices into the state vector that give ``seat``'s observation (relative seats, padding).
 
-    Built once per (players, seat) and shared, read-only: search agents and OpenSpiel
-    states make many observers."""
+    Built once per (players, seat) and shared (search agents and OpenSpiel states make many
+    observers); not flagged read-only, since ``take`` through a read-only index costs 0.5 us more."""
     index = _SEAT_INDEXES.get((n, seat))
     if index is None:
         index = _SEAT_INDEXES[(n, seat)] = _build_seat_index(n, seat)
-        index.flags.writeable = False
     return index
 
 
