@@ -36,7 +36,7 @@ def eval_rows(run_dir):
         return list(csv.DictReader(f))
 
 
-def test_train_save_load_evaluate_resume(tmp_path):
+def test_train_save_load_evaluate_resume(tmp_path, capsys):
     run_dir = tmp_path / "run"
     result = train(tiny_config(run_dir), show_progress=False)
     assert result.steps == 1024 and result.steps_per_second > 0
@@ -80,6 +80,9 @@ def test_train_save_load_evaluate_resume(tmp_path):
     # A second start on the same directory is refused; --resume continues to a larger budget.
     with pytest.raises(FileExistsError, match="--resume"):
         train(tiny_config(run_dir), show_progress=False)
+    with pytest.raises(SystemExit):  # a flag that would change the run is refused, not ignored
+        main(["--resume", "--run-dir", str(run_dir), "--observation-version", "1", "--seed", "3"])
+    assert "--observation-version differs from it" in capsys.readouterr().err  # --seed 3 is the saved seed
     assert main(["--resume", "--run-dir", str(run_dir), "--total-timesteps", "1536", "--no-progress"]) == 0
     assert ckpt.read_meta(ckpt.latest_checkpoint(run_dir))["num_timesteps"] == 1536
     assert [int(r["timesteps"]) for r in eval_rows(run_dir)] == [0, 512, 1024, 1536]

@@ -408,6 +408,12 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
     try:  # a bad flag or config file ends here with one line, before anything is created
         if args.resume and args.run_dir and os.path.exists(saved):
             config = load_config(saved, {"total_timesteps": args.total_timesteps})
+            changed = [f"--{key.replace('_', '-')}" for key, value in overrides.items()
+                       if key not in ("run_dir", "total_timesteps") and value is not None
+                       and value != getattr(config, key)]
+            if changed:  # a resumed run is the saved one: its game, opponents and network
+                raise ValueError(f"--resume continues the run in {args.run_dir} as its config.json says: "
+                                 f"{', '.join(changed)} differs from it (only --total-timesteps may change)")
         else:
             config = load_config(args.config, overrides)
     except (OSError, ValueError) as error:
