@@ -160,12 +160,8 @@ class LuckMeter:
         return self.luck[seat] - sum(others) / len(others)
 
     def saved_state(self):
-        """``game.to_dict()`` without the wrapper (it is not part of the game)."""
-        wrapper = self.game.__dict__.pop("draw_black")
-        try:
-            return self.game.to_dict()
-        finally:
-            self.game.draw_black = wrapper
+        """``game.to_dict()``: the game's state fields, without the wrapper (clones leave it out too)."""
+        return self.game.to_dict()
 
 
 def play_out(game, agents, meter=None, bidder=None, on_auction=None):

@@ -105,7 +105,7 @@ def test_play_out_seats_agents_as_the_tournament_does():
     agents = [searcher, _LayoutOneRandom(), HeuristicAgent(), _LayoutOneRandom()]
     for seat, agent in enumerate(agents):
         agent.reset(game.config, seat, np.random.default_rng(seat))
-    bidlab.play_out(game, agents)
+    bidlab.play_out(game, agents, bidlab.LuckMeter(game))  # the search clones the metered game
     assert game.is_over and searcher.searched > 0
 
 

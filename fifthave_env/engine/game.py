@@ -631,7 +631,7 @@ class Game:
 
     def to_dict(self):
         """The whole game, hidden parts and the generator included, as JSON-compatible data."""
-        state = {k: copy.deepcopy(v) for k, v in self.__dict__.items() if k not in self._DERIVED}
+        state = {k: copy.deepcopy(self.__dict__[k]) for k in savefile.STATE_FIELDS}
         return {
             "format": savefile.STATE_FORMAT,
             "config": self.config.to_dict(),
@@ -662,7 +662,7 @@ class Game:
         that last saw either need not rebuild them (search clones a game at every step)."""
         game = Game.__new__(Game)
         shared = {k: self.__dict__[k] for k in self._DERIVED if k not in ("rng", "_legal")}
-        own = {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
+        own = {k: self.__dict__[k] for k in savefile.STATE_FIELDS}  # the state, not what a caller attached
         game.__dict__.update(shared)
         game.__dict__.update(pickle.loads(pickle.dumps(own, protocol=pickle.HIGHEST_PROTOCOL)))
         game.rng = np.random.Generator(type(self.rng.bit_generator)())
