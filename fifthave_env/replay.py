@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .agent_protocol import LayoutObservations, give_sampler
 from .engine import checks
 from .engine.actions import NUM_ACTIONS
 from .engine.game import Game, GameConfig, IllegalActionError
-from .observation import Observer
 
 RECORD_FORMAT = 1
 RECORD_KEYS = ("record_format", "initial_state", "actions")
@@ -116,12 +116,13 @@ class GameRecord:
         return game
 
 
-def record_game(agents, config=None, seed=None, observation_version=0):
+def record_game(agents, config=None, seed=None):
     """Play one game between ``agents`` (one per seat, see ``agents.base``) and return its record.
 
-    Each agent sees only its own observation (layout ``observation_version``, that of
-    ``fifth_avenue_v0`` by default, as in tournaments) and mask. ``seed`` fixes the game
-    and every agent's generator, so the same seed gives the same game.
+    Agents are seated as in tournaments: each sees only its own observation, in the layout it
+    reads (``observation_layout``, default 0), and its mask; a searching agent gets its seat's
+    sampler. ``seed`` fixes the game and every agent's generator, so the same seed gives the
+    same game.
     """
     config = config if config is not None else GameConfig()
     if len(agents) != config.num_players:
@@ -130,11 +131,12 @@ def record_game(agents, config=None, seed=None, observation_version=0):
     game = Game(config, rng=np.random.default_rng(game_seed))
     for seat, (agent, agent_seed) in enumerate(zip(agents, agent_seeds)):
         agent.reset(config, seat, np.random.default_rng(agent_seed))
+        give_sampler(agent, game, seat)
     record = GameRecord.start(game)
-    observer = Observer(config, version=observation_version)
+    observations = LayoutObservations(config, dict(enumerate(agents)), env_layout=None)
     while not game.is_over:
         seat = game.actor
-        action = int(agents[seat].act(observer.observe(game, seat), game.action_mask()))
+        action = int(agents[seat].act(observations.observe(game, seat), game.action_mask()))
         game.apply(action)
         record.actions.append(action)
     return record

@@ -8,8 +8,10 @@ import pytest
 from PIL import Image
 
 from agents.base import RandomAgent
+from agents.search import SearchAgent
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine import Game, GameConfig
+from fifthave_env.observation import OBS_SIZES
 from fifthave_env.render_image import HEIGHT, SEAT_RGB, WIDTH, plot_center
 from fifthave_env.replay import GameRecord, frames, main, record_game, save_gif
 
@@ -51,6 +53,20 @@ def test_record_game_is_reproducible_and_survives_saving(tmp_path):
     loaded = GameRecord.load(path)
     assert loaded.actions == record.actions
     assert loaded.final_game().to_dict() == game.to_dict()
+
+
+class _LayoutOneRandom(RandomAgent):
+    observation_layout = 1
+
+    def act(self, observation, action_mask):
+        assert observation.shape == (OBS_SIZES[1],)  # the layout it reads, not the default
+        return super().act(observation, action_mask)
+
+
+def test_record_game_seats_agents_as_the_tournament_does():
+    searcher = SearchAgent(rollouts=2, depth=0)
+    record = record_game([searcher, _LayoutOneRandom(), RandomAgent()], GameConfig(num_players=3), seed=5)
+    assert record.final_game().is_over and searcher.searched > 0  # it had its sampler
 
 
 def test_replay_yields_the_start_then_every_action():
