@@ -13,10 +13,9 @@ import time
 
 import numpy as np
 
-from agents.base import give_sampler
+from agents.base import LayoutObservations, give_sampler
 from agents.tournament import agent_factory
 from fifthave_env.engine import Game, GameConfig
-from fifthave_env.observation import Observer
 
 
 def time_agent(name, games=4, seed=0):
@@ -30,10 +29,10 @@ def time_agent(name, games=4, seed=0):
         for s, agent in enumerate(agents):
             agent.reset(config, s, np.random.default_rng([seed, i, s]))
             give_sampler(agent, game, s)
-        observer = Observer(config)
+        observations = LayoutObservations(config, dict(enumerate(agents)), env_layout=None)  # each its layout
         while not game.is_over:
             s = game.actor
-            observation, mask = observer.observe(game, s), game.action_mask()
+            observation, mask = observations.observe(game, s), game.action_mask()
             c0, w0 = time.process_time(), time.perf_counter()
             action = agents[s].act(observation, mask)
             if s == seat:
