@@ -162,22 +162,25 @@ class FifthAvenueState(pyspiel.State):
             replay, actions = self._replay_from, self._unrecorded
             self._replay_from, self._unrecorded = None, _ImmutableItems()
             if self._histories is None:
-                self._histories = self._record(None, replay, -1)
+                self._histories = self._start_histories(replay)
             for action in actions:  # the engine replays them exactly: the copy has the generator too
                 replay.apply(action)
                 self._record(self._histories, replay, action)
         elif self._histories is None:
-            self._histories = self._record(None, self.game, -1)
+            self._histories = self._start_histories(self.game)
         return self._histories
 
+    def _start_histories(self, g):
+        """Histories whose first entry (action -1) is each player's observation of the deal ``g``."""
+        histories = _Histories(_ImmutableItems() for _ in range(g.n))
+        self._record(histories, g, -1)
+        return histories
+
     def _record(self, histories, g, action):
-        if histories is None:
-            histories = _Histories(_ImmutableItems() for _ in range(g.n))
         observer = self.get_game().history_observer
         for p in range(g.n):
             digest = hashlib.blake2b(observer.observe(g, p).tobytes(), digest_size=8).hexdigest()
             histories[p].append(f"{action}:{digest}")
-        return histories
 
     def current_player(self):
         if self.game.is_over:
