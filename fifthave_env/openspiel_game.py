@@ -30,6 +30,11 @@ same observer (:class:`fifthave_env.observation.Observer`):
 - **Cost**: a state deals on first use and records the information-state histories
   only when one is read, so a clone takes about 0.1 ms and MCTS rollouts (which
   read none) pay only for the engine's steps.
+- **Pickling**: ``pickle`` and ``copy`` work on games and states (Python multiprocessing, Ray), and
+  ``state.serialize()`` / ``game.deserialize_state(text)`` round-trip a state; a restored state
+  plays on exactly as the original (the engine's generator is part of it). OpenSpiel's
+  ``pyspiel.serialize_game_and_state`` does not: it asks the game for a C++ RNG state, which
+  OpenSpiel's Python games cannot give ("GetRNGState unimplemented").
 - **Resampling**: ``state.resample_from_infostate(player, sampler)`` returns a
   state drawn with :func:`fifthave_env.engine.determinize` from what ``player``
   knows (its seed from ``sampler()``), with the same information-state string
@@ -101,6 +106,11 @@ class FifthAvenueGame(pyspiel.Game):
         state = FifthAvenueState(self, deal_seed=self.deal_seed(self._deals))
         self._deals += 1
         return state
+
+    def __reduce__(self):
+        # pyspiel pickles a game with its C++ RNG state, which a Python game cannot give ("GetRNGState
+        # unimplemented"); this game's only such state is its deal count
+        return _restore_game, (self.get_parameters(), self._deals)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         if params:
@@ -233,8 +243,26 @@ class FifthAvenueState(pyspiel.State):
     def __deepcopy__(self, memo):
         return self.clone()
 
+    def __reduce__(self):
+        # pyspiel pickles a state through its game's RNG state too (see FifthAvenueGame.__reduce__);
+        # OpenSpiel's own serialize() holds everything else, the engine's generator included
+        return _restore_state, (self.get_game(), self.serialize())
+
     def __str__(self):
         return f"turn {self.game.turn}, actor {self.game.actor}, scores {self.game.scores}"
+
+
+def _restore_game(params, deals):
+    game = FifthAvenueGame(params)
+    game._deals = deals
+    return game
+
+
+def _restore_state(game, serialized):
+    deals = game._deals
+    state = game.deserialize_state(serialized)  # goes through new_initial_state(), which is no deal
+    game._deals = deals
+    return state
 
 
 class FifthAvenueObserver:

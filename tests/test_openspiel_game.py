@@ -153,6 +153,34 @@ def test_a_clone_of_a_fresh_state_deals_the_same_game():
     assert state.history() == [] and len(copy.history()) == 1
 
 
+def test_pickled_games_and_states_play_on_as_the_originals():
+    """pickle (multiprocessing, Ray) goes through each object's own state, not pyspiel's, which asks a Python
+    game for a C++ RNG state it cannot give; a restored state is the same game, generator included."""
+    import pickle
+
+    game = pyspiel.load_game("fifth_avenue", {"players": 3, "seed": 5, "board": 6})
+    game.new_initial_state()
+    state = game.new_initial_state()
+    rng = np.random.default_rng(4)
+    for move in range(120):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        if move == 60:
+            state.information_state_string(0)  # histories recorded up to here, the rest only noted
+    restored = pickle.loads(pickle.dumps(state))
+    restored_game = restored.get_game()
+    assert restored_game.get_parameters() == game.get_parameters() and restored_game._deals == game._deals == 2
+    assert restored.history() == state.history() and restored.move_number() == state.move_number()
+    assert [restored.information_state_string(p) for p in range(3)] == [state.information_state_string(p)
+                                                                      for p in range(3)]
+    while not state.is_terminal():  # the same draws from the piles: the engine's generator came along
+        action = int(rng.choice(state.legal_actions()))
+        state.apply_action(action)
+        restored.apply_action(action)
+    assert restored.game.to_dict() == state.game.to_dict() and restored.returns() == state.returns()
+    copy = pickle.loads(pickle.dumps(game))  # the next deal is the original's next deal
+    assert copy.new_initial_state().game.to_dict() == game.new_initial_state().game.to_dict()
+
+
 def test_no_information_state_tensor_is_claimed_or_given():
     game = pyspiel.load_game("fifth_avenue", {"players": 2})
     assert not game.get_type().provides_information_state_tensor
