@@ -1,14 +1,14 @@
 """Training throughput: RLlib PPO with 1 and 2 env runners against our SB3 path, on the same budget.
 
     PYTHONPATH=. nice -n 10 python scripts/rllib_benchmark.py --steps 24000 --out results/rllib/throughput.json \
-        [--address HOST:PORT] [--envs-per-runner 1 8] [--no-sb3]
+        [--address HOST:PORT] [--envs-per-runner 1 4] [--no-sb3]
 
 The same PPO settings on both sides (rollouts of 4000 decisions: 8 envs x 500
 steps in SB3, ``train_batch_size=4000`` in RLlib; minibatches of 500, 4 epochs,
 two 256-unit layers). SB3 trains one seat against three random agents inside
 the env (``fifthave-train``'s setup); RLlib trains the shared policy in
-self-play (``fifthave-rllib``'s setup; snapshots disabled; 1 and 8 games per
-env runner, i.e. forward passes over batches of one or up to eight), so a "training
+self-play (``fifthave-rllib``'s default setup; snapshots disabled; 1 and 4 games per
+env runner, i.e. forward passes over batches of one or up to four), so a "training
 step" is one decision that ends up in a training batch on both sides. Reported:
 training steps per second of the whole loop (sampling + update) and, for RLlib,
 of sampling alone (RLlib's own sampling timer). Every run starts in this
@@ -72,7 +72,7 @@ def main():
     parser.add_argument("--steps", type=int, default=24000)
     parser.add_argument("--out")
     parser.add_argument("--address", help="join this Ray cluster instead of starting a local Ray")
-    parser.add_argument("--envs-per-runner", type=int, nargs="+", default=[1, 8],
+    parser.add_argument("--envs-per-runner", type=int, nargs="+", default=[1, 4],
                         help="games each env runner steps at once (batched inference); each value is measured")
     parser.add_argument("--no-sb3", action="store_true", help="skip the SB3 reference")
     args = parser.parse_args()

@@ -367,13 +367,34 @@ def test_ppo_settings_reach_rllib_and_bad_ones_are_refused():
     from train.rllib.config import RLlibConfig
     from train.rllib.train import ppo_config
 
-    config = ppo_config(RLlibConfig(vf_clip_param=3.0, use_kl_loss=False, batch_mode="complete_episodes", seed=7))
-    assert (config.vf_clip_param, config.use_kl_loss, config.batch_mode) == (3.0, False, "complete_episodes")
+    config = ppo_config(RLlibConfig(vf_clip_param=3.0, use_kl_loss=True, batch_mode="complete_episodes", seed=7,
+                                    num_envs_per_env_runner=2))
+    assert (config.vf_clip_param, config.use_kl_loss, config.batch_mode) == (3.0, True, "complete_episodes")
+    assert config.num_envs_per_env_runner == 2
     assert config.seed is None  # RLlib would replay the same seeded games at every complete-episodes sample
     defaults = ppo_config(RLlibConfig(seed=7))
     assert (defaults.vf_clip_param, defaults.use_kl_loss, defaults.batch_mode, defaults.seed) == (
-        10.0, True, "truncate_episodes", 7)
+        10.0, False, "truncate_episodes", 7)
     with pytest.raises(ValueError, match="vf_clip_param must be > 0"):
         RLlibConfig(vf_clip_param=0)
     with pytest.raises(ValueError, match="batch_mode must be"):
         RLlibConfig(batch_mode="whole_games")
+
+
+def test_default_config_trains_as_the_committed_run_that_learned():
+    """``fifthave-rllib`` without a config must train as the committed run whose table the README quotes: the
+    budget, evaluation, run directory and env runners may differ, nothing that shapes learning."""
+    import json
+
+    from train.rllib.config import RLlibConfig
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "train", "rllib", "configs",
+                        "learn_vs_random.json")
+    with open(path) as f:
+        committed = json.load(f)
+    defaults = RLlibConfig().to_dict()
+    run_only = {"total_env_steps", "max_seconds", "num_env_runners", "checkpoint_every", "eval_games",
+                "eval_opponents", "run_dir"}
+    differing = {name: (defaults[name], value) for name, value in committed.items()
+                 if name not in run_only and defaults[name] != value}
+    assert not differing

@@ -3,7 +3,7 @@
 Command::
 
     fifthave-rllib [--config FILE.json | --resume CHECKPOINT_DIR] [--run-dir DIR] [--total-env-steps N] [--num-env-runners K]
-                   [--seed S] [--num-players N] [--board 5|6] [--address HOST:PORT] [--num-cpus C]
+                   [--num-envs-per-env-runner G] [--seed S] [--num-players N] [--board 5|6] [--address HOST:PORT] [--num-cpus C]
 
 One ``RLlibConfig`` (``train/rllib/config.py``) describes the run; it is saved as
 ``RUN_DIR/config.json``. Without ``--address`` a local Ray starts (``--num-cpus``
@@ -321,6 +321,7 @@ def main(argv=None):
     parser.add_argument("--run-dir")
     parser.add_argument("--total-env-steps", type=int)
     parser.add_argument("--num-env-runners", type=int, help="Ray actors sampling games (scales sampling)")
+    parser.add_argument("--num-envs-per-env-runner", type=int, help="games each env runner steps at once")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--num-players", type=int, choices=(2, 3, 4))
     parser.add_argument("--board", type=int, choices=(5, 6))
@@ -346,7 +347,8 @@ def main(argv=None):
                                  f"differs from the checkpoint's config")
         config = load_rllib_config(args.config, base=base, overrides={
             "run_dir": args.run_dir, "total_env_steps": args.total_env_steps,
-            "num_env_runners": args.num_env_runners, "seed": args.seed, "num_players": args.num_players,
+            "num_env_runners": args.num_env_runners, "num_envs_per_env_runner": args.num_envs_per_env_runner,
+            "seed": args.seed, "num_players": args.num_players,
             "board": args.board, "max_seconds": args.max_seconds, "observation_version": args.observation_version})
         num_cpus = args.num_cpus or max(os.cpu_count() or 1, config.num_env_runners + 1)
         directory, rows, seconds = train(config, address=args.address, num_cpus=num_cpus, resume=args.resume)
