@@ -78,7 +78,7 @@ VIEWS_V0 = (
     ("black_pile", (2,), "black draw pile size and face-up cards in it (/50)"),
     ("black_seen", (3,), "black cards of each value in the draw pile seen since its last shuffle"),
     ("player_present", (MAX_SEATS,), "1 for seats this configuration has"),
-    ("score", (MAX_SEATS,), "victory points (/50)"),
+    ("score", (MAX_SEATS,), "victory points (/50; at most 1000, which only stalling for thousands of turns reaches, R29)"),
     ("reserve", (MAX_SEATS,), "skyscrapers in the player's reserve (/18)"),
     ("supply", (MAX_SEATS,), "skyscrapers left in the player's general supply (/18)"),
     ("hand_size", (MAX_SEATS,), "cards in hand"),
@@ -115,7 +115,7 @@ DERIVED_VIEWS = (
     ("build_value", (NUM_DISTRICTS, MAX_SEATS), "VP per scoring of one more skyscraper the seat builds in the district now: its own plot's value, else the best plot its allowed colors reach (R22; /8); 0 if closed or nowhere to build"),
     ("districts_owned", (MAX_SEATS,), "districts where the seat has a plot (special scoring R17 counts them; /7)"),
     ("central_park_value", (1,), "expected VP of one Central Park skyscraper were the game to end now: the R27 draw from the box as it is (/8)"),
-    ("projected_score", (MAX_SEATS,), "VP were the game to end now: score, every open district scored, Central Park at its expected value (R27; /50)"),
+    ("projected_score", (MAX_SEATS,), "VP were the game to end now: score, every open district scored, Central Park at its expected value (R27; /50, at most 1000)"),
     ("bid_power", (NUM_COLORS, 3), "this seat's hand: the largest bid in each color that still builds at least 1/2/3 skyscrapers (colored and black cards of a high enough building limit, an opening card of the color needed, R1, R21; /50)"),
     ("max_bid", (MAX_SEATS, NUM_COLORS), "the most card points each seat could bid in each color from its hand: exact for this seat; for the others the known cards plus 6 for each unknown card of that color or black, 0 without a card of the color (/50)"),
 )
@@ -497,7 +497,7 @@ class Observer:
     def _write_projected(self, g):
         a, ps = self._state, _O["projected_score"]
         for q, district_total in enumerate(map(sum, zip(*self._district_scores))):  # per seat, over districts
-            a[ps + q] = (g.scores[q] + district_total + self._cp_value * g.cp_skyscrapers[q]) / 50
+            a[ps + q] = min((g.scores[q] + district_total + self._cp_value * g.cp_skyscrapers[q]) / 50, OBS_HIGH)
 
     def _write_cards(self, g):
         """Colored piles and the black pile (called when the game's ``cards_token`` changed).
@@ -533,7 +533,7 @@ class Observer:
             self._scalars_seen = (g.scores[:], g.reserve[:], g.supply[:], g.cp_skyscrapers[:])
             sc, rs, su, cp = _O["score"], _O["reserve"], _O["supply"], _O["central_park"]
             for q in range(n):
-                a[sc + q] = g.scores[q] / 50
+                a[sc + q] = min(g.scores[q] / 50, OBS_HIGH)  # inside the declared Box however long a game stalls
                 a[rs + q] = g.reserve[q] / 18
                 a[su + q] = g.supply[q] / 18
                 a[cp + q] = g.cp_skyscrapers[q]

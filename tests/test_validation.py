@@ -17,9 +17,9 @@ from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine import Game, GameConfig, IllegalActionError
 from fifthave_env.engine.actions import NUM_ACTIONS, ActionTypeError, as_action_id
 from fifthave_env.engine.checks import InvalidTypeError, InvalidValueError
-from fifthave_env.engine.game import MAX_SKYSCRAPERS_PER_COLOR
+from fifthave_env.engine.game import MAX_SKYSCRAPERS_PER_COLOR, MAX_TURNS
 from fifthave_env.gym_env import FifthAvenueEnv
-from fifthave_env.observation import OBS_HIGH, Observer
+from fifthave_env.observation import OBS_HIGH, Observer, views
 
 FAST = settings(max_examples=120, derandomize=True, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -99,6 +99,27 @@ def test_the_most_skyscrapers_allowed_keep_observations_inside_the_declared_box(
                 legal = game.legal_actions()
                 game.apply(legal[rng.integers(len(legal))])
         assert 5.0 < high <= OBS_HIGH  # the supply feature really grows with the config
+
+
+def test_scores_of_a_game_stalled_for_any_number_of_turns_stay_inside_the_declared_box():
+    """R29: players may stall (score a district every turn, never place a shop) until ``max_turns``, up to
+    MAX_TURNS; the score views stop at the Box's bound instead of leaving it."""
+    config = GameConfig(num_players=3, max_turns=MAX_TURNS)
+    game = Game(config, seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+    for version in (0, 1):
+        observer = Observer(config, version=version)
+        game.scores = [30 * MAX_TURNS, 10, 51_000]  # 30 VP a turn for a million turns; just above the bound
+        obs = observer.observe(game, 0)
+        score = views(obs)["score"]
+        assert list(score[:3]) == [OBS_HIGH, 0.2, OBS_HIGH] and obs.max() <= OBS_HIGH
+        if version:
+            assert views(obs)["projected_score"][0] == OBS_HIGH
+        game.scores = [1, 2, 3]
+        assert list(views(observer.observe(game, 0))["score"][:3]) == pytest.approx([0.02, 0.04, 0.06])
 
 
 ARBITRARY = st.one_of(
