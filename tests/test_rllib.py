@@ -381,6 +381,19 @@ def test_ppo_settings_reach_rllib_and_bad_ones_are_refused():
         RLlibConfig(batch_mode="whole_games")
 
 
+@needs_ray
+def test_command_line_options_reach_the_config(monkeypatch, tmp_path):
+    from train.rllib import train as rllib_train
+
+    seen = []
+    monkeypatch.setattr(rllib_train, "train", lambda config, **kwargs: seen.append(config) or ("CKPT", [], 1.0))
+    assert rllib_train.main(["--num-envs-per-env-runner", "2", "--num-env-runners", "3", "--seed", "5",
+                             "--total-env-steps", "800", "--max-seconds", "0", "--run-dir", str(tmp_path)]) == 0
+    config = seen[0]
+    assert (config.num_envs_per_env_runner, config.num_env_runners, config.seed, config.total_env_steps,
+            config.max_seconds, config.run_dir) == (2, 3, 5, 800, 0, str(tmp_path))
+
+
 def test_default_config_trains_as_the_committed_run_that_learned():
     """``fifthave-rllib`` without a config must train as the committed run whose table the README quotes: the
     budget, evaluation, run directory and env runners may differ, nothing that shapes learning."""
