@@ -232,13 +232,8 @@ class FifthAvenueState(pyspiel.State):
     def clone(self):
         """OpenSpiel's own clone, which keeps ``history()`` and ``move_number()``.
 
-        It copies this state's attributes into a throwaway ``new_initial_state()``; that one
-        is no deal, so the game's deal count is put back."""
-        game = self.get_game()
-        deals = game._deals
-        copy = super().clone()
-        game._deals = deals
-        return copy
+        It copies this state's attributes into a throwaway ``new_initial_state()``, which is no deal."""
+        return _without_deal(self.get_game(), super().clone)
 
     def __deepcopy__(self, memo):
         return self.clone()
@@ -259,8 +254,14 @@ def _restore_game(params, deals):
 
 
 def _restore_state(game, serialized):
+    return _without_deal(game, lambda: game.deserialize_state(serialized))
+
+
+def _without_deal(game, make):
+    """``make()``'s state: OpenSpiel makes it from a throwaway ``new_initial_state()`` (clone,
+    deserialize_state), which is no deal, so the game's deal count is put back."""
     deals = game._deals
-    state = game.deserialize_state(serialized)  # goes through new_initial_state(), which is no deal
+    state = make()
     game._deals = deals
     return state
 
