@@ -15,7 +15,7 @@ class OpponentError(RuntimeError):
     """An opponent inside the Gymnasium env raised or chose an illegal action; the env needs a reset."""
 
 
-REWARDS = ("win_loss", "vp_margin", "score_delta")
+REWARDS = ("win_loss", "win", "vp_margin", "score_delta")
 RENDER_MODES = ["ansi", "rgb_array", "human"]
 
 
@@ -31,10 +31,13 @@ def end_reward(reward_kind, game, seat):
     """What ``seat`` receives when the game is over, on top of the last step's ``score_delta`` (none).
 
     ``win_loss``: +1 for each winner (a shared win too), -1 for the others, 0 for all at
-    truncation; ``vp_margin``: own VP minus the best other seat's VP.
+    truncation; ``win``: +1 for each winner, 0 for the others and at truncation;
+    ``vp_margin``: own VP minus the best other seat's VP.
     """
     if reward_kind == "win_loss":
         return 0 if game.truncated else (1 if seat in game.winners else -1)
+    if reward_kind == "win":
+        return 0 if game.truncated or seat not in game.winners else 1
     if reward_kind == "vp_margin":
         return game.scores[seat] - max(game.scores[q] for q in range(game.n) if q != seat)
     return 0

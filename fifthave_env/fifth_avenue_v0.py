@@ -58,6 +58,10 @@ Chosen with ``reward``:
 - ``"win_loss"`` (default): at the end of the game +1 to each winner (most VP,
   then most cards, R28; a shared win gives +1 to every seat sharing it), -1 to
   the others. A truncated game (``max_turns``) gives 0 to everyone.
+- ``"win"``: +1 to each winner at the end, 0 to the others and to everyone at
+  truncation. A loss is worth 0 however late it comes, so with a discount below 1
+  a learner gains nothing by dragging out a lost game (``win_loss``'s -1 shrinks
+  with every decision added); self-play with RLlib trains on it.
 - ``"vp_margin"``: at the end (also at truncation), own VP minus the best
   other seat's VP.
 - ``"score_delta"``: after every step, the VP each seat gained in that step
@@ -78,7 +82,7 @@ render_mode=None)``
 - ``num_players``: 2, 3 or 4.
 - ``board``: plots per district, 5 or 6.
 - ``max_turns``: turns (one player's A-D each) before truncation.
-- ``reward``: ``"win_loss"``, ``"vp_margin"`` or ``"score_delta"``.
+- ``reward``: ``"win_loss"``, ``"win"``, ``"vp_margin"`` or ``"score_delta"``.
 - ``layout``: the ring order of plot colors per district (R7), 7 lists of color
   names (``None`` for the 6-plot board's shop plot); default: the rulings' placeholder.
 - ``random_start``: draw the starting seat instead of seat 0.

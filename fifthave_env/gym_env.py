@@ -54,6 +54,7 @@ whatever the learner's, so an agent trained on ``FifthAvenue-v0`` also plays in
 
 The learner's own reward, ``reward`` as in ``fifth_avenue_v0``:
 ``"win_loss"`` (+1 win / shared win, -1 loss, 0 at truncation; at the end),
+``"win"`` (+1 win / shared win, 0 otherwise; at the end),
 ``"vp_margin"`` (own VP minus the best other seat's VP; at the end), or
 ``"score_delta"`` (own VP gained since the learner's previous decision, the
 opponents' moves and final scoring included). The terminal reward always

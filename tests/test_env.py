@@ -181,6 +181,10 @@ def test_truncation_after_max_turns_is_reported_as_truncation():
         env2.step(int(np.flatnonzero(obs["action_mask"])[0]))
     assert truncs == {a: (False, True, True) for a in env2.possible_agents}
     assert rewards == {a: 0 for a in env2.possible_agents}  # win_loss: a truncated game is a draw
+    env3 = fifth_avenue_v0.env(num_players=4, max_turns=3, reward="win")
+    env3.reset(seed=0)
+    totals, info = collect_rewards(env3, seed=0)
+    assert info["truncated"] and totals == {a: 0 for a in env3.possible_agents}  # win: nobody won
 
 
 def collect_rewards(env, seed):
@@ -205,6 +209,12 @@ def test_reward_kinds(seed):
     totals, info = collect_rewards(env, seed)
     scores, winners = info["scores"], info["winners"]
     assert totals == {a: (1 if a in winners else -1) for a in env.possible_agents}
+
+    env = fifth_avenue_v0.env(num_players=3, reward="win")
+    env.reset(seed=seed)
+    totals, info = collect_rewards(env, seed)
+    assert info["scores"] == scores
+    assert totals == {a: (1 if a in winners else 0) for a in env.possible_agents}
 
     env = fifth_avenue_v0.env(num_players=3, reward="vp_margin")
     env.reset(seed=seed)

@@ -269,11 +269,12 @@ def test_a_game_stopped_at_max_turns_is_truncated_not_terminated():
 
 
 def test_truncation_rewards_of_every_kind():
-    """At truncation (R29, R38): win_loss gives 0, vp_margin the margin, score_delta the VP gained."""
+    """At truncation (R29, R38): win_loss and win give 0, vp_margin the margin, score_delta the VP gained."""
     margins = set()
     for seed in range(8):
-        rewards, scores = truncated_scores("win_loss", seed)
-        assert all(r == 0.0 for r in rewards)
+        for kind in ("win_loss", "win"):
+            rewards, scores = truncated_scores(kind, seed)
+            assert all(r == 0.0 for r in rewards)
         rewards, scores = truncated_scores("vp_margin", seed)
         assert rewards[-1] == scores[1] - max(scores[0], scores[2]) and all(r == 0.0 for r in rewards[:-1])
         margins.add(rewards[-1])

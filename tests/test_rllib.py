@@ -95,7 +95,7 @@ def test_strict_env_raises_on_an_illegal_action_and_keeps_the_game():
 
 
 @needs_ray
-@pytest.mark.parametrize("reward", ["win_loss", "vp_margin", "score_delta"])
+@pytest.mark.parametrize("reward", ["win_loss", "win", "vp_margin", "score_delta"])
 @pytest.mark.parametrize("config", [{"num_players": 4}, {"num_players": 3, "opponents": ["greedy", "random"],
                                                           "scripted_fraction": 0.6, "reward_scale": 0.02}])
 def test_each_seat_collects_exactly_its_game_outcome(reward, config):

@@ -131,6 +131,40 @@ def test_a_network_plugs_in_as_evaluator(tmp_path):
     assert agent.searched == 1
 
 
+def test_the_network_evaluator_reads_the_critic_by_the_reward_it_was_trained_on(tmp_path):
+    """A ``win_loss`` critic estimates a return in [-1, 1] (mapped to (v + 1) / 2), a ``win`` critic a chance in
+    [0, 1] (taken as it is); a VP critic estimates no chance to win and is refused with the rewards allowed."""
+    sb3 = pytest.importorskip("sb3_contrib")
+    import torch
+
+    from fifthave_env.gym_env import FifthAvenueEnv
+    from train.checkpoint import read_meta, save_checkpoint
+    from train.config import TrainConfig
+    from train.policy_agent import load_policy
+    from train.search_value import ValueNetEvaluator
+
+    model = sb3.MaskablePPO("MlpPolicy", FifthAvenueEnv(num_players=2), n_steps=64, seed=0, device="cpu",
+                            policy_kwargs={"net_arch": [64, 64]})
+    game = Game(GameConfig(num_players=2), seed=0)
+    for _ in range(30):  # a position inside the game, not the first one
+        game.apply(game.legal_actions()[0])
+    values = {}
+    for reward in ("win_loss", "win", "vp_margin"):
+        path = str(tmp_path / f"{reward}.zip")
+        save_checkpoint(model, path, TrainConfig(num_players=2, net_arch=[64, 64], reward=reward))
+        if reward == "vp_margin":
+            with pytest.raises(ValueError, match="reward 'vp_margin'.*'win_loss', 'win'"):
+                ValueNetEvaluator(path)(game, 0)
+            continue
+        values[reward] = ValueNetEvaluator(path)(game, 0)
+        observation = torch.as_tensor(Observer(game.config).observe(game, 0)[None, :], dtype=torch.float32)
+        with torch.no_grad():
+            critic = float(load_policy(path, read_meta(path)).predict_values(observation)[0, 0])
+    assert values["win_loss"] == pytest.approx(float(np.clip((critic + 1) / 2, 0, 1)))
+    assert values["win"] == pytest.approx(float(np.clip(critic, 0, 1)))
+    assert values["win"] != values["win_loss"]
+
+
 def test_projected_value_stays_in_range_for_any_margin(monkeypatch):
     """A margin of thousands of VP once overflowed math.exp in a 3-player labelling run."""
     import agents.search as search

@@ -216,7 +216,7 @@ def test_same_config_and_seed_give_the_same_policy_and_training_changes_it(tmp_p
     ("num_players", "4", "num_players must be one of 2, 3, 4, got '4' of type str"),
     ("board", 9, "board must be one of 5, 6"),
     ("max_turns", -3, "max_turns must be an int from 1 to 1000000, got -3"),
-    ("reward", "bogus", "reward must be one of 'win_loss', 'vp_margin', 'score_delta'"),
+    ("reward", "bogus", "reward must be one of 'win_loss', 'win', 'vp_margin', 'score_delta'"),
     ("learner_seat", 4, "learner_seat .* must be an int from 0 to 3"),
     ("gamma", "abc", "gamma must be a finite number"),
     ("gamma", 1.5, "gamma must be a number from 0.0 to 1.0, got 1.5"),

@@ -63,7 +63,7 @@ def test_env_options_are_named_with_what_is_allowed(make):
     for kwargs, error, message in [
         (dict(render_mode="window"), InvalidValueError, "render_mode must be one of 'ansi', 'rgb_array', 'human', None"),
         (dict(render_mode=0), InvalidTypeError, "render_mode must be one of .* got 0 of type int"),
-        (dict(reward="points"), InvalidValueError, "reward must be one of 'win_loss', 'vp_margin', 'score_delta'"),
+        (dict(reward="points"), InvalidValueError, "reward must be one of 'win_loss', 'win', 'vp_margin', 'score_delta'"),
         (dict(reward=["win_loss"]), InvalidTypeError, r"reward must be one of .* got \['win_loss'\] of type list"),
     ]:
         with pytest.raises(error, match=message):

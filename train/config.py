@@ -146,7 +146,7 @@ class TrainConfig:
     max_turns: int = 300
     """Turns before a game is truncated (R29)."""
     reward: str = "win_loss"
-    """The learner's reward: ``win_loss``, ``vp_margin`` or ``score_delta`` (see ``fifthave_env.gym_env``)."""
+    """The learner's reward: ``win_loss``, ``win``, ``vp_margin`` or ``score_delta`` (see ``fifthave_env.gym_env``)."""
     learner_seat: int | None = None
     """The learner's seat; None draws it at random each game."""
     observation_version: int = 0
