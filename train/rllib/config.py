@@ -24,8 +24,12 @@ class RLlibConfig:
     """Plots per district: 5, or 6 for the board's back side."""
     max_turns: int = 300
     """Turns before a game is truncated (R29)."""
-    reward: str = "win_loss"
-    """Reward of every seat: ``win_loss``, ``vp_margin`` or ``score_delta`` (see ``fifth_avenue_v0``)."""
+    reward: str = "win"
+    """Reward of every seat: ``win`` (+1 to each winner, 0 to the others), ``win_loss`` (-1 to the others),
+    ``vp_margin`` or ``score_delta`` (see ``fifth_avenue_v0``). With ``win_loss`` and a discount per decision a
+    loss counts less the more decisions precede it: 3 of 24 runs of the README's quick command drifted into ever
+    longer games of huge bids and lost to random players; with ``win`` a loss is 0 whenever it comes, and none of
+    16 did (results/rllib/README.md)."""
     observation_version: int = 0
     """The observation layout the shared policy reads: 0 (``fifth_avenue_v0``, 1176 values) or 1
     (``fifth_avenue_v1``, with the derived views); its ``rllib:`` agent asks tournaments for the same."""
@@ -83,7 +87,8 @@ class RLlibConfig:
     """Gradient norm clipping."""
     vf_clip_param: float = 10.0
     """RLlib clips the value loss at this (squared error units): keep it well above the squared return scale
-    (``win_loss`` returns lie in [-1, 1]; raw ``vp_margin`` in tens of VP needs a larger one or ``reward_scale``)."""
+    (``win`` returns lie in [0, 1], ``win_loss`` ones in [-1, 1]; raw ``vp_margin`` in tens of VP needs a larger one
+    or ``reward_scale``)."""
     use_kl_loss: bool = False
     """RLlib's adaptive KL penalty on top of PPO clipping (``kl_coeff`` 0.2, target 0.01); SB3's PPO has none,
     and the runs that learned (results/rllib/README.md) had none."""

@@ -26,7 +26,7 @@ checkpoints read) or 1 (``fifth_avenue_v1``, ``(1409,)``: layout 0 plus the deri
 
 ## Rewards
 
-The AEC env's (``reward``: ``win_loss``, ``vp_margin`` or ``score_delta``), given
+The AEC env's (``reward``: ``win_loss``, ``win``, ``vp_margin`` or ``score_delta``), given
 to the agent of the seat that earned it: each step returns the reward every
 RLlib-played seat collected since the previous step (scripted moves in
 between included), so each seat's rewards sum to what the AEC env gives it.
