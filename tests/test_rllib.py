@@ -245,8 +245,9 @@ def test_masking_module_samples_only_legal_actions_and_numpy_actor_matches_it():
 @pytest.mark.xdist_group("ray")
 @pytest.mark.parametrize("version", [0, 1])
 def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_session, tmp_path, version):
+    from train.evaluate import read_eval_log
     from train.rllib.config import RLlibConfig
-    from train.rllib.train import train
+    from train.rllib.train import best_checkpoint_lines, checkpoint_dir, train
 
     config = RLlibConfig(total_env_steps=300, train_batch_size=100, minibatch_size=50, num_epochs=1,
                          hidden=[16], snapshot_every=1, pool_size=2, checkpoint_every=2, eval_games=4,
@@ -260,6 +261,11 @@ def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_sessi
     assert any("pool 2" in line for line in lines)  # snapshots joined, the oldest left
     assert rows and rows[0]["opponent"] == "random" and rows[0]["games"] == 4
     assert "env runners per node" in open(tmp_path / "run" / "cluster.txt").read()
+    best_lines = best_checkpoint_lines(config)  # the checkpoint of the best row of eval.csv, which exists
+    best = max(reversed(read_eval_log(config.run_dir)), key=lambda row: float(row["win_rate"]))
+    best_dir = checkpoint_dir(config.run_dir, int(best["iteration"]))
+    assert len(best_lines) == 2 and best_lines[0].endswith(best_dir) and os.path.isdir(best_dir)
+    assert f"--agents rllib:{best_dir}:greedy random*3 --games 1000 --seed 2" in best_lines[1]  # evaluations used seed 0 + 1
     lineup = [("rllib", agent_factory(f"rllib:{directory}"))] + [("random", agent_factory("random"))] * 3
     result = run_tournament(lineup, games=4, seed=3)
     assert result.row("rllib")["seat_games"] == 4

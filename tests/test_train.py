@@ -17,6 +17,7 @@ from fifthave_env.observation import OBS_SIZES
 from train import checkpoint as ckpt
 from train.candidate_values import CandidateValueConfig
 from train.config import BCConfig, SelfPlayConfig, TrainConfig, load_config
+from train.evaluate import best_evaluation, best_evaluation_lines, eval_seed
 from train.experiment import cloning_games, expected_seconds, scaled, write_report
 from train.policy_agent import PolicyAgent, PolicyFactory
 from train.search_value import network_search_factory
@@ -86,6 +87,36 @@ def test_train_save_load_evaluate_resume(tmp_path, capsys):
     assert main(["--resume", "--run-dir", str(run_dir), "--total-timesteps", "1536", "--no-progress"]) == 0
     assert ckpt.read_meta(ckpt.latest_checkpoint(run_dir))["num_timesteps"] == 1536
     assert [int(r["timesteps"]) for r in eval_rows(run_dir)] == [0, 512, 1024, 1536]
+    # the end of the run names the checkpoint of its best evaluation and how to play it on fresh deals
+    best = best_evaluation(eval_rows(run_dir), "random")
+    out = capsys.readouterr().out
+    assert (f"best evaluation vs random: step {best['timesteps']}, win rate {float(best['win_rate']):.3f}" in out
+            and ckpt.checkpoint_path(run_dir, int(best["timesteps"])) in out)
+    assert f"random*1 --games 1000 --seed {eval_seed(tiny_config(run_dir)) + 1}" in out
+
+
+def test_the_best_evaluation_is_the_highest_win_rate_of_the_weights_saved_under_its_step():
+    def row(step, opponent, win_rate):
+        return {"timesteps": str(step), "opponent": opponent, "win_rate": str(win_rate)}
+
+    rows = [row(0, "random", 0.1), row(0, "heuristic", 0.0), row(100, "random", 0.9), row(100, "heuristic", 0.2),
+            row(200, "random", 0.5), row(200, "heuristic", 0.3)]
+    assert best_evaluation(rows, "random")["timesteps"] == "100"
+    assert best_evaluation(rows, "heuristic")["timesteps"] == "200"  # each opponent has its own best
+    assert best_evaluation(rows, "greedy") is None
+    assert best_evaluation(rows + [row(300, "random", 0.9)], "random")["timesteps"] == "300"  # a tie: more training
+    # a run resumed from step 0 evaluated steps 100 and 200 again: their last rows are the weights saved there
+    resumed = rows + [row(100, "random", 0.2), row(200, "random", 0.4)]
+    assert best_evaluation(resumed, "random") == row(200, "random", 0.4)
+    assert best_evaluation([{"iteration": "7", "opponent": "random", "win_rate": "0.5"}], "random",
+                           step="iteration")["iteration"] == "7"
+    full = {**row(100, "random", 0.9), "ci_low": "0.8", "ci_high": "0.95", "games": "200"}
+    greedy, sampling = (best_evaluation_lines(full, "timesteps", "ck.zip", "policy", deterministic, 4, 5)
+                        for deterministic in (True, False))
+    assert greedy[0] == ("best evaluation vs random: step 100, win rate 0.900 [0.800, 0.950] over 200 games "
+                         "(fair share 0.25): ck.zip")
+    assert greedy[1].endswith("--agents policy:ck.zip:greedy random*3 --games 1000 --seed 6")  # as evaluated
+    assert sampling[1].endswith("--agents policy:ck.zip random*3 --games 1000 --seed 6")
 
 
 def test_selfplay_snapshots_join_the_pool_and_play(tmp_path):

@@ -28,7 +28,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from agents.tournament import agent_factory, run_tournament
+from agents.tournament import GREEDY_SUFFIX, agent_factory, run_tournament
 
 LEARNER_LABEL = "learner"
 EVAL_FIELDS = ("timesteps", "opponent", "games", "win_rate", "ci_low", "ci_high", "mean_vp", "mean_rank",
@@ -95,6 +95,36 @@ def evaluate_checkpoint(path, opponents=None, games=None):
 def read_eval_log(run_dir):
     with open(os.path.join(run_dir, "eval.csv"), newline="") as f:
         return list(csv.DictReader(f))
+
+
+def best_evaluation(rows, opponent, step="timesteps"):
+    """The row of ``opponent`` with the highest win rate among eval.csv ``rows`` (their ``step`` column names the
+    checkpoint), or None if ``opponent`` has none.
+
+    A step evaluated twice (a run resumed from an earlier checkpoint rewrites the later ones) counts with its
+    last row, the one of the weights now saved under that step; of equal win rates the later step wins. The
+    row was picked on its own games, so its win rate flatters the checkpoint (the most favourable of several
+    noisy estimates): play the checkpoint again on fresh deals before quoting one.
+    """
+    latest = {}
+    for row in rows:
+        if row["opponent"] == opponent:
+            latest[int(row[step])] = row
+    if not latest:
+        return None
+    return max(latest.items(), key=lambda item: (float(item[1]["win_rate"]), item[0]))[1]
+
+
+def best_evaluation_lines(row, step, checkpoint, agent_kind, greedy, num_players, eval_seed_used):
+    """What the end of a run prints about its best evaluated checkpoint: the row, and the tournament that plays
+    the checkpoint as the evaluations did (``agent_kind:PATH``, ``:greedy`` if they played its most likely
+    moves) on fresh deals (a tournament seed's deals are its own: any seed but ``eval_seed_used``)."""
+    agent = f"{agent_kind}:{checkpoint}{GREEDY_SUFFIX if greedy else ''}"
+    return [f"best evaluation vs {row['opponent']}: step {int(row[step])}, win rate {float(row['win_rate']):.3f} "
+            f"[{float(row['ci_low']):.3f}, {float(row['ci_high']):.3f}] over {row['games']} games (fair share "
+            f"{1 / num_players:.2f}): {checkpoint}",
+            "  picked on these games, so the figure flatters it; on fresh deals: fifthave-tournament --agents "
+            f"{agent} {row['opponent']}*{num_players - 1} --games 1000 --seed {eval_seed_used + 1}"]
 
 
 def format_table(rows, num_players):

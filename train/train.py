@@ -29,7 +29,9 @@ interrupted run from its newest intact checkpoint (a truncated or corrupt newer
 one is skipped with a warning naming it) with its saved config
 (``--total-timesteps`` may raise the budget) and gives the same weights and
 evaluation table as a run that was never interrupted. At the end the evaluation
-table and the hash of the final weights are printed.
+table, the hash of the final weights and the best evaluated checkpoint against each
+opponent (``train.evaluate.best_evaluation``, with the tournament that plays it on fresh
+deals) are printed.
 """
 
 import argparse
@@ -66,7 +68,8 @@ from .checkpoint import (
     weights_hash,
 )
 from .config import load_config
-from .evaluate import EVAL_FIELDS, LEARNER_LABEL, eval_seed, evaluate, format_table, read_eval_log
+from .evaluate import (EVAL_FIELDS, LEARNER_LABEL, best_evaluation, best_evaluation_lines, eval_seed, evaluate,
+                       format_table, read_eval_log)
 from .league import League
 from .opponents import ScriptedOpponents
 from .policy_agent import ActorNet, PolicyAgent, policy_spec
@@ -428,6 +431,12 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
     rows = read_eval_log(config.run_dir)
     print(f"\nEvaluation of {config.run_dir} ({config.num_players} players, {config.board}-plot board):")
     print(format_table(rows, config.num_players))
+    for opponent in config.eval_opponents:
+        best = best_evaluation(rows, opponent)
+        if best is not None:
+            path = checkpoint_path(config.run_dir, int(best["timesteps"]))
+            print("\n".join(best_evaluation_lines(best, "timesteps", path, "policy", config.eval_deterministic,
+                                                   config.num_players, eval_seed(config))))
     print("\n" + "\n".join(how_to_use(latest_checkpoint(config.run_dir), config.num_players)))
     return 0
 

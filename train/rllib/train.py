@@ -27,7 +27,10 @@ Every ``checkpoint_every`` iterations and at the end a checkpoint is written to
 ``rllib:PATH``, see ``train.rllib.agent``) and evaluated with our tournament
 (``eval_games`` seat-rotated games against each of ``eval_opponents``, played as
 Ray tasks); the results go to ``RUN_DIR/eval.csv``. ``RUN_DIR/cluster.txt``
-records the Ray nodes and where the env runners and evaluation games ran.
+records the Ray nodes and where the env runners and evaluation games ran. At the end
+the run names its best evaluated checkpoint against each opponent and the tournament that
+plays it on fresh deals (``train.evaluate.best_evaluation``): a long run drifts, and its
+best checkpoint may be a better policy than its last.
 
 ``--resume RUN_DIR/checkpoints/iter_NNNNNN`` continues a run from a checkpoint with the config stored there
 (command-line options override it, e.g. a larger ``--total-env-steps``): weights, optimizer state, snapshot
@@ -47,6 +50,7 @@ import zlib
 from agents.ray_backend import init_ray, node_summary, require_ray
 
 from ..evaluate import EVAL_FIELDS as TRAIN_EVAL_FIELDS
+from ..evaluate import best_evaluation, best_evaluation_lines, read_eval_log
 from .config import load_rllib_config
 
 # the columns of fifthave-train's eval.csv (train.evaluate), counted in RLlib iterations and env steps
@@ -198,6 +202,15 @@ def save(algo, config, directory, iteration, env_steps, pool=None):
     return directory
 
 
+def rllib_eval_seed(config):
+    """The seed of a run's evaluation tournaments: the same deals at every checkpoint."""
+    return config.seed + 1
+
+
+def checkpoint_dir(run_dir, iteration):
+    return os.path.abspath(os.path.join(run_dir, "checkpoints", f"iter_{iteration:06d}"))
+
+
 def _evaluate_checkpoint(directory, config, iteration, env_steps, log_path, address):
     from ..evaluate import evaluate
     from .agent import RLlibFactory
@@ -205,7 +218,7 @@ def _evaluate_checkpoint(directory, config, iteration, env_steps, log_path, addr
     rows = []
     for opponent in config.eval_opponents:
         result = evaluate(RLlibFactory(directory, config.eval_deterministic, name="rllib"), opponent, config.eval_games, config,
-                          seed=config.seed + 1, backend="ray", address=address)
+                          seed=rllib_eval_seed(config), backend="ray", address=address)
         rows.append({"iteration": iteration, "env_steps": env_steps, **result.row()})
     new = not os.path.exists(log_path)
     with open(log_path, "a", newline="") as f:
@@ -297,8 +310,7 @@ def train(config, address=None, num_cpus=None, log=_print_now, resume=None):
             f"pool {len(pool.ids)}")
         last = env_steps >= config.total_env_steps or bool(config.max_seconds and seconds >= config.max_seconds)
         if last or (config.checkpoint_every and iteration % config.checkpoint_every == 0):
-            directory = save(algo, config, os.path.join(run_dir, "checkpoints", f"iter_{iteration:06d}"),
-                             iteration, env_steps, pool)
+            directory = save(algo, config, checkpoint_dir(run_dir, iteration), iteration, env_steps, pool)
             if config.eval_games:
                 eval_start = time.perf_counter()
                 rows = _evaluate_checkpoint(directory, config, iteration, env_steps, eval_log, address)
@@ -356,7 +368,25 @@ def main(argv=None):
         parser.error(str(error))
     print(f"done in {seconds:.0f} s; last checkpoint {directory}")
     print(f"play it: fifthave-tournament --agents rllib:{directory} random*{config.num_players - 1}")
+    for line in best_checkpoint_lines(config):
+        print(line)
     return 0
+
+
+def best_checkpoint_lines(config):
+    """The run's best evaluated checkpoint against each evaluation opponent (``train.evaluate.best_evaluation``):
+    a long run drifts, and its best checkpoint can beat its last on fresh deals too (results/rllib/README.md)."""
+    if not config.eval_games or not os.path.exists(os.path.join(config.run_dir, "eval.csv")):
+        return []
+    rows = read_eval_log(config.run_dir)
+    lines = []
+    for opponent in config.eval_opponents:
+        best = best_evaluation(rows, opponent, step="iteration")
+        if best is not None:
+            directory = checkpoint_dir(config.run_dir, int(best["iteration"]))
+            lines += best_evaluation_lines(best, "iteration", directory, "rllib", config.eval_deterministic,
+                                           config.num_players, rllib_eval_seed(config))
+    return lines
 
 
 if __name__ == "__main__":
