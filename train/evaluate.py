@@ -19,7 +19,9 @@ way, without retraining, by::
 
 which uses the config saved in the checkpoint (opponents, games, seed, whether the
 learner plays its most likely action) and prints the rows of that step of the
-run's table.
+run's table. ``best_evaluation`` picks the row of a run's best evaluated checkpoint
+against an opponent; ``fifthave-train`` and ``fifthave-rllib`` print it at the end, with the
+tournament that plays that checkpoint on fresh deals.
 """
 
 import argparse
