@@ -70,6 +70,8 @@ def init_ray(address=None, num_cpus=None, quiet=True):
         return ray
     kwargs = dict(include_dashboard=False, logging_level="ERROR" if quiet else "INFO", log_to_driver=not quiet)
     if address is not None:
+        if "PYTHONHASHSEED" in os.environ:  # a cluster's workers do not inherit this process's environment
+            kwargs["runtime_env"] = {"env_vars": {"PYTHONHASHSEED": os.environ["PYTHONHASHSEED"]}}
         try:
             ray.init(address=address, **kwargs)
         except (ConnectionError, RuntimeError) as error:

@@ -316,6 +316,52 @@ def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path, capsy
 
 
 @needs_ray
+def test_snapshot_draws_repeat_for_a_seed_and_differ_between_env_runners(monkeypatch):
+    from train.rllib import env as rllib_env
+    from train.rllib.train import MAIN, SelfPlayMapping
+
+    pool = ["main_v5", "main_v10"]
+
+    def choices(runner, seed=0, mapping_pool=pool):
+        monkeypatch.setattr(rllib_env, "_runner_index", runner)
+        mapping = SelfPlayMapping(mapping_pool, pool_fraction=0.5, seed=seed)
+        return [mapping(f"opponent_{1 + k % 3}", episode=None) for k in range(200)]
+
+    first = choices(runner=1)
+    assert choices(runner=1) == first  # RLlib's episode ids (random uuid4s) play no part
+    assert choices(runner=2) != first and choices(runner=1, seed=1) != first
+    assert choices(runner=1, mapping_pool=pool[::-1]) != first  # a new pool draws anew
+    assert 70 < first.count(MAIN) < 130 and set(first) == {MAIN, *pool}  # pool_fraction 0.5, both snapshots
+    assert SelfPlayMapping(pool, seed=0)("learner", episode=None) == MAIN
+
+
+@needs_ray
+@pytest.mark.xdist_group("ray")
+def test_the_command_repeats_a_run_bit_for_bit(tmp_path):
+    """Two runs of fifthave-rllib with the same config and seed, each in a new process whose string hashes are
+    salted (Python's default: the command starts itself again with PYTHONHASHSEED fixed), with a snapshot pool
+    in play, end with the same weights."""
+    import json
+    import subprocess
+
+    config = {"num_players": 2, "total_env_steps": 2000, "train_batch_size": 250, "minibatch_size": 125,
+              "num_epochs": 1, "hidden": [16], "checkpoint_every": 0, "eval_games": 0, "snapshot_every": 1,
+              "pool_size": 2, "scripted_fraction": 0.0, "num_env_runners": 1, "num_envs_per_env_runner": 1,
+              "seed": 5}  # games of a few hundred steps: new ones start while the pool is full
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
+    hashes = []
+    for run in ("a", "b"):
+        out = subprocess.run([sys.executable, "-c", "from train.rllib.train import cli; cli()", "--config",
+                              str(tmp_path / "config.json"), "--run-dir", str(tmp_path / run), "--num-cpus", "2"],
+                             capture_output=True, text=True, env=env, timeout=600)
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert "pool 2" in out.stdout  # the snapshots played
+        hashes += [line.split()[-1] for line in out.stdout.splitlines() if line.startswith("final weights sha256")]
+    assert len(hashes) == 2 and hashes[0] == hashes[1]
+
+
+@needs_ray
 @pytest.mark.xdist_group("ray")
 def test_ray_backend_gives_the_local_table(ray_session):
     lineup = [(name, agent_factory(name)) for name in ("heuristic", "greedy", "random")]
@@ -389,10 +435,12 @@ def test_ppo_settings_reach_rllib_and_bad_ones_are_refused():
 
 @needs_ray
 def test_command_line_options_reach_the_config(monkeypatch, tmp_path):
+    from train.rllib import agent as rllib_agent
     from train.rllib import train as rllib_train
 
     seen = []
     monkeypatch.setattr(rllib_train, "train", lambda config, **kwargs: seen.append(config) or ("CKPT", [], 1.0))
+    monkeypatch.setattr(rllib_agent, "actor_weights_hash", lambda directory: "HASH")
     assert rllib_train.main(["--num-envs-per-env-runner", "2", "--num-env-runners", "3", "--seed", "5",
                              "--total-env-steps", "800", "--max-seconds", "0", "--run-dir", str(tmp_path)]) == 0
     config = seen[0]

@@ -53,6 +53,18 @@ def save_actor(rl_module, directory, meta):
 
 def load_actor(directory):
     """``(ActorNet, meta)`` of a checkpoint directory; a clear error if it is not one."""
+    actor, meta = _load_torch_actor(directory)
+    return ActorNet.from_modules(list(actor)), meta
+
+
+def actor_weights_hash(directory):
+    """SHA-256 of a checkpoint's actor weights (``train.checkpoint.weights_hash``): runs that repeat match."""
+    from ..checkpoint import weights_hash
+
+    return weights_hash(_load_torch_actor(directory)[0])
+
+
+def _load_torch_actor(directory):
     meta_path, actor_path = os.path.join(directory, META_FILE), os.path.join(directory, ACTOR_FILE)
     if not (os.path.isfile(meta_path) and os.path.isfile(actor_path)):
         raise ValueError(f"{directory!r} is not a fifthave-rllib checkpoint: it needs {META_FILE} and "
@@ -64,7 +76,7 @@ def load_actor(directory):
         actor.load_state_dict(torch.load(actor_path, map_location="cpu", weights_only=True))
     except (KeyError, RuntimeError, TypeError, ValueError) as error:
         raise ValueError(f"{directory!r}: the actor does not match its meta.json ({error})") from None
-    return ActorNet.from_modules(list(actor)), meta
+    return actor, meta
 
 
 def agent_from_module(rl_module, name="rllib", meta=None, deterministic=False):

@@ -105,9 +105,22 @@ def role_agent_ids(num_players):
     return [LEARNER] + [f"opponent_{i}" for i in range(1, num_players)]
 
 
+# The index of the RLlib env runner this process samples for (0: the driver's own): RLlib passes it in the
+# env config (an EnvContext). train.rllib.train.SelfPlayMapping seeds its draws with it, so that the runners
+# of a run draw apart and the run repeats; one process serves one runner, so one value per process.
+_runner_index = 0
+
+
+def runner_index():
+    """The index of the env runner whose envs this process built last (0 if none or no EnvContext)."""
+    return _runner_index
+
+
 class FifthAvenueMultiAgentEnv(MultiAgentEnv):
     def __init__(self, config=None):
+        global _runner_index
         super().__init__()
+        _runner_index = int(getattr(config, "worker_index", _runner_index))
         config = dict(config or {})
         names = list(config.pop("opponents", None) or ())
         self.scripted_fraction = float(config.pop("scripted_fraction", 0.5))

@@ -47,6 +47,8 @@ import sys
 import time
 import zlib
 
+import numpy as np
+
 from agents.ray_backend import init_ray, node_summary, require_ray
 
 from ..evaluate import EVAL_FIELDS as TRAIN_EVAL_FIELDS
@@ -60,16 +62,27 @@ MAIN = "main"
 
 class SelfPlayMapping:
     """Agent id -> module id: ``learner`` (and every ``player_N`` seat) plays ``main``; an opponent seat plays a
-    snapshot from ``pool`` with probability ``pool_fraction``, else ``main``. Picklable (sent to env runners)."""
+    snapshot from ``pool`` with probability ``pool_fraction``, else ``main``. Picklable (sent to env runners).
 
-    def __init__(self, pool=(), pool_fraction=0.5):
+    RLlib asks once per seat and game. The draws come from a generator seeded with ``seed``, the pool and the
+    env runner's index (``env.runner_index``), in the order the runner meets the seats, so a run repeats (RLlib's
+    episode ids are random uuid4s: draws from them did not)."""
+
+    def __init__(self, pool=(), pool_fraction=0.5, seed=0):
         self.pool = tuple(pool)
         self.pool_fraction = pool_fraction
+        self.seed = seed
+        self._rng = None  # made in the env runner, on the first draw
 
     def __call__(self, agent_id, episode, **kwargs):
         if not self.pool or not str(agent_id).startswith("opponent_"):
             return MAIN
-        draw = zlib.crc32(f"{episode.id_}/{agent_id}".encode()) / 2**32  # one draw per seat and game
+        if self._rng is None:
+            from .env import runner_index
+
+            pool_key = zlib.crc32(",".join(self.pool).encode())  # not hash(): salted per process
+            self._rng = np.random.default_rng([self.seed, pool_key, runner_index()])
+        draw = self._rng.random()
         if draw >= self.pool_fraction:
             return MAIN
         return self.pool[int(draw / self.pool_fraction * len(self.pool))]
@@ -169,7 +182,7 @@ class SnapshotPool:
         self.last_added = last_added
 
     def _mapping(self):
-        return SelfPlayMapping(self.ids, self.config.pool_fraction)
+        return SelfPlayMapping(self.ids, self.config.pool_fraction, self.config.seed)
 
     def due(self, iteration, win_rate):
         every = self.config.snapshot_every
@@ -366,7 +379,10 @@ def main(argv=None):
         directory, rows, seconds = train(config, address=args.address, num_cpus=num_cpus, resume=args.resume)
     except (ValueError, ImportError, ConnectionError) as error:
         parser.error(str(error))
+    from .agent import actor_weights_hash
+
     print(f"done in {seconds:.0f} s; last checkpoint {directory}")
+    print(f"final weights sha256: {actor_weights_hash(directory)}")
     print(f"play it: fifthave-tournament --agents rllib:{directory} random*{config.num_players - 1}")
     for line in best_checkpoint_lines(config):
         print(line)
@@ -387,6 +403,17 @@ def best_checkpoint_lines(config):
             lines += best_evaluation_lines(best, "iteration", directory, "rllib", config.eval_deterministic,
                                            config.num_players, rllib_eval_seed(config))
     return lines
+
+
+def cli():
+    """``fifthave-rllib``: ``main`` in a process with unsalted string hashes, started again with
+    ``PYTHONHASHSEED=0`` unless the variable is set. With a salt per process (Python's default) the same seed
+    gave other weights on every run: some order in RLlib's sampling or learning follows the hashes of agent
+    ids. Local Ray workers inherit the variable; ``init_ray`` passes it to a cluster's."""
+    if os.environ.get("PYTHONHASHSEED", "random") == "random":
+        os.execve(sys.executable, [sys.executable, "-m", "train.rllib.train", *sys.argv[1:]],
+                  dict(os.environ, PYTHONHASHSEED="0"))
+    sys.exit(main())
 
 
 if __name__ == "__main__":
