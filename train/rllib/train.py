@@ -32,6 +32,10 @@ the run names its best evaluated checkpoint against each opponent and the tourna
 plays it on fresh deals (``train.evaluate.best_evaluation``): a long run drifts, and its
 best checkpoint may be a better policy than its last.
 
+Repeatable: the same config, seed and number of env runners give the same weights (their SHA-256 is printed
+at the end) when the budget is in env steps (``max_seconds`` stops on the clock). The snapshot draws come
+from a seeded generator (``SelfPlayMapping``) and the command runs with ``PYTHONHASHSEED`` fixed (``cli``).
+
 ``--resume RUN_DIR/checkpoints/iter_NNNNNN`` continues a run from a checkpoint with the config stored there
 (command-line options override it, e.g. a larger ``--total-env-steps``): weights, optimizer state, snapshot
 pool, iteration and env-step counts carry on; the budget ``max_seconds`` counts this process's time only.
