@@ -342,7 +342,7 @@ def train(config, address=None, num_cpus=None, log=_print_now, resume=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Self-play PPO with RLlib (one shared policy, a snapshot pool "
+    parser = argparse.ArgumentParser(prog="fifthave-rllib", description="Self-play PPO with RLlib (one shared policy, a snapshot pool "
                                      "and scripted opponents); local Ray or a cluster via --address.")
     parser.add_argument("--config", help="a JSON file of RLlibConfig fields (train/rllib/config.py)")
     parser.add_argument("--resume", metavar="CHECKPOINT_DIR", help="continue from a checkpoint of a run "
@@ -412,8 +412,8 @@ def best_checkpoint_lines(config):
 def cli():
     """``fifthave-rllib``: ``main`` in a process with unsalted string hashes, started again with
     ``PYTHONHASHSEED=0`` unless the variable is set. With a salt per process (Python's default) the same seed
-    gave other weights on every run: some order in RLlib's sampling or learning follows the hashes of agent
-    ids. Local Ray workers inherit the variable; ``init_ray`` passes it to a cluster's."""
+    gave other weights on every run: some order in RLlib's sampling or learning follows Python's string hashes.
+    Local Ray workers inherit the variable; ``init_ray`` passes it to a cluster's."""
     if os.environ.get("PYTHONHASHSEED", "random") == "random":
         os.execve(sys.executable, [sys.executable, "-m", "train.rllib.train", *sys.argv[1:]],
                   dict(os.environ, PYTHONHASHSEED="0"))
