@@ -129,6 +129,18 @@ def best_evaluation_lines(row, step, checkpoint, agent_kind, greedy, num_players
             f"{agent} {row['opponent']}*{num_players - 1} --games 1000 --seed {eval_seed_used + 1}"]
 
 
+def best_checkpoint_report(rows, opponents, step, checkpoint_of, agent_kind, greedy, num_players, eval_seed_used):
+    """``best_evaluation_lines`` of the best row against each of ``opponents`` (none for an opponent without
+    rows); ``checkpoint_of(step)`` is the checkpoint saved at that step."""
+    lines = []
+    for opponent in opponents:
+        best = best_evaluation(rows, opponent, step)
+        if best is not None:
+            lines += best_evaluation_lines(best, step, checkpoint_of(int(best[step])), agent_kind, greedy,
+                                           num_players, eval_seed_used)
+    return lines
+
+
 def format_table(rows, num_players):
     """A markdown table of evaluation rows of a ``num_players`` game (the fair share is 1 / num_players)."""
     lines = ["| steps | opponent | games | win rate | 95% CI (clustered by deal) | fair share | mean VP "

@@ -68,8 +68,8 @@ from .checkpoint import (
     weights_hash,
 )
 from .config import load_config
-from .evaluate import (EVAL_FIELDS, LEARNER_LABEL, best_evaluation, best_evaluation_lines, eval_seed, evaluate,
-                       format_table, read_eval_log)
+from .evaluate import (EVAL_FIELDS, LEARNER_LABEL, best_checkpoint_report, eval_seed, evaluate, format_table,
+                       read_eval_log)
 from .league import League
 from .opponents import ScriptedOpponents
 from .policy_agent import ActorNet, PolicyAgent, policy_spec
@@ -431,12 +431,10 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
     rows = read_eval_log(config.run_dir)
     print(f"\nEvaluation of {config.run_dir} ({config.num_players} players, {config.board}-plot board):")
     print(format_table(rows, config.num_players))
-    for opponent in config.eval_opponents:
-        best = best_evaluation(rows, opponent)
-        if best is not None:
-            path = checkpoint_path(config.run_dir, int(best["timesteps"]))
-            print("\n".join(best_evaluation_lines(best, "timesteps", path, "policy", config.eval_deterministic,
-                                                   config.num_players, eval_seed(config))))
+    for line in best_checkpoint_report(rows, config.eval_opponents, "timesteps",
+                                       lambda step: checkpoint_path(config.run_dir, step), "policy",
+                                       config.eval_deterministic, config.num_players, eval_seed(config)):
+        print(line)
     print("\n" + "\n".join(how_to_use(latest_checkpoint(config.run_dir), config.num_players)))
     return 0
 

@@ -56,7 +56,7 @@ import numpy as np
 from agents.ray_backend import init_ray, node_summary, require_ray
 
 from ..evaluate import EVAL_FIELDS as TRAIN_EVAL_FIELDS
-from ..evaluate import best_evaluation, best_evaluation_lines, read_eval_log
+from ..evaluate import best_checkpoint_report, read_eval_log
 from .config import load_rllib_config
 
 # the columns of fifthave-train's eval.csv (train.evaluate), counted in RLlib iterations and env steps
@@ -398,15 +398,9 @@ def best_checkpoint_lines(config):
     a long run drifts, and its best checkpoint can beat its last on fresh deals too (results/rllib/README.md)."""
     if not config.eval_games or not os.path.exists(os.path.join(config.run_dir, "eval.csv")):
         return []
-    rows = read_eval_log(config.run_dir)
-    lines = []
-    for opponent in config.eval_opponents:
-        best = best_evaluation(rows, opponent, step="iteration")
-        if best is not None:
-            directory = checkpoint_dir(config.run_dir, int(best["iteration"]))
-            lines += best_evaluation_lines(best, "iteration", directory, "rllib", config.eval_deterministic,
-                                           config.num_players, rllib_eval_seed(config))
-    return lines
+    return best_checkpoint_report(read_eval_log(config.run_dir), config.eval_opponents, "iteration",
+                                  lambda iteration: checkpoint_dir(config.run_dir, iteration), "rllib",
+                                  config.eval_deterministic, config.num_players, rllib_eval_seed(config))
 
 
 def cli():
