@@ -165,17 +165,27 @@ def test_the_train_command_ends_naming_the_checkpoint_and_how_to_use_it_and_refu
     from train.train import main
 
     config = tmp_path / "tiny.json"
-    config.write_text(json.dumps(tiny_config(tmp_path / "run", eval_every=0, checkpoint_every=0).to_dict()))
+    config.write_text(json.dumps(tiny_config(tmp_path / "run", eval_every=0, checkpoint_every=0,
+                                             eval_deterministic=True).to_dict()))
     assert main(["--config", str(config), "--no-progress"]) == 0
     printed = capsys.readouterr().out
     checkpoint = ckpt.checkpoint_path(str(tmp_path / "run"), 1024)
     assert f"checkpoint: {checkpoint}" in printed
-    assert f"fifthave-play --opponents policy:{checkpoint}\n" in printed  # 2 players: one opponent, the policy
-    assert f"fifthave-tournament --agents policy:{checkpoint} heuristic*1 --games 100" in printed
+    # 2 players: one opponent, the policy, played as the run's evaluations did (greedily)
+    assert f"fifthave-play --opponents policy:{checkpoint}:greedy\n" in printed
+    assert f"fifthave-tournament --agents policy:{checkpoint}:greedy heuristic*1 --games 100" in printed
     assert f"tensorboard --logdir {tmp_path / 'run' / 'tb'}" in printed
     with pytest.raises(SystemExit):
         main(["--config", str(config), "--no-progress"])
     assert "already holds checkpoints; pass --resume to continue that run" in capsys.readouterr().err
+
+
+def test_the_commands_after_a_run_play_the_policy_as_its_evaluations_did():
+    sampled = ckpt.how_to_use("runs/r/checkpoints/ckpt_0000000512.zip", 4)
+    greedy = ckpt.how_to_use("runs/r/checkpoints/ckpt_0000000512.zip", 4, ":greedy")
+    assert "--agents policy:runs/r/checkpoints/ckpt_0000000512.zip heuristic*3 --games 100" in sampled[2]
+    assert "--agents policy:runs/r/checkpoints/ckpt_0000000512.zip:greedy heuristic*3 --games 100" in greedy[2]
+    assert greedy[1].endswith("--opponents policy:runs/r/checkpoints/ckpt_0000000512.zip:greedy heuristic heuristic")
 
 
 # ---- nothing in a checkpoint is unpickled --------------------------------------------------------

@@ -273,19 +273,21 @@ def _process_exists(pid):
     return True
 
 
-def how_to_use(path, num_players):
+def how_to_use(path, num_players, agent_suffix=""):
     """Lines for the end of a run: the checkpoint, and the commands that play against it, evaluate it in a
     tournament and open its TensorBoard logs (spelled with this environment's bin directory when the
-    console scripts live there, e.g. ``.venv/bin/``)."""
+    console scripts live there, e.g. ``.venv/bin/``). ``agent_suffix`` ends the agent's name in those commands
+    (``":greedy"`` when the run's evaluations played its most likely moves, so that they play it as they did)."""
     bin_dir = os.path.dirname(sys.executable)
     installed = os.path.exists(os.path.join(bin_dir, "fifthave-play"))
     prefix = os.path.join(os.path.relpath(bin_dir), "") if installed else ""
     others = num_players - 1
     run_dir = os.path.dirname(os.path.dirname(path))
+    agent = f"policy:{path}{agent_suffix}"
     return [
         f"checkpoint: {path}",
-        f"play against it:   {prefix}fifthave-play --opponents policy:{path}" + " heuristic" * (others - 1),
-        f"tournament:        {prefix}fifthave-tournament --agents policy:{path} heuristic*{others} --games 100",
+        f"play against it:   {prefix}fifthave-play --opponents {agent}" + " heuristic" * (others - 1),
+        f"tournament:        {prefix}fifthave-tournament --agents {agent} heuristic*{others} --games 100",
         f"TensorBoard:       {prefix}tensorboard --logdir {os.path.join(run_dir, 'tb')}   (then open "
         f"http://localhost:6006)",
     ]

@@ -49,6 +49,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
+from agents.tournament import GREEDY_SUFFIX
 from fifthave_env.engine import checks
 
 from .bc import behaviour_cloning
@@ -435,7 +436,8 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
                                        lambda step: checkpoint_path(config.run_dir, step), "policy",
                                        config.eval_deterministic, config.num_players, eval_seed(config)):
         print(line)
-    print("\n" + "\n".join(how_to_use(latest_checkpoint(config.run_dir), config.num_players)))
+    print("\n" + "\n".join(how_to_use(latest_checkpoint(config.run_dir), config.num_players,
+                                        GREEDY_SUFFIX if config.eval_deterministic else "")))
     return 0
 
 
