@@ -2,8 +2,8 @@
 
 Run: ``.venv/bin/python scripts/bench_training.py [--rollouts 3] [--repeats 3]``
 
-Reference: sb3-contrib's ``MaskablePPO`` on a do-nothing env with FifthAvenue-v0's
-observation and action spaces, the same PPO settings as the training config
+Reference: sb3-contrib's ``MaskablePPO`` on a do-nothing env with the measured config's
+observation and action spaces (its ``observation_version``), the same PPO settings as the training config
 (``n_envs``, ``n_steps``, ``batch_size``, ``n_epochs``, ``net_arch``), sb3's
 ``DummyVecEnv`` and one torch thread: what the learner alone costs per step on one
 core. Measured runs (``train.train.build_model`` / ``make_vec_env``, the code
@@ -50,12 +50,12 @@ CONFIGS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 class DoNothingEnv(gym.Env):
-    """FifthAvenue-v0's spaces, a constant observation, every action legal, 130-step episodes."""
+    """FifthAvenueEnv's spaces for an observation layout, a constant observation, every action legal,
+    130-step episodes."""
 
-    observation_space = FifthAvenueEnv().observation_space
-    action_space = FifthAvenueEnv().action_space
-
-    def __init__(self):
+    def __init__(self, observation_version):
+        spaces_of = FifthAvenueEnv(observation_version=observation_version)
+        self.observation_space, self.action_space = spaces_of.observation_space, spaces_of.action_space
         self.observation = np.zeros(self.observation_space.shape, dtype=np.float32)
         self.mask = np.ones(NUM_ACTIONS, dtype=bool)
         self.t = 0
@@ -77,7 +77,7 @@ def reference_model(config):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    env = DummyVecEnv([DoNothingEnv] * config.n_envs)
+    env = DummyVecEnv([lambda: DoNothingEnv(config.observation_version)] * config.n_envs)
     return MaskablePPO("MlpPolicy", env, n_steps=config.n_steps, batch_size=config.batch_size,
                        n_epochs=config.n_epochs, gamma=config.gamma, seed=config.seed, device="cpu",
                        policy_kwargs={"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}})
@@ -138,9 +138,10 @@ def main(argv=None):
     parser.add_argument("--n-envs", type=int, help="override the configs' n_envs")
     parser.add_argument("--local-shard", type=int, choices=(0, 1), help="override the configs' local_shard")
     parser.add_argument("--n-steps", type=int, help="override the configs' n_steps")
+    parser.add_argument("--observation-version", type=int, choices=(0, 1), help="override the configs' layout")
     args = parser.parse_args(argv)
     overrides = {"workers": args.workers, "torch_threads": args.torch_threads, "n_envs": args.n_envs,
-                 "n_steps": args.n_steps,
+                 "n_steps": args.n_steps, "observation_version": args.observation_version,
                  "local_shard": None if args.local_shard is None else bool(args.local_shard)}
     print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores; other jobs share the machine)")
     for name in args.runs:
@@ -162,7 +163,8 @@ def main(argv=None):
             total = args.repeats * args.rollouts * model.n_steps * model.n_envs
             games = env_alone(env)
             env.close()
-        print(f"\n{name}: {config.num_players} players, n_envs {config.n_envs}, workers {config.workers}, "
+        print(f"\n{name}: {config.num_players} players, layout {config.observation_version}, n_envs {config.n_envs}, "
+              f"workers {config.workers}, "
               f"n_steps {config.n_steps}, batch {config.batch_size}, epochs {config.n_epochs}, "
               f"net {config.net_arch}, update threads {config.torch_threads}")
         print(f"  reference (MaskablePPO, do-nothing env, 1 core): {statistics.median(theirs):7.0f} steps/s "
