@@ -26,7 +26,6 @@ import io
 import json
 import os
 import re
-import sys
 import time
 import warnings
 import zipfile
@@ -39,6 +38,7 @@ import torch
 import fifthave_env
 
 from .config import config_from_dict
+from .evaluate import console_prefix
 
 META_NAME = "fifthave.json"
 SB3_MEMBERS = ("data", "policy.pth")
@@ -278,9 +278,7 @@ def how_to_use(path, num_players, agent_suffix=""):
     tournament and open its TensorBoard logs (spelled with this environment's bin directory when the
     console scripts live there, e.g. ``.venv/bin/``). ``agent_suffix`` ends the agent's name in those commands
     (``":greedy"`` when the run's evaluations played its most likely moves, so that they play it as they did)."""
-    bin_dir = os.path.dirname(sys.executable)
-    installed = os.path.exists(os.path.join(bin_dir, "fifthave-play"))
-    prefix = os.path.join(os.path.relpath(bin_dir), "") if installed else ""
+    prefix = console_prefix()
     others = num_players - 1
     run_dir = os.path.dirname(os.path.dirname(path))
     agent = f"policy:{path}{agent_suffix}"

@@ -38,6 +38,15 @@ EVAL_FIELDS = ("timesteps", "opponent", "games", "win_rate", "ci_low", "ci_high"
 """The columns of a run's ``eval.csv``: one row per evaluation point and opponent."""
 
 
+def console_prefix():
+    """How the commands a run prints spell this package's console scripts: with this Python's bin directory,
+    relative (e.g. ``.venv/bin/``), when they were installed there; bare otherwise."""
+    bin_dir = os.path.dirname(sys.executable)
+    if os.path.exists(os.path.join(bin_dir, "fifthave-play")):
+        return os.path.join(os.path.relpath(bin_dir), "")
+    return ""
+
+
 def eval_seed(config):
     """The seed of a run's evaluation tournaments (apart from its training seed)."""
     return config.seed + 1_000_003
@@ -125,8 +134,8 @@ def best_evaluation_lines(row, step, checkpoint, agent_kind, greedy, num_players
     return [f"best evaluation vs {row['opponent']}: step {int(row[step])}, win rate {float(row['win_rate']):.3f} "
             f"[{float(row['ci_low']):.3f}, {float(row['ci_high']):.3f}] over {row['games']} games (fair share "
             f"{1 / num_players:.2f}): {checkpoint}",
-            "  picked on these games, so the figure flatters it; on fresh deals: fifthave-tournament --agents "
-            f"{agent} {row['opponent']}*{num_players - 1} --games 1000 --seed {eval_seed_used + 1}"]
+            f"  picked on these games, so the figure flatters it; on fresh deals: {console_prefix()}fifthave-tournament"
+            f" --agents {agent} {row['opponent']}*{num_players - 1} --games 1000 --seed {eval_seed_used + 1}"]
 
 
 def best_checkpoint_report(rows, opponents, step, checkpoint_of, agent_kind, greedy, num_players, eval_seed_used):
