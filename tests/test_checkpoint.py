@@ -12,6 +12,7 @@ import pytest
 from test_train import tiny_config
 
 from train import checkpoint as ckpt
+from train.evaluate import how_to_use
 from train.train import train
 
 
@@ -181,8 +182,8 @@ def test_the_train_command_ends_naming_the_checkpoint_and_how_to_use_it_and_refu
 
 
 def test_the_commands_after_a_run_play_the_policy_as_its_evaluations_did():
-    sampled = ckpt.how_to_use("runs/r/checkpoints/ckpt_0000000512.zip", 4)
-    greedy = ckpt.how_to_use("runs/r/checkpoints/ckpt_0000000512.zip", 4, ":greedy")
+    sampled = how_to_use("runs/r/checkpoints/ckpt_0000000512.zip", 4)
+    greedy = how_to_use("runs/r/checkpoints/ckpt_0000000512.zip", 4, greedy=True)
     assert "--agents policy:runs/r/checkpoints/ckpt_0000000512.zip heuristic*3 --games 100" in sampled[2]
     assert "--agents policy:runs/r/checkpoints/ckpt_0000000512.zip:greedy heuristic*3 --games 100" in greedy[2]
     assert greedy[1].endswith("--opponents policy:runs/r/checkpoints/ckpt_0000000512.zip:greedy heuristic heuristic")

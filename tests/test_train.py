@@ -17,7 +17,7 @@ from fifthave_env.observation import OBS_SIZES
 from train import checkpoint as ckpt
 from train.candidate_values import CandidateValueConfig
 from train.config import BCConfig, SelfPlayConfig, TrainConfig, load_config
-from train.evaluate import best_evaluation, best_evaluation_lines, console_prefix, eval_seed
+from train.evaluate import best_evaluation, best_evaluation_lines, console_prefix, eval_seed, how_to_use
 from train.experiment import cloning_games, expected_seconds, scaled, write_report
 from train.policy_agent import PolicyAgent, PolicyFactory
 from train.search_value import network_search_factory
@@ -119,7 +119,7 @@ def test_the_best_evaluation_is_the_highest_win_rate_of_the_weights_saved_under_
     assert sampling[1].endswith("--agents policy:ck.zip random*3 --games 1000 --seed 6")
     # spelled as the run's other closing commands are (.venv/bin/fifthave-tournament when installed there)
     assert f"fresh deals: {console_prefix()}fifthave-tournament --agents" in greedy[1]
-    assert ckpt.how_to_use("ck.zip", 4)[2].split()[1] == f"{console_prefix()}fifthave-tournament"
+    assert how_to_use("ck.zip", 4)[2].split()[1] == f"{console_prefix()}fifthave-tournament"
 
 
 def test_selfplay_snapshots_join_the_pool_and_play(tmp_path):

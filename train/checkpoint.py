@@ -38,7 +38,6 @@ import torch
 import fifthave_env
 
 from .config import config_from_dict
-from .evaluate import console_prefix
 
 META_NAME = "fifthave.json"
 SB3_MEMBERS = ("data", "policy.pth")
@@ -271,24 +270,6 @@ def _process_exists(pid):
     except PermissionError:
         return True  # another user's process
     return True
-
-
-def how_to_use(path, num_players, agent_suffix=""):
-    """Lines for the end of a run: the checkpoint, and the commands that play against it, evaluate it in a
-    tournament and open its TensorBoard logs (spelled with this environment's bin directory when the
-    console scripts live there, e.g. ``.venv/bin/``). ``agent_suffix`` ends the agent's name in those commands
-    (``":greedy"`` when the run's evaluations played its most likely moves, so that they play it as they did)."""
-    prefix = console_prefix()
-    others = num_players - 1
-    run_dir = os.path.dirname(os.path.dirname(path))
-    agent = f"policy:{path}{agent_suffix}"
-    return [
-        f"checkpoint: {path}",
-        f"play against it:   {prefix}fifthave-play --opponents {agent}" + " heuristic" * (others - 1),
-        f"tournament:        {prefix}fifthave-tournament --agents {agent} heuristic*{others} --games 100",
-        f"TensorBoard:       {prefix}tensorboard --logdir {os.path.join(run_dir, 'tb')}   (then open "
-        f"http://localhost:6006)",
-    ]
 
 
 # ---- run state: what a resumed run needs to continue bit for bit -----------------------------------

@@ -150,6 +150,23 @@ def best_checkpoint_report(rows, opponents, step, checkpoint_of, agent_kind, gre
     return lines
 
 
+def how_to_use(path, num_players, greedy=False):
+    """Lines for the end of a run: the checkpoint, and the commands that play against it, evaluate it in a
+    tournament and open its TensorBoard logs (spelled with ``console_prefix``). The commands play the policy as
+    the run's evaluations did: ``policy:PATH:greedy`` when they played its most likely moves (``greedy``)."""
+    prefix = console_prefix()
+    others = num_players - 1
+    run_dir = os.path.dirname(os.path.dirname(path))
+    agent = f"policy:{path}{GREEDY_SUFFIX if greedy else ''}"
+    return [
+        f"checkpoint: {path}",
+        f"play against it:   {prefix}fifthave-play --opponents {agent}" + " heuristic" * (others - 1),
+        f"tournament:        {prefix}fifthave-tournament --agents {agent} heuristic*{others} --games 100",
+        f"TensorBoard:       {prefix}tensorboard --logdir {os.path.join(run_dir, 'tb')}   (then open "
+        f"http://localhost:6006)",
+    ]
+
+
 def format_table(rows, num_players):
     """A markdown table of evaluation rows of a ``num_players`` game (the fair share is 1 / num_players)."""
     lines = ["| steps | opponent | games | win rate | 95% CI (clustered by deal) | fair share | mean VP "

@@ -49,7 +49,6 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
-from agents.tournament import GREEDY_SUFFIX
 from fifthave_env.engine import checks
 
 from .bc import behaviour_cloning
@@ -59,7 +58,6 @@ from .checkpoint import (
     load_module_state,
     load_optimizer_state,
     generator_states,
-    how_to_use,
     latest_checkpoint,
     newest_intact_checkpoint,
     read_meta,
@@ -70,7 +68,7 @@ from .checkpoint import (
 )
 from .config import load_config
 from .evaluate import (EVAL_FIELDS, LEARNER_LABEL, best_checkpoint_report, eval_seed, evaluate, format_table,
-                       read_eval_log)
+                       how_to_use, read_eval_log)
 from .league import League
 from .opponents import ScriptedOpponents
 from .policy_agent import ActorNet, PolicyAgent, policy_spec
@@ -436,8 +434,8 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
                                        lambda step: checkpoint_path(config.run_dir, step), "policy",
                                        config.eval_deterministic, config.num_players, eval_seed(config)):
         print(line)
-    print("\n" + "\n".join(how_to_use(latest_checkpoint(config.run_dir), config.num_players,
-                                        GREEDY_SUFFIX if config.eval_deterministic else "")))
+    closing = how_to_use(latest_checkpoint(config.run_dir), config.num_players, config.eval_deterministic)
+    print("\n" + "\n".join(closing))
     return 0
 
 
