@@ -1,16 +1,18 @@
 """Does PPO learn more from layout 1 (the derived views) than from layout 0? The default run on both, over seeds.
 
-Run: ``.venv/bin/python scripts/compare_layouts.py [--seeds 10] [--games 200] [--out runs/layouts]``
+Run: ``.venv/bin/python scripts/compare_layouts.py [--seeds 10] [--games 200] [--greedy] [--eval-seed 77]
+[--opponents random heuristic] [--out runs/layouts]``
 
 For each seed 0..N-1 and observation layout 0 and 1 it trains ``fifthave-train``'s default config
 (4 players, random opponents, 100k steps; ``train/configs/default.json``) with that seed and
 ``observation_version`` into ``OUT/vV/seedS`` (a finished run there is reused), then plays its final
-checkpoint against three RandomAgents and against three HeuristicAgents (``--games`` seat-rotated games
-each, tournament seed 77, the policy sampling its moves, as ``policy:PATH`` does). It prints every
-seed's win rate, each layout's mean over seeds with a 95% interval (Student t over seeds: a seed is
-the independent unit, its games are not) and the difference layout 1 - layout 0 (bootstrap over the
-seeds of each layout independently: a seed's two runs share nothing but the number). About 20
-minutes on 2 cores for 10 seeds.
+checkpoint against three of each opponent (``--games`` seat-rotated games each, tournament seed
+``--eval-seed``; the policy samples its moves, as ``policy:PATH`` does, or with ``--greedy`` plays its most
+likely one, as the runs' own evaluations do). It prints every seed's win rate, each layout's mean over
+seeds with a 95% interval (Student t over seeds: a seed is the independent unit, its games are not) and the
+difference layout 1 - layout 0 (bootstrap over the seeds of each layout independently: a seed's two runs
+share nothing but the number). About 20 minutes on 2 cores for 10 seeds. ``results/default_run``:
+``--seeds 20 --games 1000 --greedy --eval-seed 777 --opponents random``.
 """
 
 import argparse
@@ -26,8 +28,6 @@ from train.policy_agent import PolicyFactory
 from train.train import DEFAULT_CONFIG, train
 
 LAYOUTS = (0, 1)
-OPPONENTS = ("random", "heuristic")
-EVAL_SEED = 77
 
 
 def trained(config):
@@ -38,15 +38,18 @@ def trained(config):
     return final
 
 
-def win_rate(checkpoint, opponent, games, workers):
-    lineup = [("ppo", PolicyFactory(checkpoint))] + [(opponent, agent_factory(opponent))] * 3
-    return run_tournament(lineup, games=games, seed=EVAL_SEED, workers=workers).row("ppo")["win_rate"]
+def win_rate(checkpoint, opponent, games, greedy, seed, workers):
+    lineup = [("ppo", PolicyFactory(checkpoint, deterministic=greedy))] + [(opponent, agent_factory(opponent))] * 3
+    return run_tournament(lineup, games=games, seed=seed, workers=workers).row("ppo")["win_rate"]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=10, help="training seeds per layout (0..N-1)")
     parser.add_argument("--games", type=int, default=200, help="evaluation games per checkpoint and opponent")
+    parser.add_argument("--greedy", action="store_true", help="the policy plays its most likely moves")
+    parser.add_argument("--eval-seed", type=int, default=77, help="the evaluation tournaments' seed")
+    parser.add_argument("--opponents", nargs="+", default=["random", "heuristic"], help="evaluation opponents")
     parser.add_argument("--out", default="runs/layouts", help="where the runs go (OUT/vV/seedS)")
     parser.add_argument("--workers", type=int, default=2, help="processes for the evaluation games")
     args = parser.parse_args(argv)
@@ -56,12 +59,13 @@ def main(argv=None):
             config = load_config(DEFAULT_CONFIG, {"seed": seed, "observation_version": layout,
                                                   "run_dir": os.path.join(args.out, f"v{layout}", f"seed{seed}")})
             checkpoint = trained(config)
-            for opponent in OPPONENTS:
+            for opponent in args.opponents:
                 rates.setdefault((layout, opponent), []).append(win_rate(checkpoint, opponent, args.games,
-                                                                         args.workers))
+                                                                         args.greedy, args.eval_seed, args.workers))
     print(f"Default config (4 players, random opponents, 100k steps), seeds 0-{args.seeds - 1}; win rate of the "
-          f"final policy in {args.games} games against three of each opponent (fair share 0.25)")
-    for opponent in OPPONENTS:
+          f"final policy ({'most likely moves' if args.greedy else 'sampled moves'}) in {args.games} games "
+          f"(seed {args.eval_seed}) against three of each opponent (fair share 0.25)")
+    for opponent in args.opponents:
         for layout in LAYOUTS:
             values = np.asarray(rates[(layout, opponent)])
             mean, low, high = clustered_mean_interval(values, np.ones(len(values)))
