@@ -53,6 +53,8 @@ def main(argv=None):
     parser.add_argument("--out", default="runs/layouts", help="where the runs go (OUT/vV/seedS)")
     parser.add_argument("--workers", type=int, default=2, help="processes for the evaluation games")
     args = parser.parse_args(argv)
+    for opponent in args.opponents:
+        agent_factory(opponent)  # an unknown name fails here, not after the training runs
     rates = {}
     for layout in LAYOUTS:
         for seed in range(args.seeds):
