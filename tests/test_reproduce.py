@@ -3,6 +3,7 @@ an interruption and ``--resume``; evaluation rows evaluate exactly the weights s
 
 import csv
 import os
+import shutil
 
 import pytest
 
@@ -54,6 +55,16 @@ def test_two_runs_and_an_interrupted_resumed_run_give_the_same_weights(tmp_path,
 
     # Interrupted in the middle of a rollout (after the checkpoint at 512 and a snapshot), then resumed.
     train_until_interrupted(small_config(tmp_path / "c", **processes), 700, monkeypatch)
+    assert os.path.basename(ckpt.latest_checkpoint(tmp_path / "c")) == "ckpt_0000000512.zip"
+    # A copy resumed elsewhere continues there, with the copy's snapshots, and leaves the original alone
+    shutil.copytree(tmp_path / "c", tmp_path / "copy")
+    os.rename(tmp_path / "c" / "pool", tmp_path / "pool_aside")  # the copy must not read the original's pool
+    assert main(["--resume", "--run-dir", str(tmp_path / "copy"), "--no-progress"]) == 0
+    os.rename(tmp_path / "pool_aside", tmp_path / "c" / "pool")
+    moved = ckpt.read_meta(ckpt.latest_checkpoint(tmp_path / "copy"))
+    assert moved["num_timesteps"] == 1024 and moved["weights_sha256"] == first.weights_sha256
+    assert moved["pool"] and all(p.startswith(str(tmp_path / "copy" / "pool")) for p in moved["pool"])
+    assert table(tmp_path / "copy") == table(tmp_path / "a")
     assert os.path.basename(ckpt.latest_checkpoint(tmp_path / "c")) == "ckpt_0000000512.zip"
     assert main(["--resume", "--run-dir", str(tmp_path / "c"), "--no-progress"]) == 0
     final = ckpt.read_meta(ckpt.latest_checkpoint(tmp_path / "c"))

@@ -28,7 +28,9 @@ and counters, and the self-play pool's state. ``--resume`` continues an
 interrupted run from its newest intact checkpoint (a truncated or corrupt newer
 one is skipped with a warning naming it) with its saved config
 (``--total-timesteps`` may raise the budget) and gives the same weights and
-evaluation table as a run that was never interrupted. At the end the evaluation
+evaluation table as a run that was never interrupted. It continues in the
+``--run-dir`` it is given: a copied or moved run directory resumes where it is
+now, with its own pool snapshots (to branch a run: copy it, resume the copy). At the end the evaluation
 table, the hash of the final weights and the best evaluated checkpoint against each
 opponent (``train.evaluate.best_evaluation``, with the tournament that plays it on fresh
 deals) are printed.
@@ -323,6 +325,14 @@ class TrainResult:
         return self.steps / max(self.wall_seconds - self.eval_seconds, 1e-9)
 
 
+def relocated(paths, saved_run_dir, run_dir):
+    """The run's own pool snapshots, saved under ``saved_run_dir``, in ``run_dir`` (where a copied or moved
+    run continues); other paths unchanged."""
+    saved_pool = os.path.normpath(os.path.join(saved_run_dir, "pool"))
+    return [os.path.join(run_dir, "pool", os.path.basename(path))
+            if os.path.normpath(os.path.dirname(path)) == saved_pool else path for path in paths]
+
+
 def train(config, resume=False, show_progress=True):
     """Run (or resume) the training ``config`` describes."""
     started = time.perf_counter()  # the wall time includes starting the workers and loading a checkpoint
@@ -347,7 +357,7 @@ def train(config, resume=False, show_progress=True):
             json.dump(config.to_dict(), f, indent=2)
         if checkpoint is not None:
             state = meta["run_state"]
-            pool_paths = meta.get("pool", [])
+            pool_paths = relocated(meta.get("pool", []), str(meta["config"].get("run_dir", run_dir)), run_dir)
             _trim_eval_log(os.path.join(run_dir, "eval.csv"), model.num_timesteps)
             tqdm.write(f"resuming {run_dir} from {checkpoint} ({model.num_timesteps} steps)")
         else:
@@ -409,7 +419,8 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
     saved = os.path.join(args.run_dir or "", "config.json")
     try:  # a bad flag or config file ends here with one line, before anything is created
         if args.resume and args.run_dir and os.path.exists(saved):
-            config = load_config(saved, {"total_timesteps": args.total_timesteps})
+            # the run continues where it is now: a copied or moved directory is not written back to its old place
+            config = load_config(saved, {"total_timesteps": args.total_timesteps, "run_dir": args.run_dir})
             changed = [f"--{key.replace('_', '-')}" for key, value in overrides.items()
                        if key not in ("run_dir", "total_timesteps") and value is not None
                        and value != getattr(config, key)]
