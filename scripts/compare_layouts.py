@@ -1,18 +1,18 @@
 """Does PPO learn more from layout 1 (the derived views) than from layout 0? The default run on both, over seeds.
 
-Run: ``.venv/bin/python scripts/compare_layouts.py [--seeds 10] [--games 200] [--greedy] [--eval-seed 77]
-[--opponents random heuristic] [--out runs/layouts]``
+Run: ``.venv/bin/python scripts/compare_layouts.py [--seeds 10] [--total-timesteps N] [--games 200] [--greedy]
+[--eval-seed 77] [--opponents random heuristic] [--out runs/layouts]``
 
-For each seed 0..N-1 and observation layout 0 and 1 it trains ``fifthave-train``'s default config
-(4 players, random opponents, 100k steps; ``train/configs/default.json``) with that seed and
-``observation_version`` into ``OUT/vV/seedS`` (a finished run there is reused), then plays its final
-checkpoint against three of each opponent (``--games`` seat-rotated games each, tournament seed
+For each seed 0..N-1 and observation layout 0 and 1 it trains ``fifthave-train``'s default config (4 players,
+random opponents, 200k steps unless ``--total-timesteps`` says otherwise; ``train/configs/default.json``) with
+that seed and ``observation_version`` into ``OUT/vV/seedS`` (a finished run there is reused), then plays its
+final checkpoint against three of each opponent (``--games`` seat-rotated games each, tournament seed
 ``--eval-seed``; the policy samples its moves, as ``policy:PATH`` does, or with ``--greedy`` plays its most
-likely one, as the runs' own evaluations do). It prints every seed's win rate, each layout's mean over
-seeds with a 95% interval (Student t over seeds: a seed is the independent unit, its games are not) and the
-difference layout 1 - layout 0 (bootstrap over the seeds of each layout independently: a seed's two runs
-share nothing but the number). About 20 minutes on 2 cores for 10 seeds. ``results/default_run``:
-``--seeds 20 --games 1000 --greedy --eval-seed 777 --opponents random``.
+likely one, as the runs' own evaluations do). It prints every seed's win rate, each layout's mean over seeds
+with a 95% interval (Student t over seeds: a seed is the independent unit, its games are not) and the
+difference layout 1 - layout 0 (bootstrap over the seeds of each layout independently: a seed's two runs share
+nothing but the number). About 20 minutes on 2 cores for 10 seeds of 100k steps. ``results/default_run``:
+``--seeds 20 --total-timesteps 100000 --games 1000 --greedy --eval-seed 777 --opponents random``.
 """
 
 import argparse
@@ -46,6 +46,7 @@ def win_rate(checkpoint, opponent, games, greedy, seed, workers):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=10, help="training seeds per layout (0..N-1)")
+    parser.add_argument("--total-timesteps", type=int, help="training steps per run (default: the config's)")
     parser.add_argument("--games", type=int, default=200, help="evaluation games per checkpoint and opponent")
     parser.add_argument("--greedy", action="store_true", help="the policy plays its most likely moves")
     parser.add_argument("--eval-seed", type=int, default=77, help="the evaluation tournaments' seed")
@@ -59,13 +60,14 @@ def main(argv=None):
     for layout in LAYOUTS:
         for seed in range(args.seeds):
             config = load_config(DEFAULT_CONFIG, {"seed": seed, "observation_version": layout,
+                                                  "total_timesteps": args.total_timesteps,
                                                   "run_dir": os.path.join(args.out, f"v{layout}", f"seed{seed}")})
             checkpoint = trained(config)
             for opponent in args.opponents:
                 rates.setdefault((layout, opponent), []).append(win_rate(checkpoint, opponent, args.games,
                                                                          args.greedy, args.eval_seed, args.workers))
-    print(f"Default config (4 players, random opponents, 100k steps), seeds 0-{args.seeds - 1}; win rate of the "
-          f"final policy ({'most likely moves' if args.greedy else 'sampled moves'}) in {args.games} games "
+    print(f"Default config (4 players, random opponents, {config.total_timesteps} steps), seeds 0-{args.seeds - 1}; "
+          f"win rate of the final policy ({'most likely moves' if args.greedy else 'sampled moves'}) in {args.games} games "
           f"(seed {args.eval_seed}) against three of each opponent (fair share 0.25)")
     for opponent in args.opponents:
         for layout in LAYOUTS:
