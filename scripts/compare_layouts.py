@@ -67,7 +67,8 @@ def main(argv=None):
                 rates.setdefault((layout, opponent), []).append(win_rate(checkpoint, opponent, args.games,
                                                                          args.greedy, args.eval_seed, args.workers))
     print(f"Default config (4 players, random opponents, {config.total_timesteps} steps), seeds 0-{args.seeds - 1}; "
-          f"win rate of the final policy ({'most likely moves' if args.greedy else 'sampled moves'}) in {args.games} games "
+          f"win rate of the final policy ({'most likely moves' if args.greedy else 'sampled moves'}) "
+          f"in {args.games} games "
           f"(seed {args.eval_seed}) against three of each opponent (fair share 0.25)")
     for opponent in args.opponents:
         for layout in LAYOUTS:

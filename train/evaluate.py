@@ -47,6 +47,12 @@ def console_prefix():
     return ""
 
 
+def trained_agent_name(kind, path, greedy):
+    """The agent name (``agent_factory``'s) of a trained checkpoint: ``KIND:PATH``, ``:greedy`` when it plays
+    its most likely moves."""
+    return f"{kind}:{path}{GREEDY_SUFFIX if greedy else ''}"
+
+
 def eval_seed(config):
     """The seed of a run's evaluation tournaments (apart from its training seed)."""
     return config.seed + 1_000_003
@@ -130,7 +136,7 @@ def best_evaluation_lines(row, step, checkpoint, agent_kind, greedy, num_players
     """What the end of a run prints about its best evaluated checkpoint: the row, and the tournament that plays
     the checkpoint as the evaluations did (``agent_kind:PATH``, ``:greedy`` if they played its most likely
     moves) on fresh deals (a tournament seed's deals are its own: any seed but ``eval_seed_used``)."""
-    agent = f"{agent_kind}:{checkpoint}{GREEDY_SUFFIX if greedy else ''}"
+    agent = trained_agent_name(agent_kind, checkpoint, greedy)
     return [f"best evaluation vs {row['opponent']}: step {int(row[step])}, win rate {float(row['win_rate']):.3f} "
             f"[{float(row['ci_low']):.3f}, {float(row['ci_high']):.3f}] over {row['games']} games (fair share "
             f"{1 / num_players:.2f}): {checkpoint}",
@@ -157,7 +163,7 @@ def how_to_use(path, num_players, greedy=False):
     prefix = console_prefix()
     others = num_players - 1
     run_dir = os.path.dirname(os.path.dirname(path))
-    agent = f"policy:{path}{GREEDY_SUFFIX if greedy else ''}"
+    agent = trained_agent_name("policy", path, greedy)
     return [
         f"checkpoint: {path}",
         f"play against it:   {prefix}fifthave-play --opponents {agent}" + " heuristic" * (others - 1),
