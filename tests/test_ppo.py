@@ -203,15 +203,53 @@ def test_the_update_uses_the_faster_thread_count_and_tries_the_other_again():
     assert {model._threads_for_update() for _ in range(20)} == {1}
 
 
-def test_one_observation_reads_only_the_weights_of_its_nonzero_entries():
+def seat_observations(count, seed):
+    """``count`` consecutive observations of the learner's seat in one game (random legal moves)."""
+    env = FifthAvenueEnv(num_players=4)
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    observations = [obs]
+    while len(observations) < count:
+        obs, _, terminated, truncated, _ = env.step(rng.choice(np.flatnonzero(env.action_masks())))
+        assert not (terminated or truncated)
+        observations.append(obs)
+    return np.array(observations)
+
+
+def test_tracked_logits_read_only_the_weights_of_the_values_that_changed():
+    model, _ = make_models()
+    observations = seat_observations(40, seed=3)
+    expected = ActorNet(model.policy).logits(observations)
+    net, memory = ActorNet(model.policy), [None, None]
+    for row, obs in enumerate(observations):
+        np.testing.assert_allclose(net.logits_tracked(obs[None], [memory])[0], expected[row], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(memory[1], observations[-1] @ net.layers[0][0], rtol=1e-5, atol=1e-5)
+
+    # Poison the rows of the first weight matrix a call must not read: its logits stay the same, the full
+    # product (what evaluation agents use) reads them. The first call reads the nonzero entries' rows ...
+    first, second = observations[:2]
+    net, memory = ActorNet(model.policy), [None, None]
+    net.layers[0][0][first == 0] = np.nan
+    np.testing.assert_allclose(net.logits_tracked(first[None], [memory])[0], expected[0], rtol=1e-5, atol=1e-5)
+    assert np.isnan(net.logits(first)).all()
+    # ... a later one only those of the values that changed since the seat's last call.
+    net = ActorNet(model.policy)
+    net.logits_tracked(first[None], [memory])
+    net.layers[0][0][second == first] = np.nan
+    assert 0 < (second != first).sum() < 100
+    np.testing.assert_allclose(net.logits_tracked(second[None], [memory])[0], expected[1], rtol=1e-5, atol=1e-5)
+    assert np.isnan(net.logits(second)).all()
+
+
+def test_tracked_logits_of_a_seat_do_not_depend_on_the_batch():
+    """The first layer of a seat follows its own observations only (a resumed run replays them one at a time)."""
     model, _ = make_models()
     net = ActorNet(model.policy)
-    obs = np.array([FifthAvenueEnv(num_players=4).reset(seed=s)[0] for s in range(8)])
-    batch = net.logits(obs)
-    for row in range(8):
-        np.testing.assert_allclose(net.logits(obs[row], sparse=True), batch[row], rtol=1e-5, atol=1e-6)
-    # Poison the rows of the first weight matrix that observation 0 does not use: its sparse logits stay the same,
-    # the full product (what evaluation agents use) reads them.
-    net.layers[0][0][obs[0] == 0] = np.nan
-    np.testing.assert_allclose(net.logits(obs[0], sparse=True), batch[0], rtol=1e-5, atol=1e-6)
-    assert np.isnan(net.logits(obs)).all() and np.isnan(net.logits(obs[0])).all()
+    games = [seat_observations(30, seed) for seed in (4, 5)]
+    alone = [[None, None], [None, None]]
+    together = [[None, None], [None, None]]
+    for step in range(30):
+        for g in (0, 1):
+            net.logits_tracked(games[g][step][None], [alone[g]])
+        net.logits_tracked(np.stack([games[0][step], games[1][step]]), together)
+        assert all(np.array_equal(a[1], b[1]) for a, b in zip(alone, together))

@@ -63,12 +63,12 @@ def play_one_at_a_time(opponents, n, steps, seed=0):
 def count_policy_batches(monkeypatch):
     """A list that gets the number of observations of every policy forward pass (1 for a single one)."""
     batch_sizes = []
-    logits = ActorNet.logits
+    logits = ActorNet.logits_tracked
 
-    def counting(net, observation, sparse=False):
-        batch_sizes.append(len(observation) if np.ndim(observation) == 2 else 1)
-        return logits(net, observation, sparse)
-    monkeypatch.setattr(ActorNet, "logits", counting)
+    def counting(net, observations, memories):
+        batch_sizes.append(len(observations))
+        return logits(net, observations, memories)
+    monkeypatch.setattr(ActorNet, "logits_tracked", counting)
     return batch_sizes
 
 
@@ -117,6 +117,20 @@ def test_state_round_trip_through_workers(pool):
     finally:
         first.close()
         second.close()
+
+
+def test_a_restored_shard_tracks_its_policy_opponents_first_layers_as_the_original_did(pool):
+    """The first-layer memories (``ActorNet.logits_tracked``) of a resumed run are the original's, bit for bit:
+    its rounding goes on as if the run had not stopped."""
+    opponents = PoolOpponents(["random"], pool, scripted_fraction=0.2)
+    first, second = FifthAvenueVecEnv(4, ENV, opponents, workers=0), FifthAvenueVecEnv(4, ENV, opponents, workers=0)
+    play_vec(first, 120)
+    second.set_state(json.loads(json.dumps(first.get_state())))
+    original, restored = first.shards[0].shard._memories, second.shards[0].shard._memories
+    assert len(original) >= 4 and original.keys() == restored.keys()
+    for key, (agent, (observation, product)) in original.items():
+        assert restored[key][0].batch_net is agent.batch_net
+        assert np.array_equal(restored[key][1][0], observation) and np.array_equal(restored[key][1][1], product)
 
 
 def test_advisers_in_the_worker_processes_match_the_advised_env_and_survive_a_round_trip():

@@ -7,7 +7,10 @@ shard advances each game until its learner is asked. Scripted opponents act as i
 frozen self-play snapshots) does not act alone: the shard stacks the observations of
 all its games waiting on the same network, runs that network once, and gives each
 agent its row of logits (``agent.choose``), so the agent draws from its own
-generator exactly as ``act`` would.
+generator exactly as ``act`` would. The network's first layer is updated from each
+seat's last observation in its game (``ActorNet.logits_tracked``: only the rows of
+the values that changed), which takes about a quarter off the time of games with
+snapshot opponents.
 
 Pipelining: ``step_async_shard(k, actions)`` / ``step_wait_shard(k)`` step one shard,
 so the learner can choose the actions of one shard while the others step (what
@@ -33,9 +36,11 @@ opponents'), the env generators and the episode counters, as JSON-compatible dat
 (the samplers as ``train.opponents`` describes them: nothing is pickled, as a
 checkpoint is untrusted input); ``set_state`` checks every field, then replays the
 moves, asking each opponent to act on the way so its own state and generator
-advance as they did, and checks the result against the saved ``Game.to_dict()``.
-Replaying the recorded moves, rather than the opponents' choices, keeps a resumed
-run exact even where a batched matrix product rounds differently from a single one.
+advance as they did (a policy opponent through the same first-layer updates, so its
+rounding goes on as it would have), and checks the result against the saved
+``Game.to_dict()``. Replaying the recorded moves, rather than the opponents' choices,
+keeps a resumed run exact even where a batched matrix product rounds differently
+from a single one.
 """
 
 import multiprocessing
@@ -98,6 +103,7 @@ class GameShard:
         self.started_at = [time.time()] * count
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self.forward = None  # the learner policy's forward passes when they run here (``set_learner_policy``)
+        self._memories = {}  # (game, seat) -> (policy opponent, its ActorNet.logits_tracked memory) in this game
         self.seconds = {"games": 0.0, "learner_forward": 0.0}
 
     # ---- playing ---------------------------------------------------------------------------
@@ -108,6 +114,8 @@ class GameShard:
         state = None if seed is not None else env.np_random.bit_generator.state
         self.starts[i] = (seed, state, env.opponent_spec)
         env._start_game(seed)
+        for seat in range(env.config.num_players):
+            self._memories.pop((i, seat), None)
         if self.advisers is not None:
             self.advisers[i].reset(env.config, env.learner_seat, env.np_random)
         self.returns[i], self.lengths[i], self.started_at[i] = 0.0, 0, time.time()
@@ -125,26 +133,39 @@ class GameShard:
             waiting = [i for i, _ in requests]
 
     def _answer(self, requests):
-        """One forward pass per network for the policy opponents waiting in ``requests`` ((game, seat) pairs)."""
+        """Play the moves of the policy opponents waiting in ``requests`` ((game, seat) pairs)."""
+        for i, seat, action in self._policy_moves(requests):
+            self.envs[i]._play_opponent_action(seat, action)
+
+    def _policy_moves(self, requests):
+        """(game, seat, action) for ``requests``: one forward pass per network, each seat's first layer updated from
+        its last observation in this game (``ActorNet.logits_tracked``)."""
         by_net = {}
         for i, seat in requests:
             agent = self.envs[i]._opponents[seat]
             by_net.setdefault(id(agent.batch_net), []).append((i, seat, agent))
+        moves = []
         for group in by_net.values():
             # each opponent's observation in the layout it reads (its network's input)
             size = OBS_SIZES[observation_layout(group[0][2])]  # one network, one layout
             stack = np.empty((len(group), size), np.float32)
-            for row, (i, seat, _) in enumerate(group):
+            memories = []
+            for row, (i, seat, agent) in enumerate(group):
                 self.envs[i]._opponent_observations.observe(self.envs[i].game, seat, out=stack[row])
-            logits = group[0][2].batch_net.logits(stack, sparse=len(group) == 1)
+                memory = self._memories.get((i, seat))
+                if memory is None or memory[0] is not agent:  # a new game or a new opponent there
+                    memory = self._memories[(i, seat)] = (agent, [None, None])
+                memories.append(memory[1])
+            logits = group[0][2].batch_net.logits_tracked(stack, memories)
             for row, (i, seat, agent) in enumerate(group):
                 env = self.envs[i]
                 try:
-                    action = agent.choose(logits[row], env.game.action_mask(self._mask))
+                    action = agent.choose(logits[row], env.game.legal_actions())
                 except Exception as err:
                     env._fail(f"opponent {env._opponent_name(agent)} at seat {seat} raised "
                               f"{type(err).__name__}: {err}", err)
-                env._play_opponent_action(seat, action)
+                moves.append((i, seat, action))
+        return moves
 
     def _read(self, i, observation):
         self.masks[i] = self.envs[i].action_masks()
@@ -283,9 +304,13 @@ class GameShard:
                 raise ValueError("the saved moves go on after the end of the game")
             seat = game.actor
             if seat != env.learner_seat:
-                # The opponent acts so its state and generator advance; the recorded move is played.
-                env._opponents[seat].act(env._opponent_observations.observe(game, seat),
-                                         game.action_mask(self._mask))
+                # The opponent acts as it did, so its state, generator and first-layer memory advance; the
+                # recorded move is played.
+                if _batched(env._opponents[seat]):
+                    self._policy_moves([(i, seat)])
+                else:
+                    env._opponents[seat].act(env._opponent_observations.observe(game, seat),
+                                             game.action_mask(self._mask))
             elif self.advisers is not None:  # the learner's advisers advance the same way
                 self.advisers[i].features(env._observer.observe(game, seat), game.action_mask(self._mask))
                 self.advisers[i].record(int(action))
