@@ -294,7 +294,7 @@ def _run_deals(lab, deals, workers, progress=None):
     if workers == 1:
         return [play_deal(lab, d) for d in range(deals)]
     with fork_pool(workers, _init_lab, (lab,)) as pool:
-        return list(pool.imap(_play_deal_in_worker, range(deals), chunksize=1))
+        return list(pool.map(_play_deal_in_worker, range(deals)))
 
 
 def compare_many(baseline, candidates, opponents=None, num_players=4, deals=100, seed=0, board=5, max_turns=300,
@@ -446,7 +446,7 @@ def auction_effects(positions, strategies=tuple(BIDDING_STRATEGIES), alternative
         replays = [_replay_all(job) for job in jobs]
     else:
         with fork_pool(workers) as pool:
-            replays = pool.map(_replay_all, jobs, chunksize=1)
+            replays = list(pool.map(_replay_all, jobs))
     deals = np.array([r["deal"] for r in replays])
     bids = [name for name in replays[0]["vp"] if name not in strategies or name == "value"]
     table = {}

@@ -65,6 +65,7 @@ Console: ``fifthave-tournament --agents heuristic random*3 --board 5 --games 500
 
 import argparse
 import collections
+import contextlib
 import csv
 import itertools
 import json
@@ -72,6 +73,7 @@ import multiprocessing
 import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -166,14 +168,24 @@ def _init_worker(setup):
     _WORKER_SETUP = setup
 
 
+@contextlib.contextmanager
 def fork_pool(workers, initializer=None, initargs=()):
-    """A process pool whose workers inherit the caller's agents and factories (fork where the
-    platform has it, so they need not pickle: lambdas work).
+    """``with fork_pool(n) as pool``: a ``ProcessPoolExecutor`` whose workers inherit the caller's agents and
+    factories (fork where the platform has it, so they need not pickle: lambdas work).
 
     Each worker runs torch on one thread: it is one of ``workers`` processes, and a forked
-    child must not enter the parent's OpenMP thread pool (GNU OpenMP can hang there)."""
+    child must not enter the parent's OpenMP thread pool (GNU OpenMP can hang there).
+    Leaving the block, also on an error, cancels the work not started and lets each worker finish
+    the piece it holds. ``multiprocessing.Pool`` terminated its workers instead, and one killed while
+    sending a result left the result queue's lock taken: the pool then waited forever (it did, once
+    in the test suite, when an agent's error ended a tournament)."""
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    return context.Pool(workers, initializer=_init_pool_worker, initargs=(initializer, initargs))
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_pool_worker,
+                               initargs=(initializer, initargs))
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _init_pool_worker(initializer, initargs):
@@ -543,7 +555,7 @@ def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0
         records = list(_progress(results, games, progress))
     else:
         with fork_pool(workers, _init_worker, (setup,)) as pool:
-            results = pool.imap(_play_in_worker, indices, chunksize=max(1, min(8, games // (4 * workers))))
+            results = pool.map(_play_in_worker, indices, chunksize=max(1, min(8, games // (4 * workers))))
             records = list(_progress(results, games, progress))
     settings = {"labels": labels, "num_players": num_players, "board": board, "games": games, "seed": seed,
                 "max_turns": max_turns, "seat_orders": seat_orders}

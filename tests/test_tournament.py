@@ -3,6 +3,8 @@
 import csv
 import functools
 import json
+import os
+import time
 from collections import Counter
 
 import numpy as np
@@ -58,10 +60,28 @@ def test_pool_workers_forked_from_a_torch_process_run_torch_on_one_thread():
         a = torch.ones(256, 256)
         (a @ a).sum()  # the parent's thread pool is up
         with fork_pool(2) as pool:
-            results = pool.map_async(_matmul_threads, range(4)).get(timeout=60)
+            results = [job.result(timeout=60) for job in [pool.submit(_matmul_threads, i) for i in range(4)]]
     finally:
         torch.set_num_threads(threads)
     assert results == [(256.0 ** 3, 1)] * 4
+
+
+def _touch_after_a_while(path):
+    time.sleep(0.02)
+    open(path, "w").close()
+    return path
+
+
+def test_leaving_a_pool_on_an_error_drops_the_work_not_started(tmp_path):
+    """An error in the caller (a worker's error surfaces there) ends the pool: pieces not started are dropped,
+    those under way finish (killing a worker while it sends a result once hung the pool for good)."""
+    paths = [str(tmp_path / f"{k}.done") for k in range(200)]
+    with pytest.raises(RuntimeError, match="stop here"):
+        with fork_pool(2) as pool:
+            for _ in pool.map(_touch_after_a_while, paths):
+                raise RuntimeError("stop here")
+    done = sum(os.path.exists(path) for path in paths)
+    assert 1 <= done < 50
 
 
 def test_seat_rotation_is_exact_and_deals_share_a_seed():
