@@ -1,6 +1,11 @@
 """The candidate-value network: labels from the search, the fit, the agent, saving and loading."""
 
 import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -254,3 +259,27 @@ def test_a_layout_1_network_plays_the_terminal_game_and_refuses_a_layout_0_obser
     agent.reset(game.config, 0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="reads observation layout 1 \\(1409 values\\), got 1176"):
         agent.act(Observer(game.config).observe(game, 0), game.action_mask())
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs process groups (POSIX)")
+def test_ctrl_c_stops_a_collection_with_workers_at_once():
+    # multiprocessing.Pool's close and join waited forever for the pieces its interrupted workers lost
+    code = ("import numpy as np\n"
+            "from train.candidate_values import CandidateValueConfig, collect\n"
+            "if __name__ == '__main__':\n"
+            f"    config = CandidateValueConfig(**{ {**TINY, 'workers': 2}!r})\n"
+            "    print('collecting', flush=True)\n"
+            "    collect(config, 200, np.random.default_rng(0), log=lambda *args, **kwargs: None)\n"
+            "    print('finished', flush=True)\n")
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert child.stdout.readline() == "collecting\n"
+        time.sleep(3)  # the workers are playing games
+        os.killpg(child.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends: to the whole process group
+        out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
+    assert "finished" not in out and "KeyboardInterrupt" in err

@@ -35,6 +35,7 @@ one legal action.
 
 import multiprocessing
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import torch
@@ -181,9 +182,11 @@ def collect(config, games, rng, learner=None):
     seeds = rng.integers(2**63, size=games)
     jobs = [(config, int(seed), learner) for seed in seeds]
     if config.workers > 1 and games > 1:
-        with multiprocessing.get_context("spawn").Pool(min(config.workers, games), initializer=torch.set_num_threads,
-                                                       initargs=(1,)) as pool:
-            results = pool.starmap(_play_seeded, jobs, chunksize=1)
+        # an executor's exit waits for its workers; a Pool's terminates them, and one killed while sending a
+        # result can leave the pool waiting forever (agents.tournament.fork_pool)
+        with ProcessPoolExecutor(min(config.workers, games), mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=torch.set_num_threads, initargs=(1,)) as pool:
+            results = list(pool.map(_play_seeded, *zip(*jobs)))
     else:
         results = [_play_seeded(*job) for job in jobs]
     records = Records()

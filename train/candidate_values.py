@@ -228,7 +228,8 @@ def collect(config, games, rng, log=print, store=None, tag="labels", student=Non
     started = time.perf_counter()
     pool = None
     if config.workers > 1 and games > 1 and not all(p and os.path.exists(p) for p in paths):
-        pool = multiprocessing.get_context("spawn").Pool(min(config.workers, games))
+        # an executor's shutdown waits for its workers' pieces; a Pool's could wait forever for a lost one
+        pool = ProcessPoolExecutor(min(config.workers, games), mp_context=multiprocessing.get_context("spawn"))
     parts, done = [], 0
     try:
         for chunk, path in zip(chunks, paths):
@@ -236,7 +237,7 @@ def collect(config, games, rng, log=print, store=None, tag="labels", student=Non
                 parts.append(_load_chunk(path, config))
             else:
                 jobs = [(config, seed, student) for seed in chunk]
-                results = pool.imap(_play_labelled, jobs) if pool else map(_play_labelled, jobs)
+                results = pool.map(_play_labelled, jobs) if pool else map(_play_labelled, jobs)
                 observations, features, owners, targets = [], [], [], []
                 for obs, feats, own, tgt in results:
                     owners += [o + len(observations) for o in own]
@@ -251,8 +252,7 @@ def collect(config, games, rng, log=print, store=None, tag="labels", student=Non
             log(f"  {tag}: {done}/{games} games ({time.perf_counter() - started:.0f} s)", flush=True)
     finally:
         if pool is not None:
-            pool.close()
-            pool.join()
+            pool.shutdown(wait=True, cancel_futures=True)
     return concatenate(config, parts)
 
 
