@@ -35,7 +35,7 @@ The default (``train/configs/recipe.json``) is the committed 4-player experiment
 ``results/training`` publishes: a network cloned from the search agent ``search:4:1`` with the
 heuristic's advice as a feature, 1,500 games and one DAgger round, no PPO (about half an hour on
 2 cores; ``scripts/train_recipe.sh`` adds the 1,000-game evaluation). ``--config
-train/configs/experiment.json`` is 4-player PPO self-play from scratch: each opponent seat is a
+train/configs/experiment.json`` is 4-player PPO self-play from scratch on observation layout 1: each opponent seat is a
 past snapshot of the learner or, with probability 0.4 (and always until the first snapshot), a
 RandomAgent; HeuristicAgent is never a training opponent, only an evaluation one. (Training
 directly against a mix with HeuristicAgent, which wins nearly every game then, gave the learner
