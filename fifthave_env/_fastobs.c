@@ -44,23 +44,6 @@ configure(PyObject *Py_UNUSED(self), PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* Reads a list of NUM_KINDS ints into counts; -1 (exception set) if it is anything else. */
-static int
-read_kinds(PyObject *list, long *counts, const char *what)
-{
-    if (!PyList_Check(list) || PyList_GET_SIZE(list) != NUM_KINDS) {
-        PyErr_Format(PyExc_TypeError, "%s must be a list of %d ints", what, NUM_KINDS);
-        return -1;
-    }
-    for (int k = 0; k < NUM_KINDS; k++) {
-        long value = PyLong_AsLong(PyList_GET_ITEM(list, k));
-        if (value == -1 && PyErr_Occurred())
-            return -1;
-        counts[k] = value;
-    }
-    return 0;
-}
-
 /* The state vector as floats, checked against the configured size; NULL (exception set) otherwise. */
 static float *
 get_state(PyObject *object, Py_buffer *view)
@@ -89,6 +72,38 @@ read_int(PyObject *object, long low, long high, long *value, const char *what)
     if (*value < low || *value > high) {
         PyErr_Format(PyExc_ValueError, "%s must be in %ld..%ld, got %ld", what, low, high, *value);
         return -1;
+    }
+    return 0;
+}
+
+/* The cached int objects 0..SMALL_INTS-1 (CPython keeps one object per small int): a list
+ * item that is the one for the value already in the state vector is that value, no
+ * conversion needed (most rows are unchanged at most decisions). */
+#define SMALL_INTS 64
+static PyObject *small_ints[SMALL_INTS];
+
+/* Reads a list of NUM_KINDS ints into counts (stored: the row written last time, or NULL);
+ * -1 (exception set) if it is anything else. */
+static int
+read_kinds(PyObject *list, long *counts, const float *stored, const char *what)
+{
+    if (!PyList_Check(list) || PyList_GET_SIZE(list) != NUM_KINDS) {
+        PyErr_Format(PyExc_TypeError, "%s must be a list of %d ints", what, NUM_KINDS);
+        return -1;
+    }
+    for (int k = 0; k < NUM_KINDS; k++) {
+        PyObject *item = PyList_GET_ITEM(list, k);
+        if (stored != NULL) {
+            const long before = (long)stored[k];
+            if (before >= 0 && before < SMALL_INTS && item == small_ints[before]) {
+                counts[k] = before;
+                continue;
+            }
+        }
+        const long value = PyLong_AsLong(item);
+        if (value == -1 && PyErr_Occurred())
+            return -1;
+        counts[k] = value;
     }
     return 0;
 }
@@ -184,8 +199,9 @@ write_hands(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     char *own_stale = (char *)own_view.buf, *public_stale = (char *)public_view.buf;
     long hand[MAX_SEATS][NUM_KINDS], known[MAX_SEATS][NUM_KINDS];
     for (int q = 0; q < n; q++) { /* everything read before anything is written */
-        if (read_kinds(PyList_GET_ITEM(hands, q), hand[q], "a hand") < 0
-            || read_kinds(PyList_GET_ITEM(knowns, q), known[q], "a seat's known cards") < 0)
+        if (read_kinds(PyList_GET_ITEM(hands, q), hand[q], state + hands_at + q * NUM_KINDS, "a hand") < 0
+            || read_kinds(PyList_GET_ITEM(knowns, q), known[q], state + known_at + q * NUM_KINDS,
+                          "a seat's known cards") < 0)
             goto done;
     }
     for (int q = 0; q < n; q++) {
@@ -256,30 +272,32 @@ write_bids(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         || read_int(args[8], 0, 2, &alea_state, "Alea's state") < 0
         || read_int(args[10], -1, OWNERS - 1, &winner, "the winner") < 0)
         return NULL;
-    long seat_cards[MAX_SEATS][NUM_KINDS], seat_total[MAX_SEATS], seat_color[MAX_SEATS], alea[3] = {0, 0, 0};
-    int seat_passed[MAX_SEATS];
-    for (int q = 0; q < n; q++) { /* everything read before anything is written */
-        seat_passed[q] = PyObject_IsTrue(PyList_GET_ITEM(passed, q));
-        if (seat_passed[q] < 0 || read_kinds(PyList_GET_ITEM(cards, q), seat_cards[q], "a seat's auction cards") < 0
-            || read_int(PyList_GET_ITEM(totals, q), 0, 1000000, &seat_total[q], "a bid total") < 0
-            || read_int(PyList_GET_ITEM(colors, q), -1, NUM_COLORS - 1, &seat_color[q], "a bid color") < 0)
-            return NULL;
-    }
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(alea_cards); i++) {
-        if (read_int(PyList_GET_ITEM(alea_cards, i), 0, 2, &value, "an Alea card") < 0)
-            return NULL;
-        alea[value]++;
-    }
-    if (winner >= 0) {
-        if (read_kinds(last_bid, row, "the winning bid") < 0)
-            return NULL;
-    } else {
-        memset(row, 0, sizeof(row));
-    }
     Py_buffer view;
     float *state = get_state(args[0], &view);
     if (state == NULL)
         return NULL;
+    long seat_cards[MAX_SEATS][NUM_KINDS], seat_total[MAX_SEATS], seat_color[MAX_SEATS], alea[3] = {0, 0, 0};
+    int seat_passed[MAX_SEATS];
+    for (int q = 0; q < n; q++) { /* everything read before anything is written */
+        seat_passed[q] = PyObject_IsTrue(PyList_GET_ITEM(passed, q));
+        if (seat_passed[q] < 0
+            || read_kinds(PyList_GET_ITEM(cards, q), seat_cards[q], state + cards_at + q * NUM_KINDS,
+                          "a seat's auction cards") < 0
+            || read_int(PyList_GET_ITEM(totals, q), 0, 1000000, &seat_total[q], "a bid total") < 0
+            || read_int(PyList_GET_ITEM(colors, q), -1, NUM_COLORS - 1, &seat_color[q], "a bid color") < 0)
+            goto fail;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(alea_cards); i++) {
+        if (read_int(PyList_GET_ITEM(alea_cards, i), 0, 2, &value, "an Alea card") < 0)
+            goto fail;
+        alea[value]++;
+    }
+    if (winner >= 0) {
+        if (read_kinds(last_bid, row, state + winning_bid_at, "the winning bid") < 0)
+            goto fail;
+    } else {
+        memset(row, 0, sizeof(row));
+    }
     for (int q = 0; q < n; q++) {
         state[passed_at + q] = seat_passed[q] ? 1.0f : 0.0f;
         for (int k = 0; k < NUM_KINDS; k++)
@@ -303,6 +321,9 @@ write_bids(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         state[winning_bid_at + k] = (float)row[k];
     PyBuffer_Release(&view);
     Py_RETURN_NONE;
+fail:
+    PyBuffer_Release(&view);
+    return NULL;
 }
 
 static PyMethodDef methods[] = {
@@ -321,5 +342,9 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastobs", "The obse
 PyMODINIT_FUNC
 PyInit__fastobs(void)
 {
+    for (long value = 0; value < SMALL_INTS; value++) {
+        if ((small_ints[value] = PyLong_FromLong(value)) == NULL)
+            return NULL;
+    }
     return PyModule_Create(&module);
 }
