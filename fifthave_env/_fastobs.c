@@ -41,6 +41,22 @@ configure(PyObject *Py_UNUSED(self), PyObject *args)
         PyErr_SetString(PyExc_ValueError, "_fastobs was compiled for another card layout");
         return NULL;
     }
+    /* each block and its extent: every write stays inside the state vector */
+    const Py_ssize_t blocks[][2] = {
+        {hands_at, MAX_SEATS * NUM_KINDS}, {hand_colors_at, MAX_SEATS * (BLACK + 1)}, {hand_size_at, MAX_SEATS},
+        {known_at, MAX_SEATS * NUM_KINDS}, {bid_power_at, MAX_SEATS * NUM_COLORS * 3},
+        {exact_max_bid_at, MAX_SEATS * NUM_COLORS}, {max_bid_at, MAX_SEATS * NUM_COLORS}, {passed_at, MAX_SEATS},
+        {cards_at, MAX_SEATS * NUM_KINDS}, {total_at, MAX_SEATS}, {color_at, MAX_SEATS * NUM_COLORS},
+        {high_bid_at, tail_end - high_bid_at}, {high_bidder_at, OWNERS}, {alea_bid_at, 4}, {alea_cards_at, 3},
+        {winning_bid_at, NUM_KINDS}};
+    for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
+        if (blocks[i][0] < 0 || blocks[i][1] < 1 || blocks[i][0] + blocks[i][1] > state_size) {
+            hands_at = -1;
+            PyErr_Format(PyExc_ValueError, "_fastobs.configure: block %zu (offset %zd) leaves the state vector",
+                         i, blocks[i][0]);
+            return NULL;
+        }
+    }
     Py_RETURN_NONE;
 }
 

@@ -256,13 +256,20 @@ except ImportError:
     _fastobs = None
 if os.environ.get("FIFTHAVE_PURE_PYTHON", "") not in ("", "0"):
     _fastobs = None
+
+
+def _configure_fastobs():
+    """Give ``_fastobs`` this layout's offsets (its blocks are checked to lie inside the state vector)."""
+    _fastobs.configure(NUM_KINDS, NUM_COLORS, BLACK, MAX_SEATS, _STATE_SIZE, _HANDS, _O["hand_colors"],
+                       _O["hand_size"], _O["known_cards"], _BID_POWER, _EXACT_MAX_BID, _O["max_bid"],
+                       _O["auction_passed"], _O["auction_cards"], _O["auction_total"], _O["auction_color"],
+                       _O["high_bid"], _O["high_bidder"], _O["alea_bid"], _O["alea_cards"], _AUCTION_TAIL[1],
+                       _O["winning_bid"])
+
+
 if _fastobs is not None:
     try:
-        _fastobs.configure(NUM_KINDS, NUM_COLORS, BLACK, MAX_SEATS, _STATE_SIZE, _HANDS, _O["hand_colors"],
-                           _O["hand_size"], _O["known_cards"], _BID_POWER, _EXACT_MAX_BID, _O["max_bid"],
-                           _O["auction_passed"], _O["auction_cards"], _O["auction_total"], _O["auction_color"],
-                           _O["high_bid"], _O["high_bidder"], _O["alea_bid"], _O["alea_cards"], _AUCTION_TAIL[1],
-                           _O["winning_bid"])
+        _configure_fastobs()
     except (TypeError, ValueError) as error:  # built from other sources: pip install -e . rebuilds it
         warnings.warn(f"fifthave_env._fastobs does not fit this version ({error}); observations use the "
                       f"Python path (same values, slower). Reinstall fifthave to rebuild it.", stacklevel=2)

@@ -101,3 +101,17 @@ def test_the_c_functions_refuse_rows_that_are_not_a_games_and_write_nothing():
     with pytest.raises(TypeError, match="takes 12 arguments"):
         _fastobs.write_bids(state)
     assert bytes(state) == before and flags == b"\x01" * 4
+
+
+@pytest.mark.skipif(not observation.ACCELERATED, reason="fifthave_env._fastobs is not built")
+def test_the_c_layout_must_lie_inside_the_state_vector():
+    from fifthave_env import _fastobs
+    from fifthave_env.engine import Game, GameConfig
+
+    try:
+        with pytest.raises(ValueError, match=r"block 0 \(offset 5\) leaves the state vector"):
+            _fastobs.configure(18, 5, 5, 4, 60, *([5] * 17))
+        with pytest.raises(RuntimeError, match="configure"):  # refused: nothing is written until configured
+            Observer(GameConfig(num_players=2), version=1).observe(Game(GameConfig(num_players=2), seed=0), 0)
+    finally:
+        observation._configure_fastobs()
