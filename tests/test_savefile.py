@@ -474,7 +474,8 @@ def test_property_hostile_shapes_are_refused_naming_the_field(data):
         return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in keys)[1:]
 
     # the field, or the list that holds it (config.layout[0] names the ring of a bad color)
-    named = ("format",) if path[0] == "format" else (name(path), name(path[:-1]) + "[")
+    named = ("format",) if path[0] == "format" else \
+        (name(path),) + ((name(path[:-1]),) if isinstance(path[-1], int) else ())
     try:
         Game.from_dict(save)
     except SavedGameError as error:
