@@ -1,5 +1,9 @@
 """The OpenSpiel adapter: full games with OpenSpiel's bots, returns as our engine's, resampling."""
 
+import base64
+import json
+import os
+import pickle
 from copy import deepcopy
 
 import numpy as np
@@ -8,7 +12,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
-from fifthave_env import openspiel_game  # noqa: E402,F401  (registers fifth_avenue)
+from fifthave_env import openspiel_game  # noqa: E402  (registers fifth_avenue)
 from fifthave_env.engine import Game, GameConfig  # noqa: E402
 from fifthave_env.env_common import end_reward  # noqa: E402
 from fifthave_env.observation import LATEST, OBS_SIZES, Observer  # noqa: E402
@@ -181,8 +185,159 @@ def test_pickled_games_and_states_play_on_as_the_originals():
     assert copy.new_initial_state().game.to_dict() == game.new_initial_state().game.to_dict()
 
 
-def test_no_information_state_tensor_is_claimed_or_given():
+def played_state(game, steps, seed=0):
+    state = game.new_initial_state()
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    return state
+
+
+def plays_on_alike(state, copy, seed=1):
+    rng = np.random.default_rng(seed)
+    while not state.is_terminal():
+        action = int(rng.choice(state.legal_actions()))
+        state.apply_action(action)
+        copy.apply_action(action)
+    assert copy.game.to_dict() == state.game.to_dict() and copy.returns() == state.returns()
+
+
+@pytest.mark.parametrize("players,board,steps", [(2, 6, 0), (3, 5, 150), (4, 6, 400)])
+def test_a_serialized_state_reads_back_and_plays_on_as_the_original(players, board, steps):
+    game = pyspiel.load_game("fifth_avenue", {"players": players, "board": board, "seed": 7, "max_turns": 60})
+    state = played_state(game, steps)
+    if steps == 150:
+        state.information_state_string(0)  # histories recorded up to here; what follows only noted
+        state = played_state(game, 0) if state.is_terminal() else state
+        for _ in range(20):
+            state.apply_action(state.legal_actions()[-1])
+    deals = game._deals
+    text = state.serialize()
+    json.loads(text)  # one line of JSON, not a pickle
+    restored = game.deserialize_state(text)
+    assert game._deals == deals  # reading a state deals nothing
+    assert restored.history() == state.history() and restored.move_number() == state.move_number()
+    assert restored.serialize() == text
+    assert [restored.information_state_string(p) for p in range(players)] == \
+        [state.information_state_string(p) for p in range(players)]
+    plays_on_alike(state, restored)
+
+
+def test_a_resampled_state_serializes_too():
+    game = pyspiel.load_game("fifth_avenue", {"players": 3})
+    sample = played_state(game, 80).resample_from_infostate(1, pyspiel.UniformProbabilitySampler(0., 1.))
+    restored = game.deserialize_state(sample.serialize())
+    assert [restored.information_state_string(p) for p in range(3)] == \
+        [sample.information_state_string(p) for p in range(3)]
+    plays_on_alike(sample, restored)
+
+
+def test_openspiels_own_serialization_and_random_sim_test_pass():
+    game = pyspiel.load_game("fifth_avenue", {"players": 3, "max_turns": 12, "seed": 2})
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+    state = played_state(game, 60)
+    _, copy = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert copy.history() == state.history() and copy.game.to_dict() == state.game.to_dict()
+    # and this module's safe pair of the same layout
+    copy_game, copy = openspiel_game.deserialize_game_and_state(openspiel_game.serialize_game_and_state(game, state))
+    assert copy_game.get_parameters() == game.get_parameters()
+    assert copy.history() == state.history()
+    plays_on_alike(state, copy)
+
+
+class _WritesMarker:
+    """Unpickled, it runs a shell command that creates ``path``."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return os.system, (f"touch {self.path}",)
+
+
+def _b64_pickle(path):
+    return base64.b64encode(pickle.dumps({"x": _WritesMarker(path)})).decode()
+
+
+def test_crafted_texts_are_refused_and_run_nothing(tmp_path):
+    """The reported attack (a base64 pickle after __dict__=, as OpenSpiel's default serialization writes)
+    and payloads hidden in every part of our format: each refused with a ValueError naming the part, and
+    the file the payload would create does not exist."""
+    marker = tmp_path / "ran"
+    payload = _b64_pickle(marker)
+    game = pyspiel.load_game("fifth_avenue", {"players": 3})
+    state = played_state(game, 40)
+    good = json.loads(state.serialize())
+
+    def edited(**changes):
+        data = json.loads(json.dumps(good))
+        for path, value in changes.items():
+            parent = data
+            keys = path.split("/")
+            for key in keys[:-1]:
+                parent = parent[int(key) if key.isdigit() else key]
+            parent[int(keys[-1]) if keys[-1].isdigit() else keys[-1]] = value
+        return json.dumps(data)
+
+    crafted = [
+        (f"history=0:38\nmove_number=1\n__dict__={payload}", "is not valid JSON"),
+        (json.dumps({"__dict__": payload}), "lacks the key"),
+        (edited(fifth_avenue_state=payload), "of format"),
+        (edited(**{"history/0": [0, payload]}), r"history\[0\]\[1\] \(action\) must be an int"),
+        (edited(**{"history/0": payload}), r"history\[0\] must be a list of 2 items"),
+        (edited(**{"histories/1/0": payload}), r"histories\[1\]\[0\] must be 'ACTION:DIGEST'"),
+        (edited(**{"game/rng/bit_generator": "os.system"}), "rng.bit_generator must be one of"),
+        (edited(**{"game/state/hands/0": payload}), r"state.hands\[0\] must be a list"),
+        (edited(**{"game/config/max_turns": 299}), "the serialized state is a game of"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"a": ' + "9" * 5000 + "}", "not valid JSON"),
+    ]
+    for text, match in crafted:
+        with pytest.raises(ValueError, match=match):
+            game.deserialize_state(text)
+    with pytest.raises(ValueError, match="whose state is a pickle, which is never read"):
+        openspiel_game.deserialize_game_and_state(
+            f"[Meta]\nVersion: 1\n[Game]\nfifth_avenue(players=3)\n[State]\nhistory=\nmove_number=0\n__dict__={payload}\n")
+    with pytest.raises(ValueError, match="must be fifth_avenue"):
+        openspiel_game.deserialize_game_and_state(f"[Meta]\n[Game]\nkuhn_poker()\n[State]\n{state.serialize()}\n")
+    assert not marker.exists()
+    assert game.deserialize_state(json.dumps(good)).history() == state.history()  # the untouched text reads
+
+
+def test_pickled_states_hold_our_json_and_are_read_through_its_checks(monkeypatch):
+    """A pickled state is (restore, (game, serialize() text)): unpickling it goes through deserialize_state."""
     game = pyspiel.load_game("fifth_avenue", {"players": 2})
-    assert not game.get_type().provides_information_state_tensor
-    with pytest.raises(Exception, match="no information-state tensor"):
-        game.new_initial_state().information_state_tensor(0)
+    state = played_state(game, 30)
+    restore, (pickled_game, text) = state.__reduce__()
+    assert text == state.serialize() and pickled_game is game
+    read = []
+    monkeypatch.setattr(openspiel_game.FifthAvenueGame, "deserialize_state",
+                        lambda self, text: read.append(text) or openspiel_game.FifthAvenueGame._read_state(self, text))
+    pickle.loads(pickle.dumps(state))
+    assert read == [text]
+
+
+def test_information_state_tensor_is_the_observation_vector():
+    game = pyspiel.load_game("fifth_avenue", {"players": 4, "board": 6})
+    assert game.get_type().provides_information_state_tensor
+    assert game.information_state_tensor_shape() == [OBS_SIZES[LATEST]]
+    state = played_state(game, 90)
+    for p in range(4):
+        tensor = np.asarray(state.information_state_tensor(p), np.float32)
+        assert np.array_equal(tensor, Observer(state.game.config, version=LATEST).observe(state.game, p))
+        assert state.information_state_string(p).count("\n") == 90  # the string: the whole history
+
+
+def test_evaluate_bots_runs_openspiels_ismcts_bot():
+    from open_spiel.python.algorithms import evaluate_bots
+
+    game = pyspiel.load_game("fifth_avenue", {"players": 2, "max_turns": 4, "seed": 1})
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0))
+    bots = [openspiel_game.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=3,
+                                     random_state=np.random.RandomState(0)),
+            pyspiel.make_uniform_random_bot(1, 1)]
+    for _ in range(2):
+        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0))
+        assert sorted(set(returns)) in ([-1.0, 1.0], [1.0], [0.0])
