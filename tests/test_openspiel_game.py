@@ -1,6 +1,7 @@
 """The OpenSpiel adapter: full games with OpenSpiel's bots, returns as our engine's, resampling."""
 
 import base64
+import hashlib
 import json
 import os
 import pickle
@@ -341,3 +342,116 @@ def test_evaluate_bots_runs_openspiels_ismcts_bot():
     for _ in range(2):
         returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0))
         assert sorted(set(returns)) in ([-1.0, 1.0], [1.0], [0.0])
+
+
+# ---- the resampler holds nothing the resampling player does not know (issue 38) ---------------------
+# Pairs of states are built by hand from one real state's serialized JSON, differing only in what the
+# resampling seat cannot know; the other seats' histories differ as their true histories would (their last
+# entry digests their own observation of the edited game). Their resampled states must be identical,
+# whole (serialize(): engine game, generator, every player's history): the check trusts neither
+# determinize nor the adapter, only the engine's observation (the pair's precondition) and the format.
+
+def _digest(game, seat):
+    return hashlib.blake2b(Observer(game.config, version=LATEST).observe(game, seat).tobytes(),
+                           digest_size=8).hexdigest()
+
+
+def _unknown(data, seat, kind):
+    return data["state"]["hands"][seat][kind] - data["state"]["known"][seat][kind]
+
+
+def _swap_black_with_pile(data, seat, others):
+    """An opponent's unseen black card and an unseen one of another value in the black pile, swapped."""
+    s = data["state"]
+    for q in others:
+        for v in range(3):
+            if _unknown(data, q, 15 + v) > 0:
+                for i, entry in enumerate(s["black"]):
+                    if entry < 3 and entry != v:  # face down, unseen (cards.FACE_DOWN)
+                        s["hands"][q][15 + v] -= 1
+                        s["hands"][q][15 + entry] += 1
+                        s["black"][i] = v
+                        return True
+    return False
+
+
+def _swap_between_hands(data, seat, others):
+    """Two opponents' unseen cards of one color and different values, swapped."""
+    s = data["state"]
+    for a in others:
+        for b in others:
+            for color in range(5):
+                for va in range(3):
+                    for vb in range(3):
+                        ka, kb = color * 3 + va, color * 3 + vb
+                        if a != b and va != vb and _unknown(data, a, ka) > 0 and _unknown(data, b, kb) > 0:
+                            s["hands"][a][ka] -= 1
+                            s["hands"][a][kb] += 1
+                            s["hands"][b][kb] -= 1
+                            s["hands"][b][ka] += 1
+                            return True
+    return False
+
+
+def _other_generator(data, seat, others):
+    words = data["rng"]["state"]["state"]
+    words["state"] = (words["state"] + 12345) % (1 << 128)
+    return True
+
+
+HIDDEN_EDITS = {"black card: opponent's hand <-> pile": _swap_black_with_pile,
+                "hidden hands of two opponents": _swap_between_hands,
+                "generator state": _other_generator}
+
+
+def _pair(text, seat, edit):
+    """(text of the real state, text of the same state with ``edit`` to the hidden parts) or None."""
+    data = json.loads(text)
+    n = data["game"]["config"]["num_players"]
+    others = [q for q in range(n) if q != seat]
+    if not edit(data["game"], seat, others):
+        return None
+    original, edited = Game.from_dict(json.loads(text)["game"]), Game.from_dict(data["game"])
+    assert np.array_equal(Observer(original.config, version=LATEST).observe(original, seat),
+                          Observer(edited.config, version=LATEST).observe(edited, seat))  # the seat cannot tell
+    for q in others:  # the others' true histories: their last observation is of the edited game
+        last = data["histories"][q][-1]
+        data["histories"][q][-1] = f"{last.split(':')[0]}:{_digest(edited, q)}"
+    assert data["histories"][seat] == json.loads(text)["histories"][seat]
+    return text, json.dumps(data)
+
+
+@pytest.mark.parametrize("players,board", [(2, 5), (2, 6), (3, 5), (3, 6), (4, 5), (4, 6)])
+def test_resampled_states_hold_nothing_the_seat_cannot_know(players, board):
+    game = pyspiel.load_game("fifth_avenue", {"players": players, "board": board, "seed": 11})
+    state = game.new_initial_state()
+    rng = np.random.default_rng(players * 10 + board)
+    tried = set()
+    expected = set(HIDDEN_EDITS) - ({"hidden hands of two opponents"} if players == 2 else set())
+    for step in range(1500):
+        if state.is_terminal() or tried == expected:
+            break
+        if step >= 25 and step % 7 == 0:
+            seat = state.current_player()
+            text = state.serialize()
+            for name, edit in HIDDEN_EDITS.items():
+                if name in tried:
+                    continue
+                pair = _pair(text, seat, edit)
+                if pair is None:
+                    continue
+                tried.add(name)
+                real, other = (game.deserialize_state(t) for t in pair)
+                assert real.serialize() != other.serialize()
+                if name != "generator state":  # the others' true histories differ too
+                    assert [real.information_state_string(q) for q in range(players)] != \
+                        [other.information_state_string(q) for q in range(players)]
+                for draw in (0.0, 0.3, 0.999):
+                    a = real.resample_from_infostate(seat, lambda: draw)
+                    b = other.resample_from_infostate(seat, lambda: draw)
+                    assert a.serialize() == b.serialize(), name
+                    assert [a.information_state_string(q) for q in range(players)] == \
+                        [b.information_state_string(q) for q in range(players)]
+                    assert a.information_state_string(seat) == real.information_state_string(seat)
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert tried == expected
