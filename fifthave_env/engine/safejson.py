@@ -58,12 +58,13 @@ def check_shape(value, name, max_depth, max_items=None, error=JSONInputError):
     """Raise ``error`` naming the place if ``value`` nests lists, tuples and dicts deeper than ``max_depth``
     or (with ``max_items``) holds more than ``max_items`` values in all. Iterative: any depth, even a
     list that holds itself, is refused without recursing."""
+    containers = (dict, list, tuple)
+    if not isinstance(value, containers):
+        return
     items = 0
-    stack = [(value, None, 0)]  # (value, its place: (the parent's place, key or index) or None at the top, depth)
+    stack = [(value, None, 0)]  # (container, its place: (the parent's place, key or index) or None, depth)
     while stack:
         node, place, depth = stack.pop()
-        if not isinstance(node, (dict, list, tuple)):
-            continue
         items += len(node)
         if max_items is not None and items > max_items:
             raise error(f"{_place_name(name, place)} is too large: at most {max_items:,} values in all are "
@@ -72,7 +73,7 @@ def check_shape(value, name, max_depth, max_items=None, error=JSONInputError):
             raise error(f"{_place_name(name, place)} is nested too deeply: at most {max_depth} levels of lists "
                         "and dicts are allowed")
         pairs = node.items() if isinstance(node, dict) else enumerate(node)
-        stack.extend((child, (place, key), depth + 1) for key, child in pairs)
+        stack.extend((child, (place, key), depth + 1) for key, child in pairs if isinstance(child, containers))
 
 
 def _place_name(name, place):
