@@ -291,7 +291,7 @@ def test_crafted_texts_are_refused_and_run_nothing(tmp_path):
         (edited(**{"histories/1/0": payload}), r"histories\[1\]\[0\] must be 'ACTION:DIGEST'"),
         (edited(**{"game/rng/bit_generator": "os.system"}), "rng.bit_generator must be one of"),
         (edited(**{"game/state/hands/0": payload}), r"state.hands\[0\] must be a list"),
-        (edited(**{"game/config/max_turns": 299}), "the serialized state is a game of"),
+        (edited(**{"game/config/max_turns": 299}), "is a game with max_turns=299; this game has max_turns=300"),
         ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
         ('{"a": ' + "9" * 5000 + "}", "not valid JSON"),
     ]
