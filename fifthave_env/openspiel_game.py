@@ -142,8 +142,8 @@ class FifthAvenueGame(pyspiel.Game):
         data = safejson.loads(text, "a serialized fifth_avenue state", max_depth=8)
         checks.mapping("the serialized state", data, ("fifth_avenue_state", "history", "game", "histories"))
         if not checks.is_int(data["fifth_avenue_state"]) or data["fifth_avenue_state"] != STATE_FORMAT:
-            raise checks.InvalidValueError(f"the serialized state is of format {checks.shown(data['fifth_avenue_state'])}"
-                                           f"; this version reads {STATE_FORMAT}")
+            raise checks.InvalidValueError("the serialized state is of format "
+                                           f"{checks.shown(data['fifth_avenue_state'])}; this version reads {STATE_FORMAT}")
         n = self.num_players()
         history = checks.sequence("the serialized state's history", data["history"])
         if len(history) > max_length:
@@ -307,9 +307,9 @@ class FifthAvenueState(pyspiel.State):
         """This state as one line of JSON that ``game.deserialize_state`` reads: OpenSpiel's ``history()``
         (player, action pairs), the engine's game (``Game.to_dict``: hidden parts and generator included)
         and every player's information-state history."""
-        return json.dumps({"fifth_avenue_state": STATE_FORMAT, "history": [[pa.player, pa.action] for pa in self.full_history()],
-                           "game": self.game.to_dict(), "histories": [list(h) for h in self.histories]},
-                          separators=(",", ":"))
+        history = [[item.player, item.action] for item in self.full_history()]
+        return json.dumps({"fifth_avenue_state": STATE_FORMAT, "history": history, "game": self.game.to_dict(),
+                           "histories": [list(h) for h in self.histories]}, separators=(",", ":"))
 
     def __reduce__(self):
         # through serialize(): a pickled state holds JSON text, read back by the checked deserialize_state

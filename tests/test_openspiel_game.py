@@ -299,8 +299,8 @@ def test_crafted_texts_are_refused_and_run_nothing(tmp_path):
         with pytest.raises(ValueError, match=match):
             game.deserialize_state(text)
     with pytest.raises(ValueError, match="whose state is a pickle, which is never read"):
-        openspiel_game.deserialize_game_and_state(
-            f"[Meta]\nVersion: 1\n[Game]\nfifth_avenue(players=3)\n[State]\nhistory=\nmove_number=0\n__dict__={payload}\n")
+        openspiel_game.deserialize_game_and_state("[Meta]\nVersion: 1\n[Game]\nfifth_avenue(players=3)\n[State]\n"
+                                                  f"history=\nmove_number=0\n__dict__={payload}\n")
     with pytest.raises(ValueError, match="must be fifth_avenue"):
         openspiel_game.deserialize_game_and_state(f"[Meta]\n[Game]\nkuhn_poker()\n[State]\n{state.serialize()}\n")
     assert not marker.exists()
