@@ -79,7 +79,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fifthave_env import fifth_avenue_v0
-from fifthave_env.engine import checks
+from fifthave_env.engine import checks, safejson
 from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP, IllegalActionError, as_action_id
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
@@ -418,8 +418,7 @@ class TournamentResult:
     def load(cls, stem):
         """The result saved at ``stem.json``, its table computed again from the stored games (the
         statistics of the current code; the games are not replayed)."""
-        with open(f"{stem}.json") as f:
-            data = json.load(f)
+        data = safejson.load(f"{stem}.json", f"the tournament result {stem}.json")
         s = data["settings"]
         return cls(s, summarize(data["games"], s["labels"], s["num_players"]), data["games"], data.get("seconds", 0.0))
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .agent_protocol import LayoutObservations, give_sampler
-from .engine import checks
+from .engine import checks, safejson
 from .engine.actions import NUM_ACTIONS
 from .engine.game import Game, GameConfig, IllegalActionError
 
@@ -89,8 +89,7 @@ class GameRecord:
 
     @classmethod
     def load(cls, path):
-        with open(path) as f:
-            return cls.from_dict(json.load(f))
+        return cls.from_dict(safejson.load(path, f"the recorded game {path}"))
 
     def replay(self):
         """Yield ``(index, actor, action, game)``: first ``(-1, -1, None, start)``, then after each action.

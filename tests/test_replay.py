@@ -129,7 +129,7 @@ def test_a_record_must_be_a_dict():
 
 @pytest.mark.parametrize("content,options,match", [
     (None, [], "cannot read .*missing.json: .*No such file"),
-    ("{not json", [], "cannot read .*game.json: Expecting property name"),
+    ("{not json", [], "cannot read .*game.json: .*is not valid JSON: Expecting property name"),
     ("record", ["--fps", "-1"], r"fps must be from 0.01 to 100.0 frames per second .*got -1.0"),
     ("record", ["--fps", "1e-300"], r"fps must be from 0.01 to 100.0"),
     ("record", ["--hands", "9"], r"hands must be 'actor', 'none' or a seat in 0..2, got 9"),

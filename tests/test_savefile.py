@@ -410,10 +410,13 @@ def test_odd_generator_states_and_deep_lists_give_a_clean_error():
     refused(data, r"rng.state.state must be a dict", InvalidTypeError)
     deep = json.loads("[" * 900 + "]" * 900)
     data = saved()
-    data["rng"]["state"]["state"]["inc"] = deep
-    refused(data, r"rng.state.state.inc must be an int", InvalidTypeError)
+    data["rng"]["state"]["state"]["inc"] = deep  # refused by its depth, before any field is read
+    refused(data, r"^saved game field rng.state.state.inc\[0\]\[0\] is nested too deeply: at most 6 levels")
     data = saved()
     data["config"]["layout"] = deep
+    refused(data, r"^saved game field config.layout(\[0\]){4} is nested too deeply")
+    data = saved()
+    data["config"]["layout"] = [["gray"] * 5] * 7 + [[]]
     refused(data, r"config.layout must be a list of 7 items")
 
 
@@ -423,3 +426,95 @@ def test_a_numpy_color_id_in_the_layout_is_kept_as_a_plain_int():
     config = GameConfig(layout=layout)
     assert [type(c) for c in config.layout[0]].count(int) == 1
     json.dumps(Game(config, seed=0).to_dict())  # raised TypeError on a numpy int64
+
+
+# ---- hostile shapes: bounded before anything recurses (issue 39) ----------------------------------
+
+def _nested(depth, leaf=0):
+    value = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _self_holding():
+    loop = []
+    loop.append(loop)
+    return loop
+
+
+HOSTILE = {
+    "deep list": lambda draw: _nested(draw(st.sampled_from([7, 900, 5_000, 100_000]))),
+    "deep dict": lambda draw: {"a": _nested(draw(st.sampled_from([6, 3_000])))},
+    "huge int": lambda draw: 10 ** draw(st.sampled_from([4_300, 4_301, 20_000])) * draw(st.sampled_from([1, -1])),
+    "huge list": lambda draw: [0] * draw(st.sampled_from([5_000, 1_000_000])),
+    "list holding itself": lambda draw: _self_holding(),
+    "huge float": lambda draw: draw(st.sampled_from([float("inf"), float("nan"), 1e308])),
+}
+
+
+@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_property_hostile_shapes_are_refused_naming_the_field(data):
+    """Any field (state.unused_tiles and state.piles among them) replaced by a hostile value is refused with
+    SavedGameError naming that field: never RecursionError, nor the ValueError int() and repr() give past
+    4,300 digits, nor a long wait; the record is left as it was."""
+    save = copy.deepcopy(data.draw(st.sampled_from(POSITIONS[:3]), label="position"))
+    paths = [p for p in _leaves(save) if p]
+    path = data.draw(st.one_of(st.sampled_from([("state", "unused_tiles"), ("state", "piles"), ("state", "piles", 0)]),
+                               st.sampled_from(paths)), label="path")
+    kind = data.draw(st.sampled_from(sorted(HOSTILE)), label="kind")
+    hostile = HOSTILE[kind](data.draw)
+    parent = save
+    for key in path[:-1]:
+        parent = parent[key]
+    original = parent[path[-1]]
+    parent[path[-1]] = hostile
+    def name(keys):
+        return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in keys)[1:]
+
+    # the field, or the list that holds it (config.layout[0] names the ring of a bad color)
+    named = ("format",) if path[0] == "format" else \
+        (name(path),) + ((name(path[:-1]),) if isinstance(path[-1], int) else ())
+    try:
+        Game.from_dict(save)
+    except SavedGameError as error:
+        assert any(n in str(error) for n in named), (named, str(error)[:300])
+        assert len(str(error)) < 400
+    else:  # a huge float where a float is allowed? saved games have none: everything hostile is refused
+        raise AssertionError(f"{kind} at {named} was accepted")
+    assert parent[path[-1]] is hostile
+    parent[path[-1]] = original
+    assert save == data.draw(st.sampled_from([s for s in POSITIONS if s == save]), label="unchanged")
+
+
+def test_a_saved_game_file_naming_code_runs_nothing(tmp_path):
+    """Names and bytes in a saved game are data: a generator named after a callable, a pickled payload in a
+    field: refused, and the file the payload would write does not exist."""
+    import base64
+    import os
+    import pickle
+
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return os.system, (f"touch {marker}",)
+
+    pickled = base64.b64encode(pickle.dumps(Payload())).decode()
+    for field, value, match in (
+            (("rng", "bit_generator"), "os.system", "rng.bit_generator must be one of PCG64, PCG64DXSM"),
+            (("rng", "bit_generator"), pickled, "rng.bit_generator must be one of"),
+            (("state", "hands"), pickled, "state.hands must be a list"),
+            (("format",), {"__reduce__": pickled}, "unknown saved-game format")):
+        data = saved()
+        data[field[0]] = dict(data[field[0]]) if len(field) > 1 else data[field[0]]
+        if len(field) > 1:
+            data[field[0]][field[1]] = value
+        else:
+            data[field[0]] = value
+        path = tmp_path / "game.json"
+        path.write_text(json.dumps(data))
+        with pytest.raises(SavedGameError, match=match):
+            Game.from_dict(json.loads(path.read_text()))
+    assert not marker.exists()

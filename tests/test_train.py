@@ -294,7 +294,7 @@ def test_bad_flags_end_with_one_line_before_anything_is_created(tmp_path, capsys
 
 
 def test_a_config_file_that_is_not_a_config_is_refused_in_one_line(tmp_path, capsys):
-    for text, message in (("{not json", "is not a JSON config"), ("[1, 2]", "the config in .* must be a dict")):
+    for text, message in (("{not json", "the config file .* is not valid JSON"), ("[1, 2]", "the config in .* must be a dict")):
         path = tmp_path / "bad.json"
         path.write_text(text)
         with pytest.raises(SystemExit):

@@ -43,6 +43,7 @@ from agents.registry import AGENT_FACTORIES, check_agent_names
 from agents.search import DECISION_GROUPS, SearchAgent
 from agents.tournament import agent_factory, run_tournament
 from agents.view import SeatView
+from fifthave_env.engine import safejson
 from fifthave_env.engine.game import Game
 from fifthave_env.env_common import game_config
 from fifthave_env.observation import OBS_SIZES, Observer
@@ -361,13 +362,15 @@ def main(argv=None):
     parser.add_argument("--config", help="JSON file of CandidateValueConfig fields")
     parser.add_argument("--run-dir", help="overrides the config's run_dir")
     args = parser.parse_args(argv)
-    fields = {}
-    if args.config:
-        with open(args.config) as f:
-            fields = json.load(f)
-    if args.run_dir:
-        fields["run_dir"] = args.run_dir
-    config = CandidateValueConfig(**fields)
+    try:  # a bad file: one line and exit code 2
+        fields = safejson.load(args.config, f"the config file {args.config}") if args.config else {}
+        if not isinstance(fields, dict):
+            raise TypeError(f"it must hold a JSON object of CandidateValueConfig fields, got {type(fields).__name__}")
+        if args.run_dir:
+            fields["run_dir"] = args.run_dir
+        config = CandidateValueConfig(**fields)
+    except (OSError, ValueError, TypeError) as error:
+        parser.error(f"--config {args.config}: {error}")
     os.makedirs(config.run_dir, exist_ok=True)
     rng = np.random.default_rng([config.seed, 0xCA])
     started = time.perf_counter()

@@ -37,6 +37,8 @@ import torch
 
 import fifthave_env
 
+from fifthave_env.engine import safejson
+
 from .config import config_from_dict
 
 META_NAME = "fifthave.json"
@@ -105,9 +107,9 @@ def read_meta(path):
     except OSError as err:
         raise CheckpointError(f"cannot read the checkpoint {path}: {err.strerror or err}") from err
     try:
-        meta = json.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CheckpointError(f"{path}: {META_NAME} is not valid JSON: {err}") from err
+        meta = safejson.loads(text, f"{path}: {META_NAME}")
+    except safejson.JSONInputError as err:
+        raise CheckpointError(str(err)) from None
     validate_meta(meta, path)
     return meta
 

@@ -9,12 +9,11 @@ an error naming the field, the value and what is allowed.
 """
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 
 from agents.registry import check_agent_names
 from agents.search import search_factory
-from fifthave_env.engine import checks
+from fifthave_env.engine import checks, safejson
 from fifthave_env.env_common import game_config
 from fifthave_env.observation import LAYOUTS
 
@@ -312,11 +311,7 @@ def load_config(path=None, overrides=None):
     that does not hold a valid config, ``OSError`` for one that does not read."""
     data = {}
     if path is not None:
-        with open(path) as f:
-            try:
-                data = json.load(f)
-            except (UnicodeDecodeError, json.JSONDecodeError) as err:
-                raise ValueError(f"{path} is not a JSON config: {err}") from err
+        data = safejson.load(path, f"the config file {path}")
         checks.mapping(f"the config in {path}", data)
     data.update({k: v for k, v in (overrides or {}).items() if v is not None})
     return config_from_dict(data)

@@ -22,6 +22,7 @@ from torch import nn
 
 from agents.bidding import table_limit, table_total
 from agents.search import SearchAgent, decision_kinds
+from fifthave_env.engine import safejson
 from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS, NUM_ACTIONS
 from fifthave_env.engine.cards import NUM_KINDS
 from fifthave_env.observation import OBS_SIZES
@@ -167,7 +168,7 @@ def load_values(path):
     """(numpy network, decision groups it plays, observation layout, meta) of a file written by ``save_values``."""
     try:
         blob = torch.load(path, weights_only=True)
-        meta = json.loads(blob["meta"])
+        meta = safejson.loads(blob["meta"], "its meta")
         config = meta["config"]
         if meta.get("format") != FORMAT:
             raise ValueError(f"format {meta.get('format')!r}, expected {FORMAT!r}")

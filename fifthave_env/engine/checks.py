@@ -12,6 +12,7 @@ as it was.
 
 import argparse
 import math
+import reprlib
 
 import numpy as np
 
@@ -24,9 +25,31 @@ class InvalidTypeError(InvalidValueError, TypeError):
     """A value of the wrong type; catchable as ``TypeError`` or as ``InvalidValueError``."""
 
 
+class _ShortRepr(reprlib.Repr):
+    """A repr for error messages that never recurses deep nor converts a huge int (which fails past
+    4,300 digits) or a huge container or string whole."""
+
+    def __init__(self):
+        super().__init__()
+        self.maxlevel, self.maxlist, self.maxtuple, self.maxdict, self.maxstring, self.maxother = 3, 8, 8, 6, 60, 60
+
+    def repr_int(self, value, level):
+        return int_text(value)
+
+
+_short_repr = _ShortRepr()
+
+
+def int_text(value):
+    """``value`` (an int) in digits, or its size when it is too long to show (or to convert at all)."""
+    if abs(value).bit_length() > 200:  # 60 digits and more: the count is enough
+        return f"<an int of about {int(abs(value).bit_length() * math.log10(2)) + 1} digits>"
+    return repr(int(value))
+
+
 def shown(value):
-    """``value`` as an error message shows it: its repr (shortened) and its type."""
-    text = repr(value)
+    """``value`` as an error message shows it: its repr (shortened, of bounded cost for any value) and its type."""
+    text = _short_repr.repr(value)
     if len(text) > 80:
         text = text[:77] + "..."
     return f"{text} of type {type(value).__name__}"
@@ -54,7 +77,7 @@ def integer(name, value, low=None, high=None):
         raise InvalidTypeError(f"{name} must be {allowed}, got {shown(value)}")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise InvalidValueError(f"{name} must be {allowed}, got {value!r}")
+        raise InvalidValueError(f"{name} must be {allowed}, got {int_text(value)}")
     return value
 
 
@@ -82,7 +105,10 @@ def real(name, value, low=None, high=None, low_included=True):
     ``low_included=False``, above it) up to ``high``; either bound may be None."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise InvalidTypeError(f"{name} must be a finite number (int or float), got {shown(value)}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int beyond the floats
+        raise InvalidValueError(f"{name} must be a finite number (int or float), got {int_text(int(value))}") from None
     if not math.isfinite(value):
         raise InvalidValueError(f"{name} must be a finite number (int or float), got {value!r}")
     if (low is not None and (value < low if low_included else value <= low)) or (high is not None and value > high):
@@ -125,7 +151,7 @@ def seed(name, value):
     if not is_int(value):
         raise InvalidTypeError(f"{name} must be None or an int >= 0, got {shown(value)}")
     if value < 0:
-        raise InvalidValueError(f"{name} must be None or an int >= 0, got {int(value)!r}")
+        raise InvalidValueError(f"{name} must be None or an int >= 0, got {int_text(int(value))}")
     return int(value)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from collections import Counter
 
-from . import auction, checks, scoring
+from . import auction, checks, safejson, scoring
 from .auction import ALEA, ALEA_IN, ALEA_NOT_YET, ALEA_OUT
 from .board import (
     CENTRAL_PARK,
@@ -67,6 +67,11 @@ CONFIG_KEYS = ("num_players", "board", "layout", "row_groups", "skyscrapers_per_
 # The generators a saved game may name, by class name: numpy's whose state is plain JSON data
 # (default_rng's PCG64 and its DXSM variant); the others' states hold numpy arrays.
 BIT_GENERATORS = {g.__name__: g for g in (np.random.PCG64, np.random.PCG64DXSM)}
+# Limits checked first (engine.safejson.check_shape): to_dict nests 4 levels of dicts and lists
+# (state.markers[0][3]) and holds under 1,000 values.
+MAX_DEPTH = 6
+MAX_VALUES = 4096
+MAX_INT_BITS = 3321  # 1,000 digits: far beyond any count, and the messages that show one stay cheap
 UNUSED_TILES = TOTAL_SHOPS - NUM_DISTRICTS - ROW_SLOTS  # 9 tiles leave the game unseen (R10)
 # The highest bid the cards allow: every card of one color and every black card (R1, R21): 302.
 MAX_BID = sum(v * c for v, c in zip(VALUES, COLORED_PER_COLOR)) + sum(v * c for v, c in zip(VALUES, BLACK_COUNTS))
@@ -99,6 +104,8 @@ def _checked(check, name, *args):
 
 
 def _int(name, value, low, high=None):
+    if high is None and checks.is_int(value) and abs(int(value)).bit_length() > MAX_INT_BITS:
+        _fail(f"{name} must be an int >= {low} of at most 1,000 digits, got {checks.int_text(int(value))}")
     return _checked(checks.integer, name, value, low, high)
 
 
@@ -221,9 +228,12 @@ def read(data, config_class):
     """``(config, rng, state)`` of a saved game, each checked; raises ``SavedGameError``.
 
     ``config_class`` is ``GameConfig`` (passed in: this module is imported by ``game``)."""
+    # Bounded before anything walks the record: a field nested 100,000 deep or a list of millions of
+    # items is refused here, never by a RecursionError or a long wait in the field checks below.
+    safejson.check_shape(data, "saved game field ", MAX_DEPTH, MAX_VALUES, error=SavedGameError)
     _checked(checks.mapping, "(top level)", data, TOP_KEYS)
     if not checks.is_int(data["format"]) or data["format"] != STATE_FORMAT:
-        _fail(f"unknown saved-game format {data['format']!r}; this version reads {STATE_FORMAT}")
+        _fail(f"unknown saved-game format {checks.shown(data['format'])}; this version reads {STATE_FORMAT}")
     raw = _checked(checks.mapping, "config", data["config"], CONFIG_KEYS)
     try:  # GameConfig keeps its own copies (tuples of plain values), so no copy is made here
         config = config_class(**{k: raw[k] for k in CONFIG_KEYS})

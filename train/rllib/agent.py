@@ -15,6 +15,7 @@ import os
 
 import torch
 
+from fifthave_env.engine import safejson
 from fifthave_env.engine.actions import NUM_ACTIONS
 
 from ..policy_agent import ActorNet, PolicyAgent
@@ -69,8 +70,7 @@ def _load_torch_actor(directory):
     if not (os.path.isfile(meta_path) and os.path.isfile(actor_path)):
         raise ValueError(f"{directory!r} is not a fifthave-rllib checkpoint: it needs {META_FILE} and "
                          f"{ACTOR_FILE} (written by fifthave-rllib into RUN_DIR/checkpoints/iter_NNNNNN)")
-    with open(meta_path) as f:
-        meta = json.load(f)
+    meta = safejson.load(meta_path)
     try:
         actor = build_actor(meta["obs_size"], meta["hidden"], meta["activation"])
         actor.load_state_dict(torch.load(actor_path, map_location="cpu", weights_only=True))

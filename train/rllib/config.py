@@ -6,10 +6,10 @@ checkpoint's ``meta.json`` stores.
 """
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 
 from agents.registry import check_agent_names
+from fifthave_env.engine import safejson
 
 
 @dataclass
@@ -156,8 +156,7 @@ def load_rllib_config(path=None, overrides=None, *, base=None):
     with ``overrides`` (a dict; None values ignored) applied."""
     data = dict(base or {})
     if path is not None:
-        with open(path) as f:
-            data = json.load(f)
+        data = safejson.load(path, f"the config file {path}")
     data.update({k: v for k, v in (overrides or {}).items() if v is not None})
     allowed = {f.name for f in dataclasses.fields(RLlibConfig)}
     unknown = set(data) - allowed
