@@ -96,7 +96,7 @@ def _tampered(record, change):
     (b"{not json", "not JSON"),
     (b"[" * 100000 + b"]" * 100000, "not JSON"),
     (b'"a string"', "not a game record"),
-    (b'{"settings": {}, "games": []}', "tournament"),
+    (b'{"settings": {}, "games": []}', "labels"),
 ])
 def test_a_file_that_is_no_record_gets_a_clear_message(client, body, says):
     response = _upload(client, body)
@@ -197,3 +197,22 @@ def _actors(record):
     for action in record.actions:
         yield game.actor
         game.apply(action)
+
+
+def test_a_tournament_game_is_played_again_from_its_seeds(client):
+    from agents.tournament import run_tournament, agent_factory
+
+    names = ["heuristic", "greedy", "random", "search:2"]
+    result = run_tournament([(n, agent_factory(n)) for n in names], games=4, seed=1)
+    data = {"settings": result.settings, "games": result.records}
+    listing = client.post("/api/replay", content=json.dumps(data)).json()
+    assert listing["kind"] == "tournament" and [g["game"] for g in listing["games"]] == [0, 1, 2, 3]
+    summary = client.post("/api/replay?game=2", content=json.dumps(data)).json()
+    assert summary["final"]["scores"] == result.records[2]["scores"]
+    assert summary["agents"] == [names[e] for e in result.records[2]["entries"]]
+    data["games"][1]["scores"][0] += 1  # a result that does not match its seeds
+    response = client.post("/api/replay?game=1", content=json.dumps(data))
+    assert response.status_code == 400 and "not the recorded" in response.json()["error"]
+    data["settings"]["labels"][0] = "policy:/tmp/evil.zip"  # a path in a file is never loaded
+    response = client.post("/api/replay?game=0", content=json.dumps(data))
+    assert response.status_code == 400 and "never loads a model" in response.json()["error"]

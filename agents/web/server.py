@@ -10,7 +10,8 @@ for the same and brings Jinja and Werkzeug for pages we do not template.
 Routes (every error is ``{"error": message}`` with a 4xx status; the page shows the message):
 
 - ``GET /``: the page; ``/static/...``: its script and style (no build step, no network).
-- ``POST /api/replay`` (body: a record file): a replay session; ``GET /api/replay/{id}`` its
+- ``POST /api/replay`` (body: a record file): a replay session (a tournament result: the list of its
+  games; ``?game=N`` replays game N from its seeds); ``GET /api/replay/{id}`` its
   summary (board, timeline, scores); ``GET /api/replay/{id}/frame/{step}?view=all|SEAT``.
 - ``GET /api/agents``: the agent names offered. ``POST /api/play`` (``{"seat", "agents", "players",
   "board", "seed"}``): a game against agents; ``GET /api/play/{id}``; ``POST /api/play/{id}/move``
@@ -38,8 +39,12 @@ from .sessions import (
     ReplaySession,
     SessionGone,
     SessionStore,
+    is_tournament,
     load_record,
+    parse_json,
     parse_view,
+    tournament_game_record,
+    tournament_games,
 )
 
 STATIC = os.path.join(os.path.dirname(__file__), "static")
@@ -119,10 +124,20 @@ def create_app(agent_maker=make_agent):
     async def new_replay(request):
         body = await _body(request, MAX_RECORD_BYTES)
         title = request.query_params.get("name", "recorded game")[:120]
+        game = request.query_params.get("game")
 
         def build():
-            return ReplaySession(load_record(body), title)
+            data = parse_json(body)
+            if not is_tournament(data):
+                return ReplaySession(load_record(body), title)
+            if game is None:  # the page lists the games to pick from
+                return tournament_games(data)
+            if not game.isdigit():
+                raise BadRequest(f"game must be a game number of the tournament, got {game!r}")
+            return ReplaySession(tournament_game_record(data, int(game)), f"{title}, game {game}")
         session = await _run(build)
+        if isinstance(session, list):
+            return JSONResponse({"kind": "tournament", "title": title, "games": session})
         key = store.add(session)
         return JSONResponse({"id": key, **session.summary()})
 

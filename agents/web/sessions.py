@@ -156,8 +156,8 @@ class ReplaySession:
         return frame
 
 
-def load_record(data):
-    """A ``GameRecord`` from untrusted JSON text or bytes; ``BadRequest`` with a clear message."""
+def parse_json(data):
+    """Untrusted JSON text or bytes as data; ``BadRequest`` with a clear message."""
     if isinstance(data, (bytes, bytearray)):
         if len(data) > MAX_RECORD_BYTES:
             raise BadRequest(f"the file is {len(data)} bytes; records up to {MAX_RECORD_BYTES} bytes are read")
@@ -166,12 +166,115 @@ def load_record(data):
         except UnicodeDecodeError:
             raise BadRequest("the file is not UTF-8 text: a game record is a JSON file") from None
     try:
-        parsed = json.loads(data)
+        return json.loads(data)
     except (ValueError, RecursionError) as error:
         raise BadRequest(f"the file is not JSON: {str(error)[:200]}") from None
-    if isinstance(parsed, dict) and "settings" in parsed and "games" in parsed and "initial_state" not in parsed:
-        raise BadRequest("this is a tournament result (fifthave-tournament --out): it holds each game's outcome, "
-                         "not its moves; pick one of its games to replay")
+
+
+def is_tournament(data):
+    """Whether ``data`` is a tournament result (``TournamentResult.save``): settings and per-game outcomes."""
+    return isinstance(data, dict) and "settings" in data and "games" in data and "initial_state" not in data
+
+
+def tournament_games(data):
+    """The games of a tournament result, for the page to pick one: index, seats' labels, scores."""
+    settings, games = _tournament_parts(data)
+    labels = settings["labels"]
+    listed = []
+    for record in games:
+        if isinstance(record, dict) and checks.is_int(record.get("game")) and isinstance(record.get("entries"), list):
+            entries = record["entries"]
+            names = [labels[e] if checks.is_int(e) and 0 <= e < len(labels) else "?" for e in entries]
+            listed.append({"game": record["game"], "agents": names, "scores": record.get("scores"),
+                           "turns": record.get("turns")})
+    return listed[:5000]
+
+
+def _tournament_parts(data):
+    settings, games = data.get("settings"), data.get("games")
+    if not isinstance(settings, dict) or not isinstance(games, list):
+        raise BadRequest("a tournament result holds 'settings' (a dict) and 'games' (a list)")
+    labels = settings.get("labels")
+    if not (isinstance(labels, list) and labels and all(isinstance(x, str) and len(x) < 200 for x in labels)):
+        raise BadRequest("the tournament's settings lack its agents' labels")
+    return settings, games
+
+
+def tournament_game_record(data, index):
+    """Game ``index`` of a tournament result, played again from its seeds (the result keeps outcomes, not
+    moves): the same deal, seats and agent generators as ``agents.tournament.play_game``. Only scripted
+    agents and ``search`` are replayed (a record never makes the server load a model from a path), and
+    the replayed scores must equal the recorded ones."""
+    from fifthave_env import fifth_avenue_v0
+
+    from ..registry import AGENT_FACTORIES
+    from ..search import search_factory
+    from ..tournament import deal_seatings, deal_seed, games_per_deal
+
+    settings, games = _tournament_parts(data)
+    labels = settings["labels"]
+    try:
+        n = checks.choice("settings.num_players", settings.get("num_players"), (2, 3, 4))
+        board = checks.choice("settings.board", settings.get("board"), (5, 6))
+        seed = checks.integer("settings.seed", settings.get("seed"), 0)
+        max_turns = checks.integer("settings.max_turns", settings.get("max_turns"), 1, 1_000_000)
+        seat_orders = checks.choice("settings.seat_orders", settings.get("seat_orders", "cyclic"),
+                                    ("cyclic", "all", "sample"))
+        per_deal_orders = checks.integer("settings.orders_per_deal", settings.get("orders_per_deal", n), 1, 24)
+    except ValueError as error:
+        raise BadRequest(f"the tournament's settings are not valid: {error}") from None
+    found = [g for g in games if isinstance(g, dict) and g.get("game") == index]
+    if not checks.is_int(index) or not found:
+        raise BadRequest(f"the tournament has no game {index!r}")
+    outcome = found[0]
+    factories = []
+    for label in labels:
+        if label in AGENT_FACTORIES:
+            factories.append(AGENT_FACTORIES[label])
+        elif label == "search" or label.startswith("search:"):
+            try:
+                factories.append(search_factory(label))
+            except ValueError as error:
+                raise BadRequest(f"cannot replay agent {label!r}: {error}") from None
+        else:
+            raise BadRequest(f"this tournament seats {label!r}: the viewer replays tournament games of scripted agents "
+                             "and search only (it never loads a model named by a file); record such games with "
+                             "fifthave_env.replay.record_game instead")
+    per_deal = games_per_deal(n, seat_orders, per_deal_orders)
+    deal, rotation = divmod(index, per_deal)
+    seats = deal_seatings(n, seat_orders, seed, deal, per_deal_orders)[rotation]
+    env = fifth_avenue_v0.env(num_players=n, board=board, max_turns=max_turns)
+    env.reset(seed=deal_seed(seed, deal))
+    game = env.unwrapped.game
+    agents = {}
+    for seat, entry in enumerate(seats):
+        agent = factories[entry]()
+        agent.reset(game.config, seat, np.random.default_rng([seed, deal, rotation, entry]))
+        give_sampler(agent, game, seat)
+        agents[seat] = agent
+    record = GameRecord.start(game)
+    record.agents = [labels[entry] for entry in seats]
+    record.explanations = []
+    observations = LayoutObservations(game.config, agents, env_layout=None)
+    for _ in range(max_turns * 200):
+        if game.is_over:
+            break
+        seat = game.actor
+        action = int(agents[seat].act(observations.observe(game, seat), game.action_mask()))
+        game.apply(action)
+        record.actions.append(action)
+        record.explanations.append(explain(agents[seat]))
+    if list(game.scores) != outcome.get("scores"):
+        raise BadRequest(f"game {index} played again ends with the scores {game.scores}, not the recorded "
+                         f"{outcome.get('scores')}: the agents or the rules changed since the tournament was run")
+    return record
+
+
+def load_record(data):
+    """A ``GameRecord`` from untrusted JSON text or bytes; ``BadRequest`` with a clear message."""
+    parsed = parse_json(data)
+    if is_tournament(parsed):
+        raise BadRequest("this is a tournament result (fifthave-tournament --out): pick one of its games to replay")
     try:
         return GameRecord.from_dict(parsed)
     except (ValueError, TypeError, RecursionError) as error:

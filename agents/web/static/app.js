@@ -430,13 +430,27 @@ function drawTimeline(summary) {
   });
 }
 
-async function openRecord(file) {
+function pickTournamentGame(file, body, listing) {
+  const select = el("select", {id: "tournament-game"}, el("option", {value: ""}, `${listing.games.length} games: pick one`));
+  for (const g of listing.games) {
+    select.append(el("option", {value: String(g.game)},
+      `game ${g.game}: ${g.agents.map((a, s) => `${a} ${Array.isArray(g.scores) ? g.scores[s] : "?"}`).join(", ")}`));
+  }
+  select.onchange = () => { if (select.value !== "") openRecord(file, body, select.value); };
+  $("replay-title").replaceChildren(`${file.name}: a tournament — the game is played again from its seeds `, select);
+}
+
+async function openRecord(file, body, game) {
   stopPlaying();
   showMessage("");
-  let body;
-  try { body = await file.arrayBuffer(); } catch (error) { showMessage(`cannot read ${file.name}`); return; }
+  if (!body) {
+    try { body = await file.arrayBuffer(); } catch (error) { showMessage(`cannot read ${file.name}`); return; }
+  }
+  $("status").textContent = "reading the record…";
   try {
-    const summary = await api("POST", `/api/replay?name=${encodeURIComponent(file.name)}`, body, true);
+    const query = `name=${encodeURIComponent(file.name)}` + (game === undefined ? "" : `&game=${game}`);
+    const summary = await api("POST", `/api/replay?${query}`, body, true);
+    if (summary.kind === "tournament") { pickTournamentGame(file, body, summary); return; }
     replay.id = summary.id;
     replay.summary = summary;
     const view = $("view");
@@ -456,6 +470,8 @@ async function openRecord(file) {
     await showStep(0);
   } catch (error) {
     showMessage(`${file.name}: ${error.message}`);
+  } finally {
+    $("status").textContent = "";
   }
 }
 
