@@ -24,6 +24,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from agents.registry import AGENT_FACTORIES  # noqa: E402
+from agents.search import SearchAgent  # noqa: E402
 from agents.web.server import create_app  # noqa: E402
 from fifthave_env.replay import record_game  # noqa: E402
 
@@ -69,7 +70,7 @@ def browser():
     options.binary_location = CHROMIUM
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1600,1000", f"--user-data-dir={profile}"):
+                 "--window-size=1500,1280", f"--user-data-dir={profile}"):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.implicitly_wait(0)
@@ -84,7 +85,8 @@ def _screenshot(driver, name):
 
 
 def test_replay_steps_to_the_end_and_shows_the_recorded_scores(server, browser, tmp_path):
-    record = record_game([AGENT_FACTORIES["heuristic"]() for _ in range(4)], seed=11)
+    agents = [SearchAgent(rollouts=4, depth=2), *(AGENT_FACTORIES[n]() for n in ("heuristic", "greedy", "heuristic"))]
+    record = record_game(agents, seed=11)
     final = record.final_game()
     path = tmp_path / "game.json"
     path.write_text(json.dumps(record.to_dict()))
@@ -110,6 +112,16 @@ def test_replay_steps_to_the_end_and_shows_the_recorded_scores(server, browser, 
     turn.send_keys("20\n")
     wait.until(lambda d: d.find_element(By.ID, "replay-game").get_attribute("data-step") != end)
     _screenshot(browser, "replay_turn20.png")
+    # a decision the search agent explained: its candidates and values are shown, the one it played marked
+    searched = next(i for i, report in enumerate(record.explanations) if report and i > 150)
+    move = browser.find_element(By.ID, "jump-step")
+    move.clear()
+    move.send_keys(f"{searched}\n")
+    wait.until(lambda d: d.find_element(By.ID, "replay-game").get_attribute("data-step") == str(searched))
+    rows = browser.find_elements(By.CSS_SELECTOR, "#replay-side table.explain tr")
+    assert len(rows) == 1 + len(record.explanations[searched]["candidates"])
+    assert browser.find_elements(By.CSS_SELECTOR, "#replay-side table.explain tr.taken")
+    _screenshot(browser, "replay_search_report.png")
 
 
 def test_a_whole_game_against_scripted_agents_by_clicking(server, browser):
