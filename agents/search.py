@@ -267,8 +267,8 @@ class SearchAgent:
                 totals[i] += self.evaluator(g, self.seat)
         values = totals / samples
         self.last_search = (candidates, values.copy(), default)
-        self.explanation = {"kind": "search", "value": "mean value (0-1: win share, or projected margin) after the rollouts",
-                            "samples": samples, "default": list(default),
+        self.explanation = {"kind": "search", "samples": samples, "default": list(default),
+                            "value": "mean value (0-1: win share, or projected margin) after the rollouts",
                             "candidates": [{"actions": list(m), "value": round(float(v), 3)}
                                            for m, v in zip(candidates, values)]}
         if default in candidates:

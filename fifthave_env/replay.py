@@ -20,6 +20,11 @@ or let :func:`record_game` play a game between agents. Then::
 
 The input may also be a bare saved state (``Game.to_dict()`` / ``env.state_dict()``
 as JSON): its picture is the only frame.
+
+A record may also name each seat's agent (``agents``) and keep, per action, what its agent
+reported about it (``explanations``: the agent's optional ``explain()``, see
+``agent_protocol``, or null); ``record_game`` fills both, and the web viewer (``agents.web``)
+shows them. Both are checked on load like the rest (an explanation is small JSON data).
 """
 
 import argparse
@@ -80,13 +85,12 @@ class GameRecord:
         (``InvalidTypeError`` for a wrong type) naming the field."""
         checks.mapping("recorded game", data)
         if "initial_state" in data:
-            present = [k for k in RECORD_KEYS if k in data] + [k for k in RECORD_OPTIONAL_KEYS if k in data]
-            checks.mapping("recorded game", {k: data[k] for k in data if k not in RECORD_OPTIONAL_KEYS}, RECORD_KEYS)
-            if len(present) != len(data):
-                unknown = [k for k in data if k not in present]
+            unknown = [k for k in data if k not in RECORD_KEYS + RECORD_OPTIONAL_KEYS]
+            if unknown:
                 raise checks.InvalidValueError(f"recorded game has the unknown key(s) {', '.join(map(repr, unknown))}; "
                                                f"it holds {', '.join(RECORD_KEYS)} and optionally "
                                                f"{', '.join(RECORD_OPTIONAL_KEYS)}")
+            checks.mapping("recorded game", {k: v for k, v in data.items() if k in RECORD_KEYS}, RECORD_KEYS)
             version = data["record_format"]
             if not checks.is_int(version) or version != RECORD_FORMAT:
                 raise checks.InvalidValueError(f"unknown record format {checks.shown(version)}; "

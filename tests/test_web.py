@@ -22,6 +22,9 @@ from fifthave_env.engine.game import Game  # noqa: E402
 from fifthave_env.replay import GameRecord, record_game  # noqa: E402
 
 
+OCTETS = {"Content-Type": "application/octet-stream"}
+
+
 @pytest.fixture(scope="module")
 def record():
     return record_game([AGENT_FACTORIES["heuristic"]() for _ in range(4)], seed=3)
@@ -34,7 +37,7 @@ def client():
 
 def _upload(client, data):
     body = data if isinstance(data, bytes) else json.dumps(data).encode()
-    return client.post("/api/replay", content=body)
+    return client.post("/api/replay", content=body, headers=OCTETS)
 
 
 def _midgame(record, moves):
@@ -121,7 +124,7 @@ def test_a_corrupt_or_hostile_record_is_refused_with_a_clear_message(client, rec
 
 
 def test_an_oversized_upload_is_refused(client):
-    response = client.post("/api/replay", content=b" " * (MAX_RECORD_BYTES + 1))
+    response = client.post("/api/replay", content=b" " * (MAX_RECORD_BYTES + 1), headers=OCTETS)
     assert response.status_code == 400 and "too large" in response.json()["error"]
 
 
@@ -146,7 +149,7 @@ def test_a_stale_page_after_a_restart_is_told_so(client, record):
 def test_a_bad_new_game_is_refused_with_a_clear_message(client, request_body, says):
     response = client.post("/api/play", json=request_body)
     assert response.status_code == 400 and says in response.json()["error"]
-    assert client.post("/api/play", content=b"[1, 2").status_code == 400
+    assert client.post("/api/play", content=b"[1, 2", headers={"Content-Type": "application/json"}).status_code == 400
 
 
 def test_a_game_played_through_the_api_replays_to_the_same_end(client):
@@ -205,14 +208,24 @@ def test_a_tournament_game_is_played_again_from_its_seeds(client):
     names = ["heuristic", "greedy", "random", "search:2"]
     result = run_tournament([(n, agent_factory(n)) for n in names], games=4, seed=1)
     data = {"settings": result.settings, "games": result.records}
-    listing = client.post("/api/replay", content=json.dumps(data)).json()
+    listing = client.post("/api/replay", content=json.dumps(data), headers=OCTETS).json()
     assert listing["kind"] == "tournament" and [g["game"] for g in listing["games"]] == [0, 1, 2, 3]
-    summary = client.post("/api/replay?game=2", content=json.dumps(data)).json()
+    summary = client.post("/api/replay?game=2", content=json.dumps(data), headers=OCTETS).json()
     assert summary["final"]["scores"] == result.records[2]["scores"]
     assert summary["agents"] == [names[e] for e in result.records[2]["entries"]]
     data["games"][1]["scores"][0] += 1  # a result that does not match its seeds
-    response = client.post("/api/replay?game=1", content=json.dumps(data))
+    response = client.post("/api/replay?game=1", content=json.dumps(data), headers=OCTETS)
     assert response.status_code == 400 and "not the recorded" in response.json()["error"]
     data["settings"]["labels"][0] = "policy:/tmp/evil.zip"  # a path in a file is never loaded
-    response = client.post("/api/replay?game=0", content=json.dumps(data))
+    response = client.post("/api/replay?game=0", content=json.dumps(data), headers=OCTETS)
     assert response.status_code == 400 and "never loads a model" in response.json()["error"]
+
+
+def test_another_sites_form_and_a_rebound_host_name_are_refused(record):
+    app = TestClient(create_app(allowed_hosts=["127.0.0.1", "localhost"]), base_url="http://127.0.0.1")
+    form = app.post("/api/play", content=b"seat=0", headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert form.status_code == 400 and "application/json" in form.json()["error"]
+    upload = app.post("/api/replay", content=json.dumps(record.to_dict()), headers={"Content-Type": "text/plain"})
+    assert upload.status_code == 400 and "octet-stream" in upload.json()["error"]
+    assert app.get("/api/agents").status_code == 200
+    assert app.get("/api/agents", headers={"Host": "evil.example"}).status_code == 400

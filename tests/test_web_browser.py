@@ -129,12 +129,13 @@ def test_a_whole_game_against_scripted_agents_by_clicking(server, browser):
     browser.find_element(By.ID, "tab-play").click()
     wait = WebDriverWait(browser, 20)
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#opponents input"))
-    for field, name in zip(browser.find_elements(By.CSS_SELECTOR, "#opponents input"), ("greedy", "random", "heuristic")):
+    fields = browser.find_elements(By.CSS_SELECTOR, "#opponents input")
+    for field, name in zip(fields, ("greedy", "random", "heuristic")):
         field.clear()
         field.send_keys(name)
     browser.find_element(By.ID, "seed").send_keys("5")
     browser.find_element(By.ID, "start").click()
-    clicks = 0
+    clicks = board_clicks = card_clicks = 0
     screenshot_taken = False
     while True:
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#your-move button.action")
@@ -146,11 +147,22 @@ def test_a_whole_game_against_scripted_agents_by_clicking(server, browser):
         if not screenshot_taken and len(buttons) > 3 and clicks > 40:
             _screenshot(browser, "play_midgame.png")
             screenshot_taken = True
-        # the last offered move: the bid card buttons come first, so a bidding turn also confirms or passes
-        buttons[-1].click()
+        # the board where it offers the move (a plot, a district, a commissioner's destination), a card of
+        # a bid now and then, else the last move button (after the bid cards: confirm or pass)
+        on_board = browser.find_elements(By.CSS_SELECTOR, "#play-board [data-action]")
+        cards = browser.find_elements(By.CSS_SELECTOR, "#your-move button.card-button")
+        if on_board and clicks % 2 == 0:
+            on_board[0].click()
+            board_clicks += 1
+        elif cards and clicks % 3 == 0:
+            cards[0].click()
+            card_clicks += 1
+        else:
+            buttons[-1].click()
         clicks += 1
         wait.until(lambda d: d.find_element(By.ID, "play-game").get_attribute("data-step") != step)
         assert clicks < 2000
+    assert board_clicks and card_clicks
     status = browser.find_element(By.ID, "play-status").text
     assert "game over" in status and ("you win" in status or "you lose" in status)
     link = browser.find_element(By.ID, "download")

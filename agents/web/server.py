@@ -26,6 +26,8 @@ import sys
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -88,7 +90,17 @@ async def _body(request, limit):
     return body
 
 
+def _require_type(request, expected):
+    """Refuse a body that is not ``expected``: another web site's page can post a form (text/plain,
+    urlencoded, multipart) to this local server, but not JSON or octet-stream without a preflight
+    this server does not answer."""
+    given = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if given != expected:
+        raise BadRequest(f"send the request as {expected}, not {given or 'no content type'}")
+
+
 async def _json(request):
+    _require_type(request, "application/json")
     body = await _body(request, MAX_JSON_BYTES)
     try:
         data = json.loads(body or b"{}")
@@ -113,8 +125,10 @@ def make_agent(name):
     return agent_factory(name)()
 
 
-def create_app(agent_maker=make_agent):
-    """The Starlette app; ``agent_maker(name)`` builds the agents of played games (tests pass their own)."""
+def create_app(agent_maker=make_agent, allowed_hosts=None):
+    """The Starlette app; ``agent_maker(name)`` builds the agents of played games. ``allowed_hosts``: the
+    Host headers answered (None: any); a server on the loopback answers only its own names, so that a
+    web page cannot reach it through a DNS name rebound to 127.0.0.1."""
     store = SessionStore()
 
     async def index(request):
@@ -122,6 +136,7 @@ def create_app(agent_maker=make_agent):
 
     @_handled
     async def new_replay(request):
+        _require_type(request, "application/octet-stream")
         body = await _body(request, MAX_RECORD_BYTES)
         title = request.query_params.get("name", "recorded game")[:120]
         game = request.query_params.get("game")
@@ -215,7 +230,8 @@ def create_app(agent_maker=make_agent):
         Route("/api/play/{key}/record", game_record),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes)
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else []
+    return Starlette(routes=routes, middleware=middleware)
 
 
 def _committed_models():
@@ -234,11 +250,14 @@ def main(argv=None):
         description="Watch recorded games and play against the agents in your browser (a local web app).")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: only this machine can connect)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+                        help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
     args = parser.parse_args(argv)
     import uvicorn
 
-    config = uvicorn.Config(create_app(), host=args.host, port=args.port, log_level="warning")
+    loopback = args.host in ("127.0.0.1", "localhost", "::1")
+    hosts = ["127.0.0.1", "localhost", "[::1]"] if loopback else None
+    config = uvicorn.Config(create_app(allowed_hosts=hosts), host=args.host, port=args.port, log_level="warning")
     server = uvicorn.Server(config)
     _announce(server, args.host)
     server.run()

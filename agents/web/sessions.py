@@ -20,7 +20,7 @@ import numpy as np
 
 from fifthave_env.agent_protocol import LayoutObservations, explain, give_sampler
 from fifthave_env.engine import checks
-from fifthave_env.engine.actions import IllegalActionError
+from fifthave_env.engine.actions import NUM_ACTIONS, IllegalActionError
 from fifthave_env.engine.board import LOCATION_NAMES
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, Game, GameConfig
@@ -356,8 +356,8 @@ class PlaySession:
         if self.game.actor != self.human:
             raise Conflict("it is not your turn")
         if action not in self.game.legal_actions():
-            raise Conflict(f"that move ({self.game.describe(action) if 0 <= action < 147 else action}) is not "
-                           "legal now; choose one of the moves offered")
+            shown = self.game.describe(action) if 0 <= action < NUM_ACTIONS else action
+            raise Conflict(f"that move ({shown}) is not legal now; choose one of the moves offered")
         self._apply(action)
         self.advance()
 

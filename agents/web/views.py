@@ -18,6 +18,7 @@ from fifthave_env.engine.actions import (
     BUILD,
     DRAW_COLOR,
     MOVE,
+    NUM_ACTIONS,
     PLACE_START,
     SCORE_DISTRICT,
     SHOP_PLOT,
@@ -179,9 +180,9 @@ def explanation_view(game, explanation):
             if not isinstance(candidate, dict):
                 continue
             actions = candidate.get("actions")
-            names = ([game.describe(a) for a in actions] if isinstance(actions, list)
-                     and all(isinstance(a, int) and not isinstance(a, bool) and 0 <= a < len(_BLOCK_OF) for a in actions)
-                     else [])
+            valid = isinstance(actions, list) and all(
+                isinstance(a, int) and not isinstance(a, bool) and 0 <= a < NUM_ACTIONS for a in actions)
+            names = [game.describe(a) for a in actions] if valid else []
             named.append({**candidate, "names": names})
         shown["candidates"] = named
     return shown

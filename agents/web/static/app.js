@@ -184,10 +184,6 @@ function drawBoard(svg, layout, state, legal, onAction) {
       stroke: auctioned ? "#ebaa00" : "#787064", "stroke-width": auctioned ? 5 : 2}, g);
     svText(g, d.x, d.y - layout.district_radius - 11, `${di} ${d.name}`, {"font-size": 14});
     if (byDistrict[di] !== undefined) clickable(disc, byDistrict[di]);
-    if (closed) {
-      sv("rect", {x: d.x - 46, y: d.y - 13, width: 92, height: 26, rx: 5, fill: "#46423c"}, g);
-      svText(g, d.x, d.y, "CLOSED", {fill: "#fff", "font-size": 15});
-    }
     state.markers.forEach((m, c) => { if (m[di]) flag(g, d.x + 66 + 18 * c, d.y - layout.district_radius - 10, layout.commissioner_colors[c]); });
   });
   for (const info of layout.plots) {
@@ -208,6 +204,11 @@ function drawBoard(svg, layout, state, legal, onAction) {
       clickable(g, byPlot[info.plot]);
     }
   }
+  layout.districts.forEach((d, di) => {  // over the plots: a building stop closed the district (R24)
+    if (!state.closed[di]) return;
+    sv("rect", {x: d.x - 46, y: d.y - 13, width: 92, height: 26, rx: 5, fill: "#46423c"}, svg);
+    svText(svg, d.x, d.y, "CLOSED", {fill: "#fff", "font-size": 15});
+  });
   // commissioners (and, when one must move, the places it may go)
   state.commissioners.forEach((loc, c) => {
     const both = state.commissioners[1 - c] === loc;
