@@ -3,6 +3,7 @@ input of every kind gets a clear message and no crash, a game played through the
 same end, and the agents' ``explain()`` reports reach game records."""
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -10,7 +11,9 @@ import pytest
 pytest.importorskip("starlette", reason="the web app needs starlette (pip install starlette uvicorn)")
 pytest.importorskip("httpx", reason="starlette's test client needs httpx")
 
-from starlette.testclient import TestClient  # noqa: E402
+with warnings.catch_warnings():  # starlette 1.x would rather have httpx2, which PyPI does not carry yet
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient  # noqa: E402
 
 from agents.registry import AGENT_FACTORIES  # noqa: E402
 from agents.search import SearchAgent  # noqa: E402
