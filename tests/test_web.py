@@ -21,7 +21,7 @@ from agents.web.server import create_app  # noqa: E402
 from agents.web.sessions import MAX_RECORD_BYTES  # noqa: E402
 from agents.web.views import state_view  # noqa: E402
 from fifthave_env.engine.determinize import determinize  # noqa: E402
-from fifthave_env.engine.game import Game  # noqa: E402
+from fifthave_env.engine.game import Game, GameConfig  # noqa: E402
 from fifthave_env.replay import GameRecord, record_game  # noqa: E402
 
 
@@ -232,3 +232,45 @@ def test_another_sites_form_and_a_rebound_host_name_are_refused(record):
     assert upload.status_code == 400 and "octet-stream" in upload.json()["error"]
     assert app.get("/api/agents").status_code == 200
     assert app.get("/api/agents", headers={"Host": "evil.example"}).status_code == 400
+
+
+def test_the_command_prints_its_address_and_serves_the_page_with_nothing_from_the_network():
+    import os
+    import re
+    import subprocess
+    import sys
+    import urllib.request
+
+    server = subprocess.Popen([sys.executable, "-m", "agents.web", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline()
+        address = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
+        page = urllib.request.urlopen(address, timeout=10).read().decode()
+        assert "/static/app.js" in page
+        static = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "agents", "web", "static")
+        for name in os.listdir(static):
+            served = urllib.request.urlopen(address + "static/" + name, timeout=10).read().decode()
+            with open(os.path.join(static, name)) as f:
+                assert served == f.read()
+            # no CDN, font or script from elsewhere: the only URL is the SVG namespace
+            assert set(re.findall(r"https?://[^\s\"'`)]+", served)) <= {"http://www.w3.org/2000/svg"}, name
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_the_learned_agents_explain_their_decisions():
+    pytest.importorskip("torch")
+    from agents.tournament import agent_factory
+
+    names = ["policy:results/training/policy.zip", "values:results/training/values/values.pt"]
+    agents = [agent_factory(n)() for n in names] + [AGENT_FACTORIES["heuristic"]() for _ in range(2)]
+    record = record_game(agents, config=GameConfig(max_turns=12), seed=5)  # a few turns are enough
+    kinds = {}
+    for seat, report in zip(_actors(record), record.explanations):
+        if report is not None:
+            kinds.setdefault(seat, set()).add(report["kind"])
+    assert kinds == {0: {"policy"}, 1: {"values"}}
+    for report in (r for r in record.explanations if r and r["kind"] == "policy"):
+        probabilities = [c["value"] for c in report["candidates"]]
+        assert probabilities == sorted(probabilities, reverse=True) and 0 < sum(probabilities) <= 1 + 1e-3
