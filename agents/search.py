@@ -161,6 +161,7 @@ class SearchAgent:
         self.sampler = None
         self.searched = 0  # decisions that ran a search (for timing reports)
         self.last_search = None  # (candidates, mean values, the heuristic's candidate) of the latest search
+        self.explanation = None  # what explain() reports about the latest act
 
     def attach_sampler(self, sampler):
         """``sampler(rng)`` returns a determinization of the current game for this seat."""
@@ -179,7 +180,13 @@ class SearchAgent:
         """Forget the rest of a bid chosen earlier (the seat played something else)."""
         self.plan = []
 
+    def explain(self):
+        """What the latest ``act`` weighed (agent protocol): the candidates it valued, or None when it
+        valued none (a single legal move, the heuristic's choice, the rest of a bid chosen earlier)."""
+        return self.explanation
+
     def act(self, observation, action_mask):
+        self.explanation = None
         while self.plan:  # the rest of a bid chosen earlier this bidding turn
             action = self.plan.pop(0)
             if action_mask[action]:
@@ -260,6 +267,10 @@ class SearchAgent:
                 totals[i] += self.evaluator(g, self.seat)
         values = totals / samples
         self.last_search = (candidates, values.copy(), default)
+        self.explanation = {"kind": "search", "samples": samples, "default": list(default),
+                            "value": "mean value (0-1: win share, or projected margin) after the rollouts",
+                            "candidates": [{"actions": list(m), "value": round(float(v), 3)}
+                                           for m, v in zip(candidates, values)]}
         if default in candidates:
             values[candidates.index(default)] += self.prior
         return candidates[int(values.argmax())]

@@ -7,6 +7,12 @@ environments need not import ``agents``:
   seat's door to the live game (``give_sampler``); without it, it cannot search.
 - ``observation_layout``: the observation layout the agent reads (``observation.LAYOUTS``,
   default 0); ``LayoutObservations`` builds it whatever layout the runner's env has.
+- ``explain()``: a small JSON-able dict about the agent's latest ``act`` (or None when it has
+  nothing to say about it), which game records keep (``replay.record_game``) and the web viewer
+  shows (``agents.web``). Its shape: ``{"kind": ..., "value": what the numbers mean,
+  "candidates": [{"actions": [action ids], "value": number}, ...]}`` plus anything else small, e.g.
+  policy probabilities (``train.policy_agent``), candidate values (``train.values_agent``),
+  search values and samples (``agents.search``).
 
 The tournament, the terminal game, the Gymnasium env and the RLlib env all seat agents this way.
 """
@@ -20,6 +26,12 @@ def give_sampler(agent, game, seat):
     seat's door to ``game``: a sampler of determinizations that hold only what the seat knows."""
     if hasattr(agent, "attach_sampler"):
         agent.attach_sampler(SeatSampler(game, seat))
+
+
+def explain(agent):
+    """What ``agent`` reported about its latest ``act`` (its optional ``explain()``), or None."""
+    report = getattr(agent, "explain", None)
+    return report() if report is not None else None
 
 
 def observation_layout(agent):

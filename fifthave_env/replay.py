@@ -20,6 +20,11 @@ or let :func:`record_game` play a game between agents. Then::
 
 The input may also be a bare saved state (``Game.to_dict()`` / ``env.state_dict()``
 as JSON): its picture is the only frame.
+
+A record may also name each seat's agent (``agents``) and keep, per action, what its agent
+reported about it (``explanations``: the agent's optional ``explain()``, see
+``agent_protocol``, or null); ``record_game`` fills both, and the web viewer (``agents.web``)
+shows them. Both are checked on load like the rest (an explanation is small JSON data).
 """
 
 import argparse
@@ -30,13 +35,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .agent_protocol import LayoutObservations, give_sampler
+from .agent_protocol import LayoutObservations, explain, give_sampler
 from .engine import checks, safejson
 from .engine.actions import NUM_ACTIONS
 from .engine.game import Game, GameConfig, IllegalActionError
 
 RECORD_FORMAT = 1
 RECORD_KEYS = ("record_format", "initial_state", "actions")
+# Optional: the agent name per seat, and per action what its agent reported (``explain()``, or null)
+RECORD_OPTIONAL_KEYS = ("agents", "explanations")
+# An explanation is a small JSON report: bounded, so that a hostile record cannot blow up the viewer
+EXPLANATION_LIMITS = {"depth": 4, "items": 200, "text": 200}
 FRAME_EVERY = ("action", "turn")
 # GIF frame delays are hundredths of a second, at most 655.35 s (the last frame shows 3 times longer)
 FPS_RANGE = (0.01, 100.0)
@@ -48,6 +57,10 @@ class GameRecord:
 
     initial_state: dict
     actions: list = field(default_factory=list)
+    agents: list | None = None
+    """The agent's name per seat, when known."""
+    explanations: list | None = None
+    """Per action, what its agent reported about it (its ``explain()``, agent protocol) or None."""
 
     @classmethod
     def start(cls, game):
@@ -55,8 +68,13 @@ class GameRecord:
         return cls(game.to_dict(), [])
 
     def to_dict(self):
-        return {"record_format": RECORD_FORMAT, "initial_state": self.initial_state,
+        data = {"record_format": RECORD_FORMAT, "initial_state": self.initial_state,
                 "actions": [int(a) for a in self.actions]}
+        if self.agents is not None:
+            data["agents"] = list(self.agents)
+        if self.explanations is not None and any(e is not None for e in self.explanations):
+            data["explanations"] = list(self.explanations)
+        return data
 
     @classmethod
     def from_dict(cls, data):
@@ -67,7 +85,12 @@ class GameRecord:
         (``InvalidTypeError`` for a wrong type) naming the field."""
         checks.mapping("recorded game", data)
         if "initial_state" in data:
-            checks.mapping("recorded game", data, RECORD_KEYS)
+            unknown = [k for k in data if k not in RECORD_KEYS + RECORD_OPTIONAL_KEYS]
+            if unknown:
+                raise checks.InvalidValueError(f"recorded game has the unknown key(s) {', '.join(map(repr, unknown))}; "
+                                               f"it holds {', '.join(RECORD_KEYS)} and optionally "
+                                               f"{', '.join(RECORD_OPTIONAL_KEYS)}")
+            checks.mapping("recorded game", {k: v for k, v in data.items() if k in RECORD_KEYS}, RECORD_KEYS)
             version = data["record_format"]
             if not checks.is_int(version) or version != RECORD_FORMAT:
                 raise checks.InvalidValueError(f"unknown record format {checks.shown(version)}; "
@@ -76,7 +99,19 @@ class GameRecord:
             # exact ints: a float, bool or numeric string is no action id
             actions = [checks.integer(f"recorded game's actions[{i}]", a, 0, NUM_ACTIONS - 1)
                        for i, a in enumerate(actions)]
-            return cls(data["initial_state"], actions)
+            agents = data.get("agents")
+            if agents is not None:
+                agents = [_text(f"recorded game's agents[{i}]", name, EXPLANATION_LIMITS["text"])
+                          for i, name in enumerate(checks.sequence("recorded game's agents", agents))]
+            explanations = data.get("explanations")
+            if explanations is not None:
+                explanations = checks.sequence("recorded game's explanations", explanations)
+                if len(explanations) != len(actions):
+                    raise checks.InvalidValueError(f"recorded game's explanations must have one entry per action "
+                                                   f"({len(actions)}), got {len(explanations)}")
+                explanations = [None if e is None else _report(f"recorded game's explanations[{i}]", e)
+                                for i, e in enumerate(explanations)]
+            return cls(data["initial_state"], actions, agents, explanations)
         if "state" in data and "config" in data:
             return cls(data, [])
         raise checks.InvalidValueError(
@@ -115,13 +150,49 @@ class GameRecord:
         return game
 
 
+def _text(name, value, limit):
+    if not isinstance(value, str):
+        raise checks.InvalidTypeError(f"{name} must be text, got {checks.shown(value)}")
+    if len(value) > limit:
+        raise checks.InvalidValueError(f"{name} is {len(value)} characters long; at most {limit} are allowed")
+    return value
+
+
+def _report(name, value, depth=0):
+    """``value`` if it is a small JSON report (an agent's ``explain()``): dicts with text keys, lists,
+    text, finite numbers, booleans and null, within ``EXPLANATION_LIMITS``."""
+    limits = EXPLANATION_LIMITS
+    if depth == 0:
+        checks.mapping(name, value)
+    if depth > limits["depth"]:
+        raise checks.InvalidValueError(f"{name} is nested more than {limits['depth']} levels deep")
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise checks.InvalidValueError(f"{name} must be a finite number, got {value!r}")
+        return value
+    if isinstance(value, str):
+        return _text(name, value, limits["text"])
+    if isinstance(value, (list, dict)) and len(value) > limits["items"]:
+        raise checks.InvalidValueError(f"{name} holds {len(value)} items; at most {limits['items']} are allowed")
+    if isinstance(value, list):
+        return [_report(f"{name}[{i}]", v, depth + 1) for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        return {_text(f"a key of {name}", k, limits["text"]): _report(f"{name}[{k!r}]", v, depth + 1)
+                for k, v in value.items()}
+    raise checks.InvalidTypeError(f"{name} must be JSON data (dict, list, text, number, bool or null), "
+                                  f"got {checks.shown(value)}")
+
+
 def record_game(agents, config=None, seed=None):
     """Play one game between ``agents`` (one per seat, see ``agents.base``) and return its record.
 
     Agents are seated as in tournaments: each sees only its own observation, in the layout it
     reads (``observation_layout``, default 0), and its mask; a searching agent gets its seat's
     sampler. ``seed`` fixes the game and every agent's generator, so the same seed gives the
-    same game.
+    same game. The record names each seat's agent and keeps, per action, what the agent reported
+    about it when the agent has the optional ``explain()`` (agent protocol).
     """
     config = config if config is not None else GameConfig()
     if len(agents) != config.num_players:
@@ -132,12 +203,15 @@ def record_game(agents, config=None, seed=None):
         agent.reset(config, seat, np.random.default_rng(agent_seed))
         give_sampler(agent, game, seat)
     record = GameRecord.start(game)
+    record.agents = [str(getattr(agent, "name", type(agent).__name__)) for agent in agents]
+    record.explanations = []
     observations = LayoutObservations(config, dict(enumerate(agents)), env_layout=None)
     while not game.is_over:
         seat = game.actor
         action = int(agents[seat].act(observations.observe(game, seat), game.action_mask()))
         game.apply(action)
         record.actions.append(action)
+        record.explanations.append(explain(agents[seat]))
     return record
 
 

@@ -185,6 +185,7 @@ class PolicyAgent:
         likely one, or a sample with this agent's generator (one draw per decision, whether acting alone
         or in a batch)."""
         logits = logits[legal]
+        self._last_choice = (legal, logits)  # for explain()
         if self.deterministic:
             action = int(legal[np.argmax(logits)])
         else:
@@ -194,6 +195,21 @@ class PolicyAgent:
         if self.advisers is not None:
             self.advisers.record(action)
         return action
+
+
+    EXPLAINED_ACTIONS = 8
+
+    def explain(self):
+        """The policy's probabilities of the most likely legal actions at the latest decision (agent protocol)."""
+        last = getattr(self, "_last_choice", None)
+        if last is None:
+            return None
+        legal, logits = last
+        weights = np.exp(logits.astype(np.float64) - logits.max())
+        probs = weights / weights.sum()
+        top = np.argsort(-probs, kind="stable")[:self.EXPLAINED_ACTIONS]
+        return {"kind": "policy", "value": "probability", "greedy": self.deterministic,
+                "candidates": [{"actions": [int(legal[i])], "value": round(float(probs[i]), 4)} for i in top]}
 
 
 def policy_spec(config):

@@ -125,6 +125,9 @@ class CandidateValueAgent(SearchAgent):
         values = self.net.values(np.asarray(observation, dtype=np.float32), features) / VALUE_SCALE
         values += self.prior * features[:, _BID + 8]
         chosen = candidates[int(values.argmax())]
+        self.explanation = {"kind": "values", "value": "the network's value of the candidate", "default": list(default),
+                            "candidates": [{"actions": list(m), "value": round(float(v), 3)}
+                                           for m, v in zip(candidates, values)]}
         self.decided += 1
         self.deviated += chosen != default
         return chosen
