@@ -99,8 +99,8 @@ def _tampered(record, change):
 
 @pytest.mark.parametrize("body, says", [
     (b"\xff\xfe not text", "not UTF-8"),
-    (b"{not json", "not JSON"),
-    (b"[" * 100000 + b"]" * 100000, "not JSON"),
+    (b"{not json", "not valid JSON"),
+    (b"[" * 100000 + b"]" * 100000, "nested too deeply"),
     (b'"a string"', "not a game record"),
     (b'{"settings": {}, "games": []}', "labels"),
 ])

@@ -19,7 +19,7 @@ import threading
 import numpy as np
 
 from fifthave_env.agent_protocol import LayoutObservations, explain, give_sampler
-from fifthave_env.engine import checks
+from fifthave_env.engine import checks, safejson
 from fifthave_env.engine.actions import NUM_ACTIONS, IllegalActionError
 from fifthave_env.engine.board import LOCATION_NAMES
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
@@ -157,18 +157,12 @@ class ReplaySession:
 
 
 def parse_json(data):
-    """Untrusted JSON text or bytes as data; ``BadRequest`` with a clear message."""
-    if isinstance(data, (bytes, bytearray)):
-        if len(data) > MAX_RECORD_BYTES:
-            raise BadRequest(f"the file is {len(data)} bytes; records up to {MAX_RECORD_BYTES} bytes are read")
-        try:
-            data = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise BadRequest("the file is not UTF-8 text: a game record is a JSON file") from None
+    """Untrusted JSON text or bytes as data, read within the project's limits (``engine.safejson``);
+    ``BadRequest`` with a clear message."""
     try:
-        return json.loads(data)
-    except (ValueError, RecursionError) as error:
-        raise BadRequest(f"the file is not JSON: {str(error)[:200]}") from None
+        return safejson.loads(data, "the file", max_bytes=MAX_RECORD_BYTES)
+    except safejson.JSONInputError as error:
+        raise BadRequest(str(error)) from None
 
 
 def is_tournament(data):

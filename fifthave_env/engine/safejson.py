@@ -29,6 +29,12 @@ def loads(text, source, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH):
         raise JSONInputError(f"{source} must be JSON text (str or bytes), got {checks.shown(text)}")
     if len(text) > max_bytes:
         raise JSONInputError(f"{source} holds {len(text):,} characters; at most {max_bytes:,} are read")
+    if isinstance(text, (bytes, bytearray)):
+        try:  # JSON files are UTF-8 (RFC 8259); json.loads would guess UTF-16 from stray bytes
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise JSONInputError(f"{source} is not UTF-8 text ({error.reason} at byte {error.start}): "
+                                 "JSON is read as UTF-8") from None
     try:
         value = json.loads(text)
     except RecursionError:
