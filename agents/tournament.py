@@ -80,6 +80,7 @@ import numpy as np
 
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine import checks
+from fifthave_env.runtime import die_with_parent
 from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP, IllegalActionError, as_action_id
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
@@ -178,17 +179,19 @@ def fork_pool(workers, initializer=None, initargs=()):
     Leaving the block, also on an error, cancels the work not started and lets each worker finish
     the piece it holds. ``multiprocessing.Pool`` terminated its workers instead, and one killed while
     sending a result left the result queue's lock taken: the pool then waited forever (it did, once
-    in the test suite, when an agent's error ended a tournament)."""
+    in the test suite, when an agent's error ended a tournament). The workers die with this process, however
+    it ends (``fifthave_env.runtime.die_with_parent``), and leave Ctrl-C to it."""
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_pool_worker,
-                               initargs=(initializer, initargs))
+                               initargs=(os.getpid(), initializer, initargs))
     try:
         yield pool
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _init_pool_worker(initializer, initargs):
+def _init_pool_worker(parent_pid, initializer, initargs):
+    die_with_parent(parent_pid)
     torch = sys.modules.get("torch")  # imported by the parent: its threads did not survive the fork
     if torch is not None:
         torch.set_num_threads(1)
