@@ -189,7 +189,7 @@ def main(argv=None):
     parser.add_argument("--opponents", nargs="+", default=["heuristic", "heuristic", "heuristic"],
                         help="1-3 agent names, one per other seat in seat order")
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))
-    parser.add_argument("--seed", type=checks.cli_int(0), default=None)
+    parser.add_argument("--seed", type=checks.cli_seed, default=None)
     args = parser.parse_args(argv)
     try:
         for name in args.opponents:

@@ -65,3 +65,69 @@ def test_pool_workers_die_with_their_parent(command, sig):
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
         parent.wait(timeout=30)
+
+
+# ---- user errors: one line, before the work ----------------------------------------------------------------
+
+def _one_line_error(main, argv, capsys):
+    """Run ``main(argv)``, which must exit with code 2 and one line of error; that line."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert "Traceback" not in "\n".join(lines)
+    return lines[-1]
+
+
+@pytest.fixture
+def blocked(tmp_path):
+    """A path that cannot be written, even by root: its parent is a file."""
+    (tmp_path / "file").write_text("")
+    return str(tmp_path / "file" / "out")
+
+
+def test_tournament_out_is_checked_before_the_games(blocked, capsys, monkeypatch):
+    from agents import tournament
+
+    monkeypatch.setattr(tournament, "run_tournament", lambda *a, **k: pytest.fail("played before checking --out"))
+    line = _one_line_error(tournament.main, ["--agents", "random", "random", "--games", "2", "--out", blocked],
+                           capsys)
+    assert "--out" in line and "cannot be written" in line
+
+
+def test_tournament_results_are_saved_before_anything_else(tmp_path, monkeypatch):
+    from agents import tournament
+
+    def broken_print(*args, **kwargs):
+        raise RuntimeError("late failure")
+    monkeypatch.setattr(tournament, "print", broken_print, raising=False)
+    with pytest.raises(RuntimeError, match="late failure"):
+        tournament.main(["--agents", "random", "random", "--games", "2", "--workers", "1", "--quiet",
+                         "--out", str(tmp_path / "r")])
+    assert (tmp_path / "r.json").exists() and (tmp_path / "r.csv").exists()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--agents", "random*99999999999"], "COUNT from 1 to 4"),
+    (["--agents", "random*3", "random*3"], "2 to 4 in all"),
+    (["--agents", "random", "random", "--seed", "4294967296"], "from 0 to 4294967295"),
+    (["--agents", "random", "random", "--address", "10.0.0.1:6379"], "with --backend ray"),
+    (["--agents", "search:1e30", "random"], "ROLLOUTS"),
+])
+def test_tournament_refuses_unbounded_or_meaningless_options(argv, words, capsys):
+    from agents import tournament
+
+    assert words in _one_line_error(tournament.main, argv, capsys)
+
+
+def test_bidlab_outputs_are_checked_before_the_games(blocked, capsys, monkeypatch):
+    from agents import bidlab_cli
+
+    monkeypatch.setattr(bidlab_cli, "compare", lambda *a, **k: pytest.fail("played before checking --json"))
+    monkeypatch.setattr(bidlab_cli, "run_study", lambda *a, **k: pytest.fail("played before checking --out"))
+    line = _one_line_error(bidlab_cli.main, ["compare", "--candidate", "reach", "--json", blocked], capsys)
+    assert "--json" in line and "cannot be written" in line
+    line = _one_line_error(bidlab_cli.main, ["study", "--out", blocked], capsys)
+    assert "--out" in line and "cannot be written" in line
+    assert "from 0 to 4294967295" in _one_line_error(
+        bidlab_cli.main, ["compare", "--candidate", "reach", "--seed", "4294967296"], capsys)

@@ -393,7 +393,7 @@ def build_parser(program, default_config):
     parser.add_argument("--config", default=default_config, help=f"JSON TrainConfig (default {default_config})")
     parser.add_argument("--run-dir", help="output directory (checkpoints, logs, eval.csv)")
     parser.add_argument("--total-timesteps", type=int, help="env steps in total")
-    parser.add_argument("--seed", type=int)
+    parser.add_argument("--seed", type=checks.cli_seed)
     parser.add_argument("--num-players", type=int, choices=(2, 3, 4))
     parser.add_argument("--board", type=int, choices=(5, 6))
     parser.add_argument("--opponents", nargs="+", help="scripted training opponents: random greedy heuristic")

@@ -151,6 +151,15 @@ def cli_int(low=None, high=None):
     return parse
 
 
+MAX_SEED = 2**32 - 1
+"""The largest seed a command line takes: numpy's legacy ``np.random.seed``, which training seeds, takes no more."""
+
+
+def cli_seed(text):
+    """An argparse ``type``: a seed, an int from 0 to ``MAX_SEED``."""
+    return cli_int(0, MAX_SEED)(text)
+
+
 def cli_positive(text):
     """An argparse ``type``: the text as a finite number > 0 (not NaN or infinity)."""
     try:

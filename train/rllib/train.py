@@ -351,7 +351,7 @@ def main(argv=None):
     parser.add_argument("--total-env-steps", type=int)
     parser.add_argument("--num-env-runners", type=int, help="Ray actors sampling games (scales sampling)")
     parser.add_argument("--num-envs-per-env-runner", type=int, help="games each env runner steps at once")
-    parser.add_argument("--seed", type=int)
+    parser.add_argument("--seed", type=checks.cli_seed)
     parser.add_argument("--num-players", type=int, choices=(2, 3, 4))
     parser.add_argument("--board", type=int, choices=(5, 6))
     parser.add_argument("--observation-version", type=int, choices=(0, 1),
