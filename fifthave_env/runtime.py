@@ -2,9 +2,10 @@
 worker processes that die with their parent, and Ctrl-C as a clean exit.
 
 * ``check_writable(name, path)`` / ``check_writable_directory(name, path)``: an output is tried (a file is
-  created and removed where it will go) before hours of work, so a bad ``--out`` fails first, not last.
+  created and removed where it will go, or in the nearest directory that exists) before hours of work, so a
+  bad ``--out`` fails first, not last, and nothing is created by the check.
   ``os.access`` is not enough: it says yes to root on a read-only mount.
-* ``atomic_write_bytes`` / ``atomic_write_text`` / ``atomic_open``: write a temporary file beside the target,
+* ``atomic_write_bytes`` / ``atomic_write_text`` / ``atomic_open`` / ``atomic_append_csv``: write a temporary file beside the target,
   flush and fsync it, then ``os.replace`` it into place; a crash or kill leaves the old file or the whole
   new one, never half of one. The temporary is ``.NAME.tmp-PID`` (``train.checkpoint.remove_stale_temporaries``
   removes those a killed writer left).
@@ -32,25 +33,30 @@ class OutputError(ValueError):
 
 
 def _try_create_in(name, path, directory):
+    """Create and remove a file in ``directory`` or, if it does not exist yet, in its nearest existing
+    ancestor (then the missing directories can be made there); nothing is left behind."""
+    existing = os.path.abspath(directory)
+    while not os.path.lexists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise OutputError(f"{name} {path!r} cannot be written: {existing} is a file, not a directory")
     try:
-        os.makedirs(directory, exist_ok=True)
-        handle, probe = tempfile.mkstemp(dir=directory, prefix=".write-test-")
+        handle, probe = tempfile.mkstemp(dir=existing, prefix=".write-test-")
         os.close(handle)
         os.remove(probe)
     except OSError as error:
-        raise OutputError(f"{name} {path!r} cannot be written: {error.strerror or error} "
-                          f"({error.filename or directory})") from None
+        raise OutputError(f"{name} {path!r} cannot be written: {error.strerror or error} ({existing})") from None
 
 
 def check_writable(name, path):
-    """Raise ``OutputError`` unless a file can be written at ``path`` (its directory is made if missing)."""
+    """Raise ``OutputError`` unless a file can be written at ``path`` (missing directories can be made)."""
     if os.path.isdir(path):
         raise OutputError(f"{name} {path!r} is a directory; give a file path")
     _try_create_in(name, path, os.path.dirname(os.path.abspath(path)))
 
 
 def check_writable_directory(name, path):
-    """Raise ``OutputError`` unless ``path`` is (or can be made) a directory that files can be written in."""
+    """Raise ``OutputError`` unless ``path`` is, or can be made, a directory that files can be written in."""
     if os.path.exists(path) and not os.path.isdir(path):
         raise OutputError(f"{name} {path!r} is a file; give a directory")
     _try_create_in(name, path, path)
@@ -123,3 +129,21 @@ def exit_on_interrupt(program, message=None):
         detail = message() if callable(message) else message
         print(f"\n{program}: interrupted" + (f"; {detail}" if detail else ""), file=sys.stderr, flush=True)
         raise SystemExit(INTERRUPTED_EXIT) from None
+
+
+def atomic_append_csv(path, fieldnames, rows):
+    """Add ``rows`` (dicts) to the CSV file ``path`` (made with a header if missing) by writing the whole new
+    file atomically: a kill mid-write never leaves half a row."""
+    import csv
+    import io
+
+    text = ""
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            text = f.read()
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fieldnames)
+    if not text:
+        writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(path, text + buffer.getvalue())

@@ -13,6 +13,7 @@ from test_train import tiny_config
 
 from train import checkpoint as ckpt
 from train.evaluate import how_to_use
+from train.manifest import write_file_manifest
 from train.train import train
 
 
@@ -263,12 +264,15 @@ def test_init_from_and_resume_with_pickles_in_the_data_do_not_run_them(saved, tm
     expected = torch.load(zipfile.ZipFile(source).open("policy.pth"), weights_only=True)
     assert all(torch.equal(value, expected[name]) for name, value in model.policy.state_dict().items())
 
+    # issue 39: a resume reads only a checkpoint that matches the manifest the run wrote, so a tampered one is
+    # refused before any of it is read
     run_dir, config = copy_run(saved, tmp_path / "resumed")
     newest = ckpt.checkpoint_path(run_dir, 512)
     os.remove(ckpt.checkpoint_path(run_dir, 1024))
     with_pickled_payload(newest, newest, marker)
-    result = train(config, resume=True, show_progress=False)
-    assert result.steps == 512
+    with pytest.warns(UserWarning, match="does not match its SHA-256"), \
+            pytest.raises(ckpt.CheckpointError, match="no checkpoint in .* is intact"):
+        train(config, resume=True, show_progress=False)
     assert not marker.exists()
 
 
@@ -360,6 +364,7 @@ def test_resume_refuses_a_damaged_run_state_before_writing_anything(saved, tmp_p
     meta = ckpt.read_meta(path)
     damage(meta["run_state"])
     rewrite_meta(path, json.dumps(meta))
+    write_file_manifest(path)  # a matching manifest: the run state's own checks are what is tested here
     with pytest.raises(ckpt.CheckpointError, match=f"{path}.*{message}"):
         train(dataclasses.replace(config, total_timesteps=1024), resume=True, show_progress=False)
     assert sorted(os.listdir(run_dir)) == ["checkpoints"]  # no config.json, eval.csv or logs
