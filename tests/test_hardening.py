@@ -131,3 +131,101 @@ def test_bidlab_outputs_are_checked_before_the_games(blocked, capsys, monkeypatc
     assert "--out" in line and "cannot be written" in line
     assert "from 0 to 4294967295" in _one_line_error(
         bidlab_cli.main, ["compare", "--candidate", "reach", "--seed", "4294967296"], capsys)
+
+
+# ---- fifthave-rllib: options, configs, run directories, resume ----------------------------------------------
+
+class Payload:
+    """Unpickled, it writes its marker file: proof that loading ran code from the file."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return exec, (f"open({self.marker!r}, 'w').write('code from a checkpoint ran')",)
+
+
+@pytest.fixture
+def rllib_main(monkeypatch):
+    pytest.importorskip("ray")
+    from train.rllib import train as rllib_train
+
+    monkeypatch.setattr(rllib_train, "train", lambda *a, **k: pytest.fail("trained despite a bad option"))
+    return rllib_train.main
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--max-seconds", "nan"], "max_seconds (0: no limit) must be a finite number"),
+    (["--max-seconds", "-1"], "max_seconds (0: no limit) must be a number from 0.0, got -1.0"),
+    (["--seed", "-1"], "argument --seed: must be an int from 0 to 4294967295, got -1"),
+    (["--num-cpus", "0"], "argument --num-cpus: must be an int >= 1"),
+])
+def test_rllib_refuses_meaningless_options(rllib_main, tmp_path, capsys, argv, words):
+    assert words in _one_line_error(rllib_main, [*argv, "--run-dir", str(tmp_path / "run")], capsys)
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[1, 2]", "must be a dict, got [1, 2]"),
+    ('{"train_batch_size": "4000"}', "train_batch_size must be an int >= 1, got '4000' of type str"),
+    ('{"lr": "0.001"}', "lr must be a finite number"),
+    ('{"hidden": [20000, 20000]}', "hidden[0] must be an int from 1 to 4096, got 20000"),
+    ('{"use_kl_loss": "no"}', "use_kl_loss must be True or False"),
+])
+def test_rllib_config_files_of_the_wrong_shape_are_one_line(rllib_main, tmp_path, capsys, text, words):
+    (tmp_path / "config.json").write_text(text)
+    assert words in _one_line_error(rllib_main, ["--config", str(tmp_path / "config.json")], capsys)
+
+
+def test_rllib_resume_refuses_a_checkpoint_without_a_manifest_before_unpickling_it(rllib_main, tmp_path, capsys):
+    import pickle
+
+    marker = tmp_path / "PWNED"
+    checkpoint = tmp_path / "run" / "checkpoints" / "iter_000002"
+    (checkpoint / "algorithm").mkdir(parents=True)
+    for name in ("algorithm/class_and_ctor_args.pkl", "actor.pt"):
+        (checkpoint / name).write_bytes(pickle.dumps(Payload(marker)))
+    (checkpoint / "meta.json").write_text('{"config": {}, "obs_size": 1, "hidden": [1], "activation": "tanh"}')
+    line = _one_line_error(rllib_main, ["--resume", str(checkpoint)], capsys)
+    assert "has no manifest" in line and "resuming unpickles it" in line
+    assert not marker.exists()
+    from train.manifest import write_directory_manifest  # a manifest that matches, then a file changes
+
+    write_directory_manifest(str(checkpoint))
+    (checkpoint / "algorithm" / "class_and_ctor_args.pkl").write_bytes(pickle.dumps(Payload(marker)) + b" ")
+    assert "does not match its SHA-256" in _one_line_error(rllib_main, ["--resume", str(checkpoint)], capsys)
+    (checkpoint / "algorithm" / "extra.pkl").write_bytes(b"")
+    assert "not listed algorithm/extra.pkl" in _one_line_error(rllib_main, ["--resume", str(checkpoint)], capsys)
+    assert not marker.exists()
+
+
+def test_rllib_refuses_a_used_run_directory_unless_it_resumes_its_newest_checkpoint(tmp_path):
+    pytest.importorskip("ray")
+    from train.rllib.train import check_run_dir
+
+    run = tmp_path / "run"
+    check_run_dir(str(run))  # missing: fine
+    (run / "checkpoints").mkdir(parents=True)
+    check_run_dir(str(run))  # empty: fine
+    for name in ("iter_000002", "iter_000004"):
+        (run / "checkpoints" / name).mkdir()
+    with pytest.raises(FileExistsError, match="holds the files of another run \\(checkpoints\\)"):
+        check_run_dir(str(run))
+    with pytest.raises(FileExistsError, match="checkpoints after iter_000002 \\(iter_000004\\)"):
+        check_run_dir(str(run), str(run / "checkpoints" / "iter_000002"))
+    check_run_dir(str(run), str(run / "checkpoints" / "iter_000004"))  # its newest: continues
+    with pytest.raises(FileExistsError, match="choose an unused --run-dir"):  # another run's checkpoint
+        check_run_dir(str(run), str(tmp_path / "other" / "checkpoints" / "iter_000009"))
+
+
+def test_a_local_ray_that_fails_to_start_is_one_line(monkeypatch, capsys):
+    ray = pytest.importorskip("ray")
+    from agents import tournament
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("Failed to start GCS\nmore lines")
+    monkeypatch.setattr(ray, "init", fail)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    line = _one_line_error(tournament.main, ["--agents", "random", "random", "--games", "2", "--backend", "ray"],
+                           capsys)
+    assert "could not start a local Ray (RuntimeError: Failed to start GCS)" in line
