@@ -229,3 +229,50 @@ def test_a_local_ray_that_fails_to_start_is_one_line(monkeypatch, capsys):
     line = _one_line_error(tournament.main, ["--agents", "random", "random", "--games", "2", "--backend", "ray"],
                            capsys)
     assert "could not start a local Ray (RuntimeError: Failed to start GCS)" in line
+
+
+# ---- fifthave-replay: frames streamed, outputs checked -----------------------------------------------------
+
+def test_replay_streams_gif_frames_instead_of_keeping_them(tmp_path, monkeypatch):
+    """issue 40: --every action kept every frame in memory (2 GB at --scale 1, ~30 GB at --scale 4)."""
+    import gc
+    import weakref
+
+    from agents.registry import AGENT_FACTORIES
+    from fifthave_env import replay
+
+    record = replay.record_game([AGENT_FACTORIES["random"]() for _ in range(2)],
+                                replay.GameConfig(num_players=2, max_turns=6), seed=1)
+    drawn, most_alive = [], [0]
+    original = replay.frames
+
+    def watched(*args, **kwargs):
+        for image in original(*args, **kwargs):
+            drawn.append(weakref.ref(image))
+            gc.collect()
+            most_alive[0] = max(most_alive[0], sum(ref() is not None for ref in drawn))
+            yield image
+    monkeypatch.setattr(replay, "frames", watched)
+    count = replay.save_gif(record, tmp_path / "game.gif", every="action", scale=0.1)
+    assert count > 10 and len(drawn) == 2 * count  # drawn twice: once for the palette, once to write
+    assert most_alive[0] <= 2
+    from PIL import Image
+
+    with Image.open(tmp_path / "game.gif") as gif:
+        assert gif.n_frames == count
+
+
+def test_replay_output_is_checked_before_drawing(tmp_path, blocked, capsys, monkeypatch):
+    from agents.registry import AGENT_FACTORIES
+    from fifthave_env import replay
+
+    record = replay.record_game([AGENT_FACTORIES["random"]() for _ in range(2)],
+                                replay.GameConfig(num_players=2, max_turns=2), seed=1)
+    record.save(tmp_path / "game.json")
+    monkeypatch.setattr(replay, "frames", lambda *a, **k: pytest.fail("drew before checking the output"))
+    for output in (blocked + ".gif", blocked):
+        with pytest.raises(SystemExit) as exit_info:
+            replay.main([str(tmp_path / "game.json"), output])
+        assert exit_info.value.code == 2
+        error = capsys.readouterr().err.strip()
+        assert "output" in error and "cannot be written" in error and "\n" not in error
