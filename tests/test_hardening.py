@@ -276,3 +276,84 @@ def test_replay_output_is_checked_before_drawing(tmp_path, blocked, capsys, monk
         assert exit_info.value.code == 2
         error = capsys.readouterr().err.strip()
         assert "output" in error and "cannot be written" in error and "\n" not in error
+
+
+# ---- Ctrl-C: one line, exit code 130, what was done is kept --------------------------------------------------
+
+_WITH_CTRL_C = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                "sys.argv = sys.argv[1:]; runpy.run_module(sys.argv[0], run_name='__main__', alter_sys=True)")
+
+
+def _ctrl_c(module, argv, ready, tmp_path, stdin=None):
+    """Run ``python -m module argv`` in its own session, press Ctrl-C (SIGINT to its whole process group, as a
+    terminal does) once ``ready()``; its exit code and stderr."""
+    process = subprocess.Popen([sys.executable, "-c", _WITH_CTRL_C, module, *argv], env=PYTHON_ENV, cwd=tmp_path,
+                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               start_new_session=True, text=True)
+    try:
+        if stdin:
+            process.stdin.write(stdin)
+            process.stdin.flush()
+        assert _wait_for(lambda: ready() or process.poll() is not None, 120) and process.poll() is None, \
+            process.communicate(timeout=10)[1] if process.poll() is not None else "not ready in time"
+        os.killpg(process.pid, signal.SIGINT)
+        _, error = process.communicate(timeout=120)
+        return process.returncode, error
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+
+
+def _clean(error, program, module=""):
+    """The last line of ``error``: one line naming the program (``prog``, or the module run with -m)."""
+    lines = error.strip().splitlines()
+    assert "Traceback" not in error, error
+    assert lines[-1].startswith(f"{program}: interrupted") or lines[-1].startswith(f"{module}: interrupted"), error
+    return lines[-1]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to a process group")
+def test_ctrl_c_in_train_keeps_the_checkpoints_and_says_how_to_resume(tmp_path):
+    import json
+
+    config = {"num_players": 2, "opponents": ["random"], "eval_opponents": ["random"], "total_timesteps": 10**7,
+              "n_envs": 2, "workers": 1, "n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16],
+              "eval_every": 0, "checkpoint_every": 128}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    checkpoints = tmp_path / "run" / "checkpoints"
+    code, error = _ctrl_c("train.train", ["--config", "config.json", "--run-dir", "run", "--no-progress"],
+                          lambda: checkpoints.is_dir() and any(p.suffix == ".sha256" for p in checkpoints.iterdir()),
+                          tmp_path)
+    assert code == 130
+    line = _clean(error, "fifthave-train")
+    assert "--resume --run-dir run" in line and "ckpt_" in line
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to a process group")
+def test_ctrl_c_in_bidlab_with_workers_is_one_line(tmp_path):
+    started = time.monotonic()
+    code, error = _ctrl_c("agents.bidlab_cli", ["compare", "--candidate", "reach", "--players", "2", "--deals",
+                                                "100000", "--workers", "2", "--json", "out.json"],
+                          lambda: time.monotonic() - started > 4, tmp_path)
+    assert code == 130
+    _clean(error, "fifthave-bidlab", "bidlab_cli.py")
+    assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to a process group")
+def test_ctrl_c_in_replay_and_play(tmp_path):
+    from agents.registry import AGENT_FACTORIES
+    from fifthave_env import replay
+
+    replay.record_game([AGENT_FACTORIES["random"]() for _ in range(4)], seed=1).save(tmp_path / "game.json")
+    started = time.monotonic()
+    code, error = _ctrl_c("fifthave_env.replay", ["game.json", "game.gif", "--every", "action", "--scale", "0.2"],
+                          lambda: time.monotonic() - started > 3, tmp_path)
+    assert code == 130
+    assert "no GIF written" in _clean(error, "fifthave-replay", "replay.py")
+    assert os.listdir(tmp_path) == ["game.json"]  # no GIF, no temporary
+    started = time.monotonic()
+    code, _ = _ctrl_c("agents.play", ["--opponents", "random"], lambda: time.monotonic() - started > 3, tmp_path,
+                      stdin="")
+    assert code == 130
