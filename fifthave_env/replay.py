@@ -34,7 +34,7 @@ from .agent_protocol import LayoutObservations, give_sampler
 from .engine import checks
 from .engine.actions import NUM_ACTIONS
 from .engine.game import Game, GameConfig, IllegalActionError
-from .runtime import atomic_open, check_writable, check_writable_directory, exit_on_interrupt
+from .runtime import atomic_open, atomic_write_text, check_writable, check_writable_directory, exit_on_interrupt
 
 RECORD_FORMAT = 1
 RECORD_KEYS = ("record_format", "initial_state", "actions")
@@ -86,8 +86,7 @@ class GameRecord:
             "(GameRecord.to_dict) or 'config' and 'state' (Game.to_dict)")
 
     def save(self, path):
-        with open(path, "w") as f:
-            json.dump(self.to_dict(), f)
+        atomic_write_text(path, json.dumps(self.to_dict()))
 
     @classmethod
     def load(cls, path):
