@@ -31,11 +31,11 @@ def main(argv=None):
     c.add_argument("--board", type=int, default=5, choices=(5, 6))
     c.add_argument("--seat-orders", choices=SEAT_ORDERS, default="cyclic")
     c.add_argument("--orders-per-deal", type=checks.cli_int(1), default=None)
-    c.add_argument("--workers", type=checks.cli_int(1), default=os.cpu_count() or 1)
+    c.add_argument("--workers", type=checks.cli_workers, default=os.cpu_count() or 1)
     c.add_argument("--json", help="write the result to this path")
     s = sub.add_parser("study", help="the committed study of all strategies (results/bidding)")
     s.add_argument("--out", default="results/bidding")
-    s.add_argument("--workers", type=checks.cli_int(1), default=os.cpu_count() or 1)
+    s.add_argument("--workers", type=checks.cli_workers, default=os.cpu_count() or 1)
     s.add_argument("--quick", action="store_true", help="a tiny run (a smoke test)")
     args = parser.parse_args(argv)
     try:  # the outputs before the games, which may take hours

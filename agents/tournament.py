@@ -542,8 +542,7 @@ def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0
         what = "num_players" if seat_orders == "cyclic" else f"the games per deal with seat_orders={seat_orders!r}"
         raise ValueError(f"games must be a positive multiple of {what} ({per_deal}) so that every deal is "
                          f"played in all its seat orders, got {games}")
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers!r}")
+    workers = checks.integer("workers", workers, 1, checks.MAX_WORKERS)
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
     setup = _Setup(labels, factories, num_players, board, max_turns, seed, seat_orders, orders_per_deal)
@@ -586,7 +585,7 @@ def parse_lineup(specs):
     lineup = []
     for spec in specs:
         name, _, count = spec.partition("*")
-        if count and not (count.isdigit() and len(count) <= 2):
+        if count and not (count.isdigit() and len(count) <= 2 and 1 <= int(count) <= MAX_SEATS):
             raise ValueError(f"{spec!r}: write NAME or NAME*COUNT with COUNT from 1 to {MAX_SEATS}, e.g. random*3")
         agent_factory(name)
         lineup += [name] * (int(count) if count else 1)
@@ -612,7 +611,7 @@ def main(argv=None):
     parser.add_argument("--orders-per-deal", type=checks.cli_int(1), default=None,
                         help="with --seat-orders sample: permutations per deal (default: the number of players)")
     parser.add_argument("--seed", type=checks.cli_seed, default=0)
-    parser.add_argument("--workers", type=checks.cli_int(1), default=os.cpu_count() or 1)
+    parser.add_argument("--workers", type=checks.cli_workers, default=os.cpu_count() or 1)
     parser.add_argument("--max-turns", type=int, default=300)
     parser.add_argument("--backend", choices=("local", "ray"), default="local",
                         help="ray: play the games as Ray tasks (needs the distributed extra); same table")

@@ -110,6 +110,8 @@ def test_tournament_results_are_saved_before_anything_else(tmp_path, monkeypatch
 @pytest.mark.parametrize("argv, words", [
     (["--agents", "random*99999999999"], "COUNT from 1 to 4"),
     (["--agents", "random*3", "random*3"], "2 to 4 in all"),
+    (["--agents", "random*0", "random", "random"], "COUNT from 1 to 4"),
+    (["--agents", "random", "random", "--workers", "99999999"], "argument --workers: must be an int from 1 to 256"),
     (["--agents", "random", "random", "--seed", "4294967296"], "from 0 to 4294967295"),
     (["--agents", "random", "random", "--address", "10.0.0.1:6379"], "with --backend ray"),
     (["--agents", "search:1e30", "random"], "ROLLOUTS"),

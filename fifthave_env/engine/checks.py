@@ -160,6 +160,16 @@ def cli_seed(text):
     return cli_int(0, MAX_SEED)(text)
 
 
+MAX_WORKERS = 256
+"""The most worker processes a command line starts: each is a whole Python process (forking 10**8 of them
+was accepted)."""
+
+
+def cli_workers(text):
+    """An argparse ``type``: a number of worker processes, an int from 1 to ``MAX_WORKERS``."""
+    return cli_int(1, MAX_WORKERS)(text)
+
+
 def cli_positive(text):
     """An argparse ``type``: the text as a finite number > 0 (not NaN or infinity)."""
     try:
