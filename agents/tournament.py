@@ -80,7 +80,7 @@ import numpy as np
 
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine import checks
-from fifthave_env.runtime import atomic_open, atomic_write_text, check_writable, die_with_parent
+from fifthave_env.runtime import INTERRUPTED_EXIT, atomic_open, atomic_write_text, check_writable, die_with_parent
 from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP, IllegalActionError, as_action_id
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
@@ -644,6 +644,8 @@ def main(argv=None):
                                 orders_per_deal=args.orders_per_deal, backend=args.backend, address=args.address)
     except (ValueError, ImportError, ConnectionError, AgentError) as error:  # AgentError: e.g. a missing checkpoint
         parser.error(str(error))
+    except KeyboardInterrupt:  # Ctrl-C: one line and the shell's code for it; the workers stop with us
+        parser.exit(INTERRUPTED_EXIT, f"\n{parser.prog}: interrupted; no results written\n")
     if args.out:  # first: nothing printed or computed below can lose the games
         result.save(args.out)
     s = result.settings

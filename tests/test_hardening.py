@@ -360,3 +360,48 @@ def test_ctrl_c_in_replay_and_play(tmp_path):
     code, _ = _ctrl_c("agents.play", ["--opponents", "random"], lambda: time.monotonic() - started > 3, tmp_path,
                       stdin="")
     assert code == 130
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to a process group")
+def test_ctrl_c_in_a_tournament_with_workers_is_one_line(tmp_path):
+    started = time.monotonic()
+    code, error = _ctrl_c("agents.tournament", ["--agents", "random", "random", "--games", "100000", "--workers",
+                                                "2", "--quiet", "--out", "r"],
+                          lambda: time.monotonic() - started > 3, tmp_path)
+    assert code == 130 and "no results written" in _clean(error, "fifthave-tournament", "tournament.py")
+    assert os.listdir(tmp_path) == []
+
+
+# ---- files: written whole, outputs checked without creating anything ----------------------------------------
+
+def test_an_atomic_write_that_fails_leaves_the_old_file_and_no_temporary(tmp_path):
+    from fifthave_env.runtime import atomic_append_csv, atomic_open
+
+    path = tmp_path / "eval.csv"
+    atomic_append_csv(path, ["a", "b"], [{"a": 1, "b": 2}])
+    atomic_append_csv(path, ["a", "b"], [{"a": 3, "b": 4}])
+    assert path.read_text().splitlines() == ["a,b", "1,2", "3,4"]
+    with pytest.raises(RuntimeError, match="killed"):
+        with atomic_open(path, "w") as f:
+            f.write("half a fil")
+            raise RuntimeError("killed mid-write")
+    assert path.read_text().splitlines() == ["a,b", "1,2", "3,4"] and os.listdir(tmp_path) == ["eval.csv"]
+
+
+def test_checking_an_output_creates_nothing(tmp_path, blocked):
+    from fifthave_env.runtime import OutputError, check_writable, check_writable_directory
+
+    check_writable("--out", str(tmp_path / "a" / "b" / "out.json"))
+    check_writable_directory("--run-dir", str(tmp_path / "c" / "d"))
+    assert os.listdir(tmp_path) == ["file"]  # only the fixture's file: no directory, no probe left
+    with pytest.raises(OutputError, match="--out .* is a directory"):
+        check_writable("--out", str(tmp_path))
+    with pytest.raises(OutputError, match="is a file, not a directory"):
+        check_writable_directory("--run-dir", blocked)
+
+
+def test_train_run_dir_is_checked_before_anything_starts(blocked, capsys):
+    from train.train import main
+
+    line = _one_line_error(main, ["--run-dir", blocked, "--no-progress"], capsys)
+    assert "--run-dir" in line and "cannot be written" in line
