@@ -405,3 +405,16 @@ def test_train_run_dir_is_checked_before_anything_starts(blocked, capsys):
 
     line = _one_line_error(main, ["--run-dir", blocked, "--no-progress"], capsys)
     assert "--run-dir" in line and "cannot be written" in line
+
+
+def test_rllib_removes_the_partial_checkpoints_of_a_killed_writer_only(tmp_path):
+    pytest.importorskip("ray")
+    from train.rllib.train import remove_partial_checkpoints
+
+    checkpoints = tmp_path / "checkpoints"
+    dead = subprocess.Popen([sys.executable, "-c", ""])
+    dead.wait()
+    for name in (f".iter_000004.tmp-{dead.pid}", f".iter_000006.tmp-{os.getppid()}", "iter_000002"):
+        (checkpoints / name / "algorithm").mkdir(parents=True)
+    assert remove_partial_checkpoints(str(tmp_path)) == [str(checkpoints / f".iter_000004.tmp-{dead.pid}")]
+    assert sorted(os.listdir(checkpoints)) == [f".iter_000006.tmp-{os.getppid()}", "iter_000002"]

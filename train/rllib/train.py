@@ -46,6 +46,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -306,6 +307,32 @@ RUN_FILES = ("config.json", "eval.csv", "cluster.txt", "checkpoints")
 """What a run writes in its directory: any of them marks the directory as used."""
 
 
+_PARTIAL_RE = re.compile(r"^\.iter_\d+\.tmp-(\d+)$")
+
+
+def remove_partial_checkpoints(run_dir):
+    """Delete the ``.iter_N.tmp-PID`` directories that a killed ``save`` left in ``run_dir/checkpoints`` (those
+    whose process is gone or is this one); returns their paths."""
+    directory = os.path.join(run_dir, "checkpoints")
+    removed = []
+    for name in os.listdir(directory) if os.path.isdir(directory) else ():
+        match = _PARTIAL_RE.match(name)
+        if match and (int(match.group(1)) == os.getpid() or not _process_exists(int(match.group(1)))):
+            shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
+            removed.append(os.path.join(directory, name))
+    return removed
+
+
+def _process_exists(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
 def check_run_dir(run_dir, resume=None):
     """Raise ``FileExistsError`` unless ``run_dir`` may take this run: an unused directory, or (with ``resume``,
     a checkpoint directory) the checkpoint's own run when it is that run's newest checkpoint, so that no
@@ -336,6 +363,7 @@ def train(config, address=None, num_cpus=None, log=_print_now, resume=None):
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
     run_dir = config.run_dir
+    remove_partial_checkpoints(run_dir)
     check_run_dir(run_dir, resume)
     if resume is not None:
         read_checkpoint_meta(resume)  # its manifest and files, before Ray starts or anything is written
