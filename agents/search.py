@@ -282,9 +282,8 @@ def search_factory(name):
     except ValueError:
         raise ValueError(f"ROLLOUTS and DEPTH must be integers in {name!r} (ROLLOUTS from 1 to {MAX_ROLLOUTS}, "
                          f"DEPTH from 0 to {MAX_DEPTH})") from None
-    if not (1 <= rollouts <= MAX_ROLLOUTS and 0 <= depth <= MAX_DEPTH):  # checked here too: before any game
-        raise ValueError(f"{name!r}: ROLLOUTS must be from 1 to {MAX_ROLLOUTS} and DEPTH from 0 to {MAX_DEPTH}, "
-                         f"got {rollouts} and {depth}")
+    rollouts = checks.integer(f"ROLLOUTS of {name!r}", rollouts, 1, MAX_ROLLOUTS)  # here: before any game
+    depth = checks.integer(f"DEPTH of {name!r}", depth, 0, MAX_DEPTH)
     rollout = parts[3] if len(parts) > 3 else "heuristic"
     if rollout not in ROLLOUT_POLICIES:
         raise ValueError(f"unknown rollout policy {rollout!r} in {name!r}; choose from {', '.join(ROLLOUT_POLICIES)}")

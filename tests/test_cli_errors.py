@@ -17,7 +17,7 @@ RANDOMS = ["--agents", "random*3", "--games", "3", "--workers", "1", "--quiet"]
     (tournament.main, ["--agents", "policy:missing.zip", "random*3", "--games", "4", "--workers", "1", "--quiet"],
      r"agent 'policy:missing.zip' .* No such file"),
     (tournament.main, ["--agents", "search:-5", "random*3", "--games", "4", "--workers", "1", "--quiet"],
-     r"'search:-5': ROLLOUTS must be from 1 to 4096 and DEPTH from 0 to 300, got -5 and 1"),
+     r"ROLLOUTS of 'search:-5' must be an int from 1 to 4096, got -5"),
     (tournament.main, ["--agents", "values:nope.pt", "random*3", "--games", "4", "--workers", "1", "--quiet"],
      r"nope.pt is not a candidate-value network"),
     (tournament.main, ["--agents", "rllib:nope", "random*3", "--games", "4", "--workers", "1", "--quiet"],
