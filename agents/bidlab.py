@@ -64,7 +64,6 @@ Console::
 
 import functools
 import json
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,6 +71,7 @@ import numpy as np
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine.cards import BLACK, COLORED_PER_COLOR, BLACK_COUNTS, FACE_UP, SEEN_FACE_DOWN, VALUES
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, Game
+from fifthave_env.runtime import atomic_write_text
 
 from . import stats
 from .base import LayoutObservations, give_sampler
@@ -495,7 +495,5 @@ def _fmt(x):
 
 
 def write_json(path, data):
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
-        f.write("\n")
+    """Write ``data`` to ``path`` as indented JSON, atomically (``fifthave_env.runtime.atomic_write_text``)."""
+    atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")

@@ -16,6 +16,8 @@ import numpy as np
 
 from . import stats
 from .bidding import BIDDING_STRATEGIES
+from fifthave_env.runtime import atomic_write_text
+
 from .bidlab import auction_effects, compare_many, write_json
 from .tournament import agent_factory, run_tournament
 
@@ -92,8 +94,7 @@ def run_study(out, workers=2, quick=False):
         }
         print(f"{num_players} players done: {study['players'][str(num_players)]['seconds']}", flush=True)
         write_json(os.path.join(out, "study.json"), study)  # after each player count: a partial result survives
-    with open(os.path.join(out, "tables.md"), "w") as f:
-        f.write(tables(study))
+    atomic_write_text(os.path.join(out, "tables.md"), tables(study))
     plot(study, out)
     print(tables(study))
 

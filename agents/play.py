@@ -19,6 +19,7 @@ import numpy as np
 
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine import checks
+from fifthave_env.runtime import INTERRUPTED_EXIT
 from fifthave_env.engine.game import CHOOSE_ACTION_DECISION, DECISION_NAMES
 from fifthave_env.render_text import render_text
 
@@ -189,7 +190,7 @@ def main(argv=None):
     parser.add_argument("--opponents", nargs="+", default=["heuristic", "heuristic", "heuristic"],
                         help="1-3 agent names, one per other seat in seat order")
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))
-    parser.add_argument("--seed", type=checks.cli_int(0), default=None)
+    parser.add_argument("--seed", type=checks.cli_seed, default=None)
     args = parser.parse_args(argv)
     try:
         for name in args.opponents:
@@ -197,8 +198,9 @@ def main(argv=None):
         play(seat=args.seat, opponents=args.opponents, board=args.board, seed=args.seed)
     except (ValueError, OSError) as error:  # OSError: e.g. a missing policy checkpoint
         parser.error(str(error))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C: the shell's exit code for it (128 + SIGINT), not a success
         print("\nYou left the game.")
+        raise SystemExit(INTERRUPTED_EXIT) from None
 
 
 if __name__ == "__main__":

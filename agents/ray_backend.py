@@ -14,12 +14,25 @@ starts a local Ray (``address=None``) or joins the cluster whose head listens at
 ``address`` (``HOST:PORT`` as printed by ``ray start --head``, or ``"auto"`` for
 the cluster this machine belongs to). An address that does not answer fails
 within seconds instead of Ray's long connection retries.
+
+A local Ray listens on 127.0.0.1 only. Ray's own default binds its services (GCS, raylet, the metrics
+endpoint) on every interface with no authentication unless token mode is on, so anyone who reaches this
+machine could run code in it; a local Ray needs no other machine. To spread games or training over
+machines, start a cluster yourself (``ray start --head``, ideally on a private network with token
+authentication, https://docs.ray.io/en/latest/ray-security/token-auth.html) and pass ``--address``.
+
+Token authentication, as checked with Ray 2.60: ``ray start --head`` on a clean home directory prints
+"Token authentication is disabled" and writes no token; it turns token mode on when ``~/.ray/auth_token``
+exists, which an earlier ``ray.init()`` of a local Ray writes. A driver sends the token only in token mode
+(``require_ray``).
 """
 
+import contextlib
 import os
 import socket
 import sys
 
+LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR
 INSTALL_HINT = ('Ray is not installed: install the distributed extra with pip install "fifthave[distributed]" '
                 "(or run bash scripts/setup.sh, which installs every extra)")
 
@@ -27,9 +40,10 @@ INSTALL_HINT = ('Ray is not installed: install the distributed extra with pip in
 def require_ray():
     """The ``ray`` module, or an ImportError that says how to install it.
 
-    ``ray start`` clusters use token authentication (Ray 2.60) and a driver sends the token only in token
-    mode, which Ray reads at import: with a token in ``~/.ray/auth_token``, no ``RAY_AUTH_MODE`` set and
-    Ray not imported yet, token mode is chosen here (as ``ray.init`` does for a new local Ray anyway).
+    A ``ray start`` head uses token authentication when ``~/.ray/auth_token`` exists where it starts (see the
+    module docstring), and a driver sends the token only in token mode, which Ray reads at import: with a
+    token in ``~/.ray/auth_token``, no ``RAY_AUTH_MODE`` set and Ray not imported yet, token mode is chosen
+    here (as ``ray.init`` does for a new local Ray anyway).
     """
     if ("ray" not in sys.modules and "RAY_AUTH_MODE" not in os.environ
             and os.path.exists(os.path.expanduser("~/.ray/auth_token"))):
@@ -77,17 +91,40 @@ def init_ray(address=None, num_cpus=None, quiet=True):
         except (ConnectionError, RuntimeError) as error:
             raise ConnectionError(
                 f"could not join the Ray cluster at {address} ({error}); if its head uses token authentication "
-                f"(the default of ray start), copy the head's ~/.ray/auth_token to this machine and set "
-                f"RAY_AUTH_MODE=token before Python starts") from None
+                f"(ray start turns it on when the head's ~/.ray/auth_token exists), copy that file to this "
+                f"machine and set RAY_AUTH_MODE=token before Python starts") from None
         return ray
     for attempt in range(3):
         try:
-            ray.init(address="local", num_cpus=num_cpus, **kwargs)  # a new one, even beside a `ray start` cluster
+            with _loopback_only(ray):
+                ray.init(address="local", num_cpus=num_cpus, **kwargs)  # a new one, even beside a `ray start` cluster
             return ray
         except Exception as error:  # Ray gives a local node 30 s to start; a busy machine can miss that
-            if "timed out during startup" not in str(error) or attempt == 2:
-                raise
             ray.shutdown()
+            if "timed out during startup" not in str(error) or attempt == 2:
+                first_line = (str(error).strip().splitlines() or [""])[0]
+                raise ConnectionError(f"could not start a local Ray ({type(error).__name__}: {first_line}); "
+                                      f"its logs are under /tmp/ray/session_latest/logs") from error
+
+
+@contextlib.contextmanager
+def _loopback_only(ray):
+    """Inside the block, a new local Ray takes 127.0.0.1 as its node address, and its services bind there and
+    nowhere else. Ray does this on macOS and Windows (single-machine mode: ``ray_constants.ENABLE_RAY_CLUSTER``
+    False, read when Ray asks for the node's address); its processes read the same from the environment
+    variable when they import Ray. Both are put back after, so that this process can still join a cluster."""
+    constants = ray._private.ray_constants
+    saved_flag, saved_env = constants.ENABLE_RAY_CLUSTER, os.environ.get(LOOPBACK_ENV)
+    constants.ENABLE_RAY_CLUSTER = False
+    os.environ[LOOPBACK_ENV] = "0"
+    try:
+        yield
+    finally:
+        constants.ENABLE_RAY_CLUSTER = saved_flag
+        if saved_env is None:
+            os.environ.pop(LOOPBACK_ENV, None)
+        else:
+            os.environ[LOOPBACK_ENV] = saved_env
 
 
 def _play_chunk(play_game, setup, indices):

@@ -49,6 +49,7 @@ import math
 
 import numpy as np
 
+from fifthave_env.engine import checks
 from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS
 from fifthave_env.engine import game as G
 from fifthave_env.engine.board import NUM_DISTRICTS
@@ -65,6 +66,8 @@ from .view import SeatView
 
 DEFAULT_ROLLOUTS = 12
 DEFAULT_DEPTH = 1
+MAX_ROLLOUTS = 4096  # rollouts per decision: search:32 takes ~0.1 s a decision, so 4096 takes ~15 s
+MAX_DEPTH = 300  # turns per rollout: no game lasts longer (max_turns, R29)
 CENTRAL_PARK_VP = 3.0  # expected VP of a Central Park skyscraper (R27: 2, 3 or 5 by types drawn)
 MARGIN_SCALE = 6.0  # VP of projected margin that moves the value from 0.5 to ~0.73
 MAX_EXPONENT = 50.0  # the logistic is 0 or 1 to double precision beyond it, and math.exp overflows past ~709
@@ -142,9 +145,10 @@ class SearchAgent:
 
     def __init__(self, rollouts=DEFAULT_ROLLOUTS, depth=DEFAULT_DEPTH, rollout="heuristic",
                  evaluator=projected_value, prior=0.02, name=None, samples=None, groups=None):
-        if rollouts < 1 or depth < 0 or (samples is not None and samples < 1):
-            raise ValueError(f"rollouts and samples must be >= 1 and depth >= 0, got rollouts={rollouts!r}, "
-                             f"samples={samples!r}, depth={depth!r}")
+        rollouts = checks.integer("rollouts", rollouts, 1, MAX_ROLLOUTS)
+        depth = checks.integer("depth", depth, 0, MAX_DEPTH)
+        if samples is not None:
+            samples = checks.integer("samples", samples, 1, MAX_ROLLOUTS)
         if isinstance(rollout, str):
             if rollout not in ROLLOUT_POLICIES:
                 raise ValueError(f"unknown rollout policy {rollout!r}; choose from {', '.join(ROLLOUT_POLICIES)} "
@@ -287,7 +291,10 @@ def search_factory(name):
         rollouts = int(parts[1]) if len(parts) > 1 else DEFAULT_ROLLOUTS
         depth = int(parts[2]) if len(parts) > 2 else DEFAULT_DEPTH
     except ValueError:
-        raise ValueError(f"ROLLOUTS and DEPTH must be integers in {name!r}") from None
+        raise ValueError(f"ROLLOUTS and DEPTH must be integers in {name!r} (ROLLOUTS from 1 to {MAX_ROLLOUTS}, "
+                         f"DEPTH from 0 to {MAX_DEPTH})") from None
+    rollouts = checks.integer(f"ROLLOUTS of {name!r}", rollouts, 1, MAX_ROLLOUTS)  # here: before any game
+    depth = checks.integer(f"DEPTH of {name!r}", depth, 0, MAX_DEPTH)
     rollout = parts[3] if len(parts) > 3 else "heuristic"
     if rollout not in ROLLOUT_POLICIES:
         raise ValueError(f"unknown rollout policy {rollout!r} in {name!r}; choose from {', '.join(ROLLOUT_POLICIES)}")

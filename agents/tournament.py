@@ -80,6 +80,7 @@ import numpy as np
 
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine import checks, safejson
+from fifthave_env.runtime import INTERRUPTED_EXIT, atomic_open, atomic_write_text, check_writable, die_with_parent
 from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP, IllegalActionError, as_action_id
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
@@ -178,17 +179,19 @@ def fork_pool(workers, initializer=None, initargs=()):
     Leaving the block, also on an error, cancels the work not started and lets each worker finish
     the piece it holds. ``multiprocessing.Pool`` terminated its workers instead, and one killed while
     sending a result left the result queue's lock taken: the pool then waited forever (it did, once
-    in the test suite, when an agent's error ended a tournament)."""
+    in the test suite, when an agent's error ended a tournament). The workers die with this process, however
+    it ends (``fifthave_env.runtime.die_with_parent``), and leave Ctrl-C to it."""
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_pool_worker,
-                               initargs=(initializer, initargs))
+                               initargs=(os.getpid(), initializer, initargs))
     try:
         yield pool
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _init_pool_worker(initializer, initargs):
+def _init_pool_worker(parent_pid, initializer, initargs):
+    die_with_parent(parent_pid)
     torch = sys.modules.get("torch")  # imported by the parent: its threads did not survive the fork
     if torch is not None:
         torch.set_num_threads(1)
@@ -427,11 +430,11 @@ class TournamentResult:
         os.makedirs(os.path.dirname(stem) or ".", exist_ok=True)
         write_json(f"{stem}.json", {"settings": self.settings, "table": self.table, "act_ms": self.act_ms(),
                                     "seconds": self.seconds}, self.records)
-        with open(f"{stem}.csv", "w", newline="") as f:
+        with atomic_open(f"{stem}.csv", "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=TABLE_COLUMNS)
             writer.writeheader()
             writer.writerows(self.table)
-        self.plot(f"{stem}.png")
+        self.plot(f"{stem}.png")  # last: the games and the table are on disk even if plotting fails
 
     def plot(self, path):
         import matplotlib
@@ -468,7 +471,8 @@ class TournamentResult:
         s = self.settings
         fig.suptitle(f"{s['num_players']} players, {s['board']}-plot board, {s['games']} games, seed {s['seed']}")
         fig.tight_layout()
-        fig.savefig(path, dpi=110)
+        with atomic_open(path, "wb") as f:
+            fig.savefig(f, format="png", dpi=110)
         plt.close(fig)
 
 
@@ -476,8 +480,7 @@ def write_json(path, head, records):
     """``head`` plus ``"games": records``, indented, with one game record per line (compact, diff-friendly)."""
     text = json.dumps(head, indent=1)
     games = ",\n  ".join(json.dumps(record, separators=(",", ":")) for record in records)
-    with open(path, "w") as f:
-        f.write(f'{text[:-2]},\n "games": [\n  {games}\n ]\n}}\n')
+    atomic_write_text(path, f'{text[:-2]},\n "games": [\n  {games}\n ]\n}}\n')
 
 
 # ---- the tournament -------------------------------------------------------------------------
@@ -538,8 +541,7 @@ def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0
         what = "num_players" if seat_orders == "cyclic" else f"the games per deal with seat_orders={seat_orders!r}"
         raise ValueError(f"games must be a positive multiple of {what} ({per_deal}) so that every deal is "
                          f"played in all its seat orders, got {games}")
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers!r}")
+    workers = checks.integer("workers", workers, 1, checks.MAX_WORKERS)
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
     setup = _Setup(labels, factories, num_players, board, max_turns, seed, seat_orders, orders_per_deal)
@@ -574,15 +576,21 @@ def _progress(iterable, total, enabled):
 
 # ---- console -----------------------------------------------------------------------------
 
+MAX_SEATS = 4
+
+
 def parse_lineup(specs):
     """``["heuristic", "random*3"]`` -> ``["heuristic", "random", "random", "random"]`` (names checked)."""
     lineup = []
     for spec in specs:
         name, _, count = spec.partition("*")
-        if count and not count.isdigit():
-            raise ValueError(f"{spec!r}: write NAME or NAME*COUNT, e.g. random*3")
+        if count and not (count.isdigit() and len(count) <= 2 and 1 <= int(count) <= MAX_SEATS):
+            raise ValueError(f"{spec!r}: write NAME or NAME*COUNT with COUNT from 1 to {MAX_SEATS}, e.g. random*3")
         agent_factory(name)
         lineup += [name] * (int(count) if count else 1)
+        if len(lineup) > MAX_SEATS:  # checked as it grows: random*99999999999 is refused, not built
+            raise ValueError(f"--agents names one agent per seat, 2 to {MAX_SEATS} in all, got more: "
+                             f"{' '.join(specs)}")
     return lineup
 
 
@@ -601,8 +609,8 @@ def main(argv=None):
                              "or a seeded sample of --orders-per-deal permutations")
     parser.add_argument("--orders-per-deal", type=checks.cli_int(1), default=None,
                         help="with --seat-orders sample: permutations per deal (default: the number of players)")
-    parser.add_argument("--seed", type=checks.cli_int(0), default=0)
-    parser.add_argument("--workers", type=checks.cli_int(1), default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=checks.cli_seed, default=0)
+    parser.add_argument("--workers", type=checks.cli_workers, default=os.cpu_count() or 1)
     parser.add_argument("--max-turns", type=int, default=300)
     parser.add_argument("--backend", choices=("local", "ray"), default="local",
                         help="ray: play the games as Ray tasks (needs the distributed extra); same table")
@@ -622,7 +630,12 @@ def main(argv=None):
         return
     if not args.agents:
         parser.error("give --agents (or --resummarize)")
+    if args.address is not None and args.backend != "ray":
+        parser.error("--address joins a Ray cluster: give it with --backend ray")
     try:
+        if args.out:  # before the games, which may take hours
+            for suffix in (".json", ".csv", ".png"):
+                check_writable("--out", args.out + suffix)
         lineup = parse_lineup(args.agents)
         result = run_tournament([(name, agent_factory(name)) for name in lineup], board=args.board,
                                 games=args.games, seed=args.seed, workers=args.workers,
@@ -630,6 +643,10 @@ def main(argv=None):
                                 orders_per_deal=args.orders_per_deal, backend=args.backend, address=args.address)
     except (ValueError, ImportError, ConnectionError, AgentError) as error:  # AgentError: e.g. a missing checkpoint
         parser.error(str(error))
+    except KeyboardInterrupt:  # Ctrl-C: one line and the shell's code for it; the workers stop with us
+        parser.exit(INTERRUPTED_EXIT, f"\n{parser.prog}: interrupted; no results written\n")
+    if args.out:  # first: nothing printed or computed below can lose the games
+        result.save(args.out)
     s = result.settings
     print(f"{s['num_players']} players, {s['board']}-plot board, {s['games']} games, seed {s['seed']}, "
           f"{result.seconds:.0f} s")
@@ -643,7 +660,6 @@ def main(argv=None):
     if truncated:
         print(f"{truncated} game(s) truncated at {s['max_turns']} turns")
     if args.out:
-        result.save(args.out)
         print(f"wrote {args.out}.json, {args.out}.csv, {args.out}.png")
 
 

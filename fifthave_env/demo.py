@@ -12,7 +12,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))
-    parser.add_argument("--seed", type=checks.cli_int(0), default=0)
+    parser.add_argument("--seed", type=checks.cli_seed, default=0)
     parser.add_argument("--every", type=checks.cli_int(1), default=10, help="print the board every N turns")
     args = parser.parse_args(argv)
     env = fifth_avenue_v0.env(num_players=args.players, board=args.board, render_mode="ansi")

@@ -39,6 +39,7 @@ from .agent_protocol import LayoutObservations, explain, give_sampler
 from .engine import checks, safejson
 from .engine.actions import NUM_ACTIONS
 from .engine.game import Game, GameConfig, IllegalActionError
+from .runtime import atomic_open, atomic_write_text, check_writable, check_writable_directory, exit_on_interrupt
 
 RECORD_FORMAT = 1
 RECORD_KEYS = ("record_format", "initial_state", "actions")
@@ -49,6 +50,7 @@ EXPLANATION_LIMITS = {"depth": 4, "items": 200, "text": 200}
 FRAME_EVERY = ("action", "turn")
 # GIF frame delays are hundredths of a second, at most 655.35 s (the last frame shows 3 times longer)
 FPS_RANGE = (0.01, 100.0)
+UNCHANGED = 255  # a GIF palette index no color uses (it has at most 128): "as in the frame before"
 
 
 @dataclass
@@ -119,8 +121,7 @@ class GameRecord:
             "(GameRecord.to_dict) or 'config' and 'state' (Game.to_dict)")
 
     def save(self, path):
-        with open(path, "w") as f:
-            json.dump(self.to_dict(), f)
+        atomic_write_text(path, json.dumps(self.to_dict()))
 
     @classmethod
     def load(cls, path):
@@ -237,8 +238,21 @@ def frames(record, every="turn", hands="actor", scale=0.75):
         yield board_image(game, hands=hands, caption=caption, scale=scale)
 
 
-def _gif_palette(images, size=128):
-    """One palette for every frame: the renderer's key colors, then the most frequent other colors.
+def _color_counts(images):
+    """How often each color occurs in ``images`` (every third pixel both ways), as ``{0xRRGGBB: count}``:
+    memory bounded by the colors, not the frames."""
+    counts = {}
+    for im in images:
+        pixels = np.asarray(im)[::3, ::3].reshape(-1, 3).astype(np.int32)
+        packed, found = np.unique(pixels[:, 0] << 16 | pixels[:, 1] << 8 | pixels[:, 2], return_counts=True)
+        for value, count in zip(packed.tolist(), found.tolist()):
+            counts[value] = counts.get(value, 0) + count
+    return counts
+
+
+def _gif_palette(counts, size=128):
+    """One palette for every frame: the renderer's key colors, then the most frequent other colors
+    (``counts``: ``_color_counts``).
 
     A shared palette of exact colors keeps the seat colors true (a per-frame
     median cut can map red to brown) and the file small.
@@ -247,10 +261,10 @@ def _gif_palette(images, size=128):
 
     from .render_image import KEY_COLORS
 
-    pixels = np.concatenate([np.asarray(im)[::3, ::3].reshape(-1, 3) for im in images]).astype(np.int32)
-    packed, counts = np.unique(pixels[:, 0] << 16 | pixels[:, 1] << 8 | pixels[:, 2], return_counts=True)
+    packed = np.array(sorted(counts), dtype=np.int64)
+    frequency = np.array([counts[value] for value in packed.tolist()], dtype=np.int64)
     colors = list(dict.fromkeys(KEY_COLORS))
-    for value in packed[np.argsort(-counts, kind="stable")]:
+    for value in packed[np.argsort(-frequency, kind="stable")]:
         if len(colors) >= size:
             break
         color = (int(value >> 16), int(value >> 8 & 255), int(value & 255))
@@ -264,21 +278,56 @@ def _gif_palette(images, size=128):
 def save_gif(record, path, every="turn", fps=2.0, hands="actor", scale=0.75):
     """Write the frames of a recorded game to an animated GIF; the last frame stays 3 times longer.
 
-    Returns the number of frames.
+    Returns the number of frames. The frames are streamed: drawn once to choose the palette, then again
+    and written one by one (a game of a thousand actions at ``scale=4`` is tens of GB of pictures; only
+    one is in memory at a time). The file is written atomically.
     """
-    from PIL import Image
+    from PIL import GifImagePlugin, Image
 
     fps = checks.real("fps", fps)
     if not FPS_RANGE[0] <= fps <= FPS_RANGE[1]:
         raise checks.InvalidValueError(f"fps must be from {FPS_RANGE[0]} to {FPS_RANGE[1]} frames per second "
                                        f"(GIF delays are hundredths of a second), got {fps!r}")
-    images = list(frames(record, every=every, hands=hands, scale=scale))
-    palette = _gif_palette(images)
-    images = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
+    options = dict(every=every, hands=hands, scale=scale)
+    palette = _gif_palette(_color_counts(frames(record, **options)))
     duration = round(1000 / fps)
-    images[0].save(path, save_all=True, append_images=images[1:], loop=0,
-                   duration=[duration] * (len(images) - 1) + [3 * duration])
-    return len(images)
+    count, previous, held = 0, None, None  # a frame is written when the next exists: the last one's delay differs
+    with atomic_open(path, "wb") as f:
+        for image in frames(record, **options):
+            frame = image.quantize(palette=palette, dither=Image.Dither.NONE)
+            indices = np.asarray(frame)
+            if previous is None:
+                header, _ = GifImagePlugin.getheader(frame, info={"loop": 0, "duration": duration,
+                                                                  "optimize": False})
+                f.write(b"".join(header))
+                part = (frame, (0, 0), {})
+            else:
+                picture, offset, params = held
+                f.write(b"".join(GifImagePlugin.getdata(picture, offset, duration=duration, **params)))
+                part = _changed_part(frame, indices, previous)
+            previous, held, count = indices, part, count + 1
+        picture, offset, params = held
+        f.write(b"".join(GifImagePlugin.getdata(picture, offset, duration=3 * duration, **params)))
+        f.write(b";")  # the GIF trailer
+    return count
+
+
+def _changed_part(frame, indices, previous):
+    """``(picture, offset, GIF options)``: the smallest rectangle of ``frame`` that differs from the frame
+    before, its unchanged pixels transparent (``UNCHANGED``), drawn over that frame, as Pillow's own GIF
+    writer does (one pixel if nothing changed, so that every frame stays)."""
+    from PIL import Image
+
+    changed = indices != previous
+    rows = np.flatnonzero(changed.any(axis=1))
+    if not rows.size:
+        return frame.crop((0, 0, 1, 1)), (0, 0), {}
+    columns = np.flatnonzero(changed[rows[0]:rows[-1] + 1].any(axis=0))
+    top, bottom, left, right = int(rows[0]), int(rows[-1]) + 1, int(columns[0]), int(columns[-1]) + 1
+    part = np.where(changed[top:bottom, left:right], indices[top:bottom, left:right], UNCHANGED).astype(np.uint8)
+    picture = Image.fromarray(part, mode="P")
+    picture.putpalette(frame.getpalette())
+    return picture, (left, top), {"transparency": UNCHANGED}
 
 
 def save_pngs(record, directory, every="turn", hands="actor", scale=0.75):
@@ -308,11 +357,18 @@ def main(argv=None):
         Game.from_dict(record.initial_state)  # its errors now, not after frames were drawn
     except (ValueError, OSError) as error:
         parser.exit(2, f"{parser.prog}: error: cannot read {args.input}: {error}\n")
+    gif = args.output.lower().endswith(".gif")
     try:
-        if args.output.lower().endswith(".gif"):
-            count = save_gif(record, args.output, every=args.every, fps=args.fps, hands=hands, scale=args.scale)
+        if gif:
+            check_writable("output", args.output)
         else:
-            count = save_pngs(record, args.output, every=args.every, hands=hands, scale=args.scale)
+            check_writable_directory("output", args.output)
+        with exit_on_interrupt(parser.prog, "no GIF written" if gif else f"the frames drawn are in {args.output}"):
+            if gif:
+                count = save_gif(record, args.output, every=args.every, fps=args.fps, hands=hands,
+                                 scale=args.scale)
+            else:
+                count = save_pngs(record, args.output, every=args.every, hands=hands, scale=args.scale)
     except (ValueError, OSError) as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
     print(f"wrote {count} frames to {args.output}")

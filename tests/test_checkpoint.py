@@ -13,6 +13,7 @@ from test_train import tiny_config
 
 from train import checkpoint as ckpt
 from train.evaluate import how_to_use
+from train.manifest import write_file_manifest
 from train.train import train
 
 
@@ -263,12 +264,15 @@ def test_init_from_and_resume_with_pickles_in_the_data_do_not_run_them(saved, tm
     expected = torch.load(zipfile.ZipFile(source).open("policy.pth"), weights_only=True)
     assert all(torch.equal(value, expected[name]) for name, value in model.policy.state_dict().items())
 
+    # issue 39: a resume reads only a checkpoint that matches the manifest the run wrote, so a tampered one is
+    # refused before any of it is read
     run_dir, config = copy_run(saved, tmp_path / "resumed")
     newest = ckpt.checkpoint_path(run_dir, 512)
     os.remove(ckpt.checkpoint_path(run_dir, 1024))
     with_pickled_payload(newest, newest, marker)
-    result = train(config, resume=True, show_progress=False)
-    assert result.steps == 512
+    with pytest.warns(UserWarning, match="does not match its SHA-256"), \
+            pytest.raises(ckpt.CheckpointError, match="no checkpoint in .* is intact"):
+        train(config, resume=True, show_progress=False)
     assert not marker.exists()
 
 
@@ -360,6 +364,67 @@ def test_resume_refuses_a_damaged_run_state_before_writing_anything(saved, tmp_p
     meta = ckpt.read_meta(path)
     damage(meta["run_state"])
     rewrite_meta(path, json.dumps(meta))
+    write_file_manifest(path)  # a matching manifest: the run state's own checks are what is tested here
     with pytest.raises(ckpt.CheckpointError, match=f"{path}.*{message}"):
         train(dataclasses.replace(config, total_timesteps=1024), resume=True, show_progress=False)
     assert sorted(os.listdir(run_dir)) == ["checkpoints"]  # no config.json, eval.csv or logs
+
+
+# ---- issue 39/40: --resume reads only checkpoints that match the manifest the run wrote ---------------------
+
+def test_every_checkpoint_has_a_manifest_that_sha256sum_checks(saved):
+    run_dir = saved[0]
+    for steps in (512, 1024):
+        path = ckpt.checkpoint_path(run_dir, steps)
+        digest, name = open(path + ".sha256").read().split()
+        assert name == os.path.basename(path) and digest == __import__("hashlib").sha256(
+            open(path, "rb").read()).hexdigest()
+    done = subprocess.run(["sha256sum", "-c", os.path.basename(path) + ".sha256"], cwd=os.path.dirname(path),
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("how", ["policy pickle", "no manifest"])
+def test_resume_refuses_a_checkpoint_that_does_not_match_its_manifest_before_reading_it(saved, tmp_path, how,
+                                                                                        monkeypatch):
+    import pickle
+
+    run_dir, config = copy_run(saved, tmp_path)
+    os.remove(ckpt.checkpoint_path(run_dir, 1024))
+    path = ckpt.checkpoint_path(run_dir, 512)
+    marker = tmp_path / "PWNED"
+    if how == "policy pickle":  # what a plain torch.load / pickle.load of policy.pth would run
+        rewrite_member(path, path, "policy.pth", lambda data: pickle.dumps(Payload(marker)))
+    else:
+        os.remove(path + ".sha256")
+    read = []
+    monkeypatch.setattr(ckpt, "read_meta", lambda *a: read.append(a) or pytest.fail("read before the manifest"))
+    message = "does not match its SHA-256" if how == "policy pickle" else "has no manifest"
+    with pytest.warns(UserWarning, match=message), pytest.raises(ckpt.CheckpointError, match="is intact"):
+        train(dataclasses.replace(config, total_timesteps=2048), resume=True, show_progress=False)
+    assert not marker.exists() and not read
+    assert sorted(os.listdir(run_dir)) == ["checkpoints"]  # nothing written
+
+
+def test_resume_without_a_checkpoint_is_an_error_not_a_fresh_run(tmp_path):
+    from train.train import main
+
+    config = tiny_config(tmp_path / "empty")
+    os.makedirs(config.run_dir)
+    with pytest.raises(ckpt.CheckpointError, match="holds no checkpoint to resume from"):
+        train(config, resume=True, show_progress=False)
+    assert os.listdir(config.run_dir) == []
+    for run_dir in (tmp_path / "empty", tmp_path / "missing"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["--resume", "--run-dir", str(run_dir)])
+        assert exit_.value.code == 2
+    assert not (tmp_path / "missing").exists()
+
+
+def test_a_used_run_directory_is_refused_unless_resumed(tmp_path):
+    config = tiny_config(tmp_path / "run")
+    os.makedirs(config.run_dir)
+    (tmp_path / "run" / "config.json").write_text("{}")  # a run that stopped before its first checkpoint
+    with pytest.raises(FileExistsError, match="holds the files of another run \\(config.json\\)"):
+        train(config, show_progress=False)
+    assert (tmp_path / "run" / "config.json").read_text() == "{}"

@@ -288,6 +288,9 @@ def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path, capsy
     first, _, _ = train(config, log=lambda line: None)
     meta = read_checkpoint_meta(first)
     assert meta["iteration"] == 2 and meta["pool"] == ["main_v1", "main_v2"]
+    assert os.path.isfile(os.path.join(first, "MANIFEST.sha256"))  # issue 39: resume checks it
+    with pytest.raises(FileExistsError, match="holds the files of another run"):  # issue 40: never reused
+        train(config, log=lambda line: None)
 
     algo, pool = build(load_rllib_config(base=meta["config"]), resume=first)
     try:  # the restored module is the checkpoint's, not a fresh initialisation
@@ -313,6 +316,30 @@ def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path, capsy
         import shutil
         shutil.rmtree(os.path.join(first, "algorithm"))
         read_checkpoint_meta(first)
+
+
+@needs_ray
+@pytest.mark.xdist_group("ray")
+def test_a_local_ray_listens_on_the_loopback_interface_only(ray_session):
+    """issue 40: Ray's default binds its services (GCS, raylet, metrics) on every interface, unauthenticated."""
+    import ipaddress
+
+    import psutil
+
+    ours = psutil.Process()
+    pids = {p.pid for p in [ours, *ours.children(recursive=True)]}
+    listening = [(c.laddr.ip, psutil.Process(c.pid).name()) for c in psutil.net_connections(kind="inet")
+                 if c.status == psutil.CONN_LISTEN and c.pid in pids]
+    assert any(name in ("gcs_server", "raylet") for _, name in listening)  # Ray's services are among them
+
+    def loopback(ip):
+        address = ipaddress.ip_address(ip.split("%")[0])
+        return (getattr(address, "ipv4_mapped", None) or address).is_loopback
+    assert all(loopback(ip) for ip, _ in listening), [entry for entry in listening if not loopback(entry[0])]
+    assert ray_session.util.get_node_ip_address() == "127.0.0.1"
+    from ray._private import ray_constants
+
+    assert ray_constants.ENABLE_RAY_CLUSTER  # put back: this process can still join a cluster
 
 
 @needs_ray
@@ -406,7 +433,7 @@ def test_bad_rllib_config_and_checkpoint_are_refused(tmp_path):
         RLlibConfig(eval_games=10)
     with pytest.raises(ValueError, match="opponents"):
         RLlibConfig(opponents=["nobody"])
-    with pytest.raises(ValueError, match="observation_version must be 0 or 1, got 2"):
+    with pytest.raises(ValueError, match="observation_version must be one of 0, 1, got 2"):
         RLlibConfig(observation_version=2)
     with pytest.raises(ValueError, match="unknown config keys"):
         load_rllib_config(None, {"learning_rate": 0.1})
@@ -427,7 +454,7 @@ def test_ppo_settings_reach_rllib_and_bad_ones_are_refused():
     defaults = ppo_config(RLlibConfig(seed=7))
     assert (defaults.vf_clip_param, defaults.use_kl_loss, defaults.batch_mode, defaults.seed) == (
         10.0, False, "truncate_episodes", 7)
-    with pytest.raises(ValueError, match="vf_clip_param must be > 0"):
+    with pytest.raises(ValueError, match="vf_clip_param must be a number above 0"):
         RLlibConfig(vf_clip_param=0)
     with pytest.raises(ValueError, match="batch_mode must be"):
         RLlibConfig(batch_mode="whole_games")

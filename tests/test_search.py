@@ -92,10 +92,17 @@ def test_names_and_bad_options():
         search_factory("search:many")
     with pytest.raises(ValueError, match="unknown rollout policy"):
         search_factory("search:4:1:smart")
-    with pytest.raises(ValueError, match="rollouts and samples must be >= 1"):
+    with pytest.raises(ValueError, match="rollouts must be an int from 1 to"):
         SearchAgent(rollouts=0)
-    with pytest.raises(ValueError, match="samples=0"):
+    with pytest.raises(ValueError, match="samples must be an int from 1 to .*got 0"):
         SearchAgent(samples=0)
+    # issue 40: search:1e30 hung; every search parameter is bounded, with the range in the error
+    with pytest.raises(ValueError, match="ROLLOUTS of 'search:1000000000000' must be an int from 1 to 4096"):
+        search_factory("search:1000000000000")
+    with pytest.raises(ValueError, match="DEPTH of 'search:4:100000' must be an int from 0 to 300, got 100000"):
+        search_factory("search:4:100000")
+    with pytest.raises(ValueError, match="depth must be an int from 0 to 300"):
+        SearchAgent(depth=10**30)
     with pytest.raises(ValueError, match="unknown decision groups"):
         SearchAgent(groups=["bids"])
 

@@ -278,7 +278,10 @@ def test_every_config_field_is_checked_naming_it_and_what_is_allowed(field, valu
 
 @pytest.mark.parametrize("flags,message", [
     (["--total-timesteps", "-5"], "total_timesteps .* must be an int >= 1, got -5"),
-    (["--n-envs", "0"], "n_envs must be an int >= 1, got 0"),
+    (["--n-envs", "0"], "n_envs must be an int from 1 to 1024, got 0"),
+    (["--n-envs", "100000"], "n_envs must be an int from 1 to 1024, got 100000"),  # issue 40: took 3 GB
+    (["--seed", "4294967296"], "argument --seed: must be an int from 0 to 4294967295"),
+    (["--resume"], "--resume continues an earlier run: give its --run-dir.* is missing"),  # issue 40
     (["--eval-games", "-1"], "eval_games must be an int >= 1, got -1"),
     (["--opponents", "foo"], "opponents must be a non-empty list of agent names"),
     (["--config", "nope.json"], ".*No such file or directory: 'nope.json'"),

@@ -47,6 +47,7 @@ from fifthave_env.engine import safejson
 from fifthave_env.engine.game import Game
 from fifthave_env.env_common import game_config
 from fifthave_env.observation import OBS_SIZES, Observer
+from fifthave_env.runtime import atomic_write_text
 
 from .values_agent import (
     CANDIDATE_FEATURES,
@@ -341,8 +342,7 @@ def _check_store(store, config):
         if saved != labelling:
             raise ValueError(f"{store} holds labels of another config ({saved}); use a new run_dir or delete it")
     else:
-        with open(path, "w") as f:
-            json.dump(labelling, f)
+        atomic_write_text(path, json.dumps(labelling))
 
 
 def evaluate(config, path, opponents, seed=2026):
@@ -409,8 +409,7 @@ def main(argv=None):
             print(f"against {opponents} agents: win rate {row['win_rate']:.3f} "
                   f"({row['win_ci_low']:.3f}-{row['win_ci_high']:.3f}), {row['seat_games']} games", flush=True)
     report["weights_sha256"] = digest
-    with open(os.path.join(config.run_dir, "report.json"), "w") as f:
-        json.dump(report, f, indent=1)
+    atomic_write_text(os.path.join(config.run_dir, "report.json"), json.dumps(report, indent=1))
 
 
 if __name__ == "__main__":

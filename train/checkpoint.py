@@ -17,7 +17,8 @@ own tools read our files) is never read; networks are built from the validated
 config, and ``read_state_dict`` reads their tensors with ``torch.load(...,
 weights_only=True)`` (tensors and plain containers only), which
 ``load_module_state`` and ``load_optimizer_state`` check against the network.
-A ``kill -9`` during a write can leave a ``.ckpt_*.zip.tmp-PID`` file behind;
+Each checkpoint gets ``ckpt_N.zip.sha256`` beside it once complete (``train.manifest``); ``--resume``
+reads only a checkpoint that matches it. A ``kill -9`` during a write can leave a ``.ckpt_*.zip.tmp-PID`` file behind;
 ``remove_stale_temporaries`` deletes those whose writer is gone, and
 ``newest_intact_checkpoint`` skips (with a warning) checkpoints that do not read.
 """
@@ -36,10 +37,12 @@ import stable_baselines3
 import torch
 
 import fifthave_env
+from fifthave_env.runtime import atomic_write_bytes
 
 from fifthave_env.engine import safejson
 
 from .config import config_from_dict
+from .manifest import ManifestError, verify_file, write_file_manifest
 
 META_NAME = "fifthave.json"
 SB3_MEMBERS = ("data", "policy.pth")
@@ -60,22 +63,6 @@ def versions(config):
             "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__}
 
 
-def atomic_write_bytes(path, data):
-    """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
 def save_checkpoint(model, path, config, extra=None):
     """Save ``model`` with its config, versions, step count and ``extra`` run state to ``path``."""
     buffer = io.BytesIO()
@@ -85,6 +72,7 @@ def save_checkpoint(model, path, config, extra=None):
     with zipfile.ZipFile(buffer, "a") as archive:
         archive.writestr(META_NAME, json.dumps(meta, indent=2))
     atomic_write_bytes(path, buffer.getvalue())
+    write_file_manifest(path)  # after the checkpoint is complete: --resume reads only checkpoints it matches
 
 
 def read_meta(path):
@@ -227,12 +215,14 @@ def latest_checkpoint(run_dir):
 
 
 def newest_intact_checkpoint(run_dir):
-    """``(path, meta)`` of the newest checkpoint of ``run_dir`` that reads (``read_meta``), or ``(None, None)``
-    if there is none; every newer one skipped is named in a warning with what is wrong with it."""
+    """``(path, meta)`` of the newest checkpoint of ``run_dir`` that matches its manifest (``train.manifest``)
+    and reads (``read_meta``), or ``(None, None)`` if there is none; every newer one skipped is named in a
+    warning with what is wrong with it."""
     for path in _checkpoints(run_dir):
         try:
+            verify_file(path)  # before anything of it is read (train.manifest)
             return path, read_meta(path)
-        except CheckpointError as err:
+        except (CheckpointError, ManifestError) as err:
             warnings.warn(f"skipping checkpoint {path}: {err}", stacklevel=2)
     return None, None
 

@@ -17,6 +17,12 @@ from fifthave_env.engine import checks, safejson
 from fifthave_env.env_common import game_config
 from fifthave_env.observation import LAYOUTS
 
+MAX_N_ENVS = 1024
+"""Most training games at once: each is a game, its opponents and an observation buffer in memory
+(``--n-envs 100000`` took 3 GB in 20 s before this bound); our configs use 8 to 32."""
+MAX_ROLLOUT_STEPS = 2**20
+"""Most ``n_envs * n_steps``: sb3 allocates the rollout buffer (observations, masks, values) up front."""
+
 
 def _path(name, value, optional=False):
     if (value is None and optional) or (isinstance(value, str) and value):
@@ -239,7 +245,7 @@ class TrainConfig:
             raise ValueError("choose either bc (clone a starting policy) or init_from, not both")
         if self.league is not None and self.selfplay is not None:
             raise ValueError("choose either selfplay or league, not both")
-        self.seed = checks.integer("seed", self.seed, 0)
+        self.seed = checks.integer("seed", self.seed, 0, checks.MAX_SEED)
         game = game_config(self.reward, None, num_players=self.num_players, board=self.board, max_turns=self.max_turns)
         self.num_players, self.board, self.max_turns = game.num_players, game.board, game.max_turns
         self.observation_version = checks.choice("observation_version", self.observation_version,
@@ -252,11 +258,15 @@ class TrainConfig:
         check_agent_names("eval_opponents", self.eval_opponents)
         self.total_timesteps = checks.integer("total_timesteps (0 only with bc: the clone alone)",
                                               self.total_timesteps, 0 if self.bc is not None else 1)
-        self.n_envs = checks.integer("n_envs", self.n_envs, 1)
+        self.n_envs = checks.integer("n_envs", self.n_envs, 1, MAX_N_ENVS)
         self.workers = checks.integer("workers", self.workers, 0)
         self.local_shard = checks.boolean("local_shard", self.local_shard)
         self.torch_threads = checks.integer("torch_threads", self.torch_threads, 1)
         self.n_steps = checks.integer("n_steps", self.n_steps, 1)
+        if self.n_envs * self.n_steps > MAX_ROLLOUT_STEPS:  # sb3 allocates the rollout buffer at once
+            raise checks.InvalidValueError(
+                f"n_envs * n_steps (the rollout buffer, about 5 KB per step) must be at most {MAX_ROLLOUT_STEPS}, "
+                f"got {self.n_envs} * {self.n_steps} = {self.n_envs * self.n_steps}")
         self.batch_size = checks.integer("batch_size", self.batch_size, 2)  # sb3 normalises advantages per batch
         if (self.n_envs * self.n_steps) % self.batch_size:
             raise ValueError(f"batch_size ({self.batch_size}) must divide n_envs*n_steps "

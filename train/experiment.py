@@ -54,6 +54,7 @@ import sys
 import time
 
 from fifthave_env.engine import checks
+from fifthave_env.runtime import atomic_open
 
 from .checkpoint import CheckpointError, atomic_write_bytes, export_policy, latest_checkpoint, versions
 from .config import load_config
@@ -174,7 +175,7 @@ def write_report(config, out, run=None):
     else:
         with open(run_path) as f:
             run = json.load(f)
-    with open(os.path.join(out, "results.csv"), "w", newline="") as f:
+    with atomic_open(os.path.join(out, "results.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
         writer.writeheader()
         writer.writerows(rows)

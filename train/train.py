@@ -52,6 +52,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
 from fifthave_env.engine import checks
+from fifthave_env.runtime import (atomic_append_csv, atomic_open, atomic_write_text,
+                                  check_writable_directory, exit_on_interrupt)
 
 from .bc import behaviour_cloning
 from .checkpoint import (
@@ -79,6 +81,8 @@ from .selfplay import SelfPlayPool
 from .vec_env import FifthAvenueVecEnv
 
 DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "default.json")
+RUN_FILES = ("config.json", "eval.csv", "checkpoints", "pool", "tb")
+"""What a run writes in its directory: any of them marks the directory as used."""
 
 
 def make_vec_env(config):
@@ -186,12 +190,7 @@ class RunCallback(BaseCallback):
             self.logger.record(f"eval/mean_rank_vs_{opponent}", row["mean_rank"])
             self.logger.record(f"eval/truncated_vs_{opponent}", row["truncated"])
         self.logger.dump(self.num_timesteps)
-        new_file = not os.path.exists(self.eval_log)
-        with open(self.eval_log, "a", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
-            if new_file:
-                writer.writeheader()
-            writer.writerows(rows)
+        atomic_append_csv(self.eval_log, EVAL_FIELDS, rows)
         self.last_eval = rows
         self.eval_seconds += time.perf_counter() - started
         self.bar.set_postfix_str(" ".join(f"{r['opponent']}:{r['win_rate']:.2f}" for r in rows))
@@ -221,7 +220,7 @@ def _trim_eval_log(path, up_to):
         return
     with open(path, newline="") as f:
         rows = [r for r in csv.DictReader(f) if int(r["timesteps"]) <= up_to]
-    with open(path, "w", newline="") as f:
+    with atomic_open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
         writer.writeheader()
         writer.writerows(rows)
@@ -341,20 +340,25 @@ def train(config, resume=False, show_progress=True):
     if latest_checkpoint(run_dir) is not None and not resume:
         raise FileExistsError(f"{run_dir} already holds checkpoints; pass --resume to continue that run "
                               f"or choose another --run-dir")
+    used = [name for name in RUN_FILES if os.path.exists(os.path.join(run_dir, name))]
+    if used and not resume:  # a run that stopped before its first checkpoint: never written over silently
+        raise FileExistsError(f"{run_dir} holds the files of another run ({', '.join(used)}); choose another "
+                              f"--run-dir or remove that one")
     for directory in ("checkpoints", "pool"):  # what a killed writer left behind
         remove_stale_temporaries(os.path.join(run_dir, directory))
     checkpoint, meta = newest_intact_checkpoint(run_dir) if resume else (None, None)
     if resume and checkpoint is None and latest_checkpoint(run_dir) is not None:
         raise CheckpointError(f"--resume: no checkpoint in {os.path.join(run_dir, 'checkpoints')} is intact "
                               f"(each is named in a warning above with what is wrong)")
+    if resume and checkpoint is None:  # never a fresh run in its place
+        raise CheckpointError(f"--resume: {run_dir} holds no checkpoint to resume from; start a new run "
+                              f"without --resume")
     env = make_vec_env(config)
     pool_paths, state = [], None
     try:
         # The model first: a checkpoint that does not load is refused before the run directory changes.
         model = resume_model(config, env, checkpoint, meta) if checkpoint is not None else build_model(config, env)
-        os.makedirs(run_dir, exist_ok=True)
-        with open(os.path.join(run_dir, "config.json"), "w") as f:
-            json.dump(config.to_dict(), f, indent=2)
+        atomic_write_text(os.path.join(run_dir, "config.json"), json.dumps(config.to_dict(), indent=2))
         if checkpoint is not None:
             state = meta["run_state"]
             pool_paths = relocated(meta.get("pool", []), str(meta["config"].get("run_dir", run_dir)), run_dir)
@@ -364,8 +368,7 @@ def train(config, resume=False, show_progress=True):
             _trim_eval_log(os.path.join(run_dir, "eval.csv"), -1)
             if config.bc is not None:
                 report = behaviour_cloning(config, model, log=tqdm.write)
-                with open(os.path.join(run_dir, "bc.json"), "w") as f:
-                    json.dump(report, f, indent=2)
+                atomic_write_text(os.path.join(run_dir, "bc.json"), json.dumps(report, indent=2))
         pool = None
         if config.selfplay is not None:
             pool = SelfPlayPool(config, run_dir, pool_paths)
@@ -393,7 +396,7 @@ def build_parser(program, default_config):
     parser.add_argument("--config", default=default_config, help=f"JSON TrainConfig (default {default_config})")
     parser.add_argument("--run-dir", help="output directory (checkpoints, logs, eval.csv)")
     parser.add_argument("--total-timesteps", type=int, help="env steps in total")
-    parser.add_argument("--seed", type=int)
+    parser.add_argument("--seed", type=checks.cli_seed)
     parser.add_argument("--num-players", type=int, choices=(2, 3, 4))
     parser.add_argument("--board", type=int, choices=(5, 6))
     parser.add_argument("--opponents", nargs="+", help="scripted training opponents: random greedy heuristic")
@@ -404,7 +407,10 @@ def build_parser(program, default_config):
                              "with the derived views)")
     parser.add_argument("--init-from", help="start from this checkpoint's policy (a new run, not a resume)")
     parser.add_argument("--resume", action="store_true",
-                        help="continue RUN_DIR from its newest checkpoint with its saved config")
+                        help="continue --run-dir from its newest checkpoint with its saved config; an error if it "
+                             "holds none. Resuming loads the checkpoint's files (sb3's format pickles): only "
+                             "checkpoints that match the SHA-256 manifest our trainer wrote next to each are read, "
+                             "and only resume runs you or your own machines made")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -418,7 +424,10 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
                  "observation_version": args.observation_version}
     saved = os.path.join(args.run_dir or "", "config.json")
     try:  # a bad flag or config file ends here with one line, before anything is created
-        if args.resume and args.run_dir and os.path.exists(saved):
+        if args.resume and not (args.run_dir and os.path.isfile(saved)):
+            raise ValueError(f"--resume continues an earlier run: give its --run-dir, which holds its config.json "
+                             f"and checkpoints ({'no --run-dir given' if not args.run_dir else saved + ' is missing'})")
+        if args.resume:
             # the run continues where it is now: a copied or moved directory is not written back to its old place
             config = load_config(saved, {"total_timesteps": args.total_timesteps, "run_dir": args.run_dir})
             changed = [f"--{key.replace('_', '-')}" for key, value in overrides.items()
@@ -429,10 +438,17 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
                                  f"{', '.join(changed)} differs from it (only --total-timesteps may change)")
         else:
             config = load_config(args.config, overrides)
-    except (OSError, ValueError) as error:
+        check_writable_directory("--run-dir", config.run_dir)
+    except (OSError, ValueError) as error:  # OutputError is a ValueError
         parser.error(str(error))
+
+    def kept():
+        newest = latest_checkpoint(config.run_dir)
+        return (f"continue from {newest} with {program} --resume --run-dir {config.run_dir}" if newest
+                else "no checkpoint was written yet")
     try:
-        result = train(config, resume=args.resume, show_progress=not args.no_progress)
+        with exit_on_interrupt(program, kept):
+            result = train(config, resume=args.resume, show_progress=not args.no_progress)
     except (FileExistsError, CheckpointError) as error:
         parser.error(str(error))
     print(f"\n{result.steps} env steps in {result.wall_seconds:.0f} s ({result.eval_seconds:.0f} s of evaluation): "

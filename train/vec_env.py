@@ -44,6 +44,7 @@ from a single one.
 """
 
 import multiprocessing
+import os
 import time
 import traceback
 
@@ -56,6 +57,7 @@ from fifthave_env.engine import checks
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.gym_env import FifthAvenueEnv
 from fifthave_env.observation import OBS_SIZES
+from fifthave_env.runtime import die_with_parent
 
 from .hints import Advisers, advised_observation_space
 from .opponents import opponents_from_data, opponents_to_data
@@ -366,6 +368,7 @@ def _limit_threads():
 
 
 def _work(connection, count, env_kwargs, opponents, advisers):
+    die_with_parent(os.getppid())  # the fork server, which ends with the training process; Ctrl-C is the trainer's
     _limit_threads()
     shard = GameShard(count, env_kwargs, opponents, advisers)
     while True:

@@ -177,6 +177,25 @@ def cli_int(low=None, high=None):
     return parse
 
 
+MAX_SEED = 2**32 - 1
+"""The largest seed a command line takes: numpy's legacy ``np.random.seed``, which training seeds, takes no more."""
+
+
+def cli_seed(text):
+    """An argparse ``type``: a seed, an int from 0 to ``MAX_SEED``."""
+    return cli_int(0, MAX_SEED)(text)
+
+
+MAX_WORKERS = 256
+"""The most worker processes a command line starts: each is a whole Python process (forking 10**8 of them
+was accepted)."""
+
+
+def cli_workers(text):
+    """An argparse ``type``: a number of worker processes, an int from 1 to ``MAX_WORKERS``."""
+    return cli_int(1, MAX_WORKERS)(text)
+
+
 def cli_positive(text):
     """An argparse ``type``: the text as a finite number > 0 (not NaN or infinity)."""
     try:

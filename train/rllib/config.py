@@ -9,7 +9,12 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from agents.registry import check_agent_names
-from fifthave_env.engine import safejson
+from fifthave_env.engine import checks, safejson
+from fifthave_env.env_common import game_config
+
+MAX_WIDTH = 4096  # units per hidden layer: a config must not allocate gigabytes (issue 40)
+MAX_LAYERS = 8
+MAX_ENVS_PER_RUNNER = 1024
 
 
 @dataclass
@@ -114,31 +119,52 @@ class RLlibConfig:
     """Where ``config.json``, ``eval.csv``, ``cluster.txt`` and ``checkpoints/iter_NNNNNN`` go."""
 
     def __post_init__(self):
+        # every field checked for its type and range (a config is untrusted input: a file, flags, a checkpoint)
+        self.seed = checks.integer("seed", self.seed, 0, checks.MAX_SEED)
+        game = game_config(self.reward, None, num_players=self.num_players, board=self.board,
+                           max_turns=self.max_turns)
+        self.num_players, self.board, self.max_turns = game.num_players, game.board, game.max_turns
+        self.observation_version = checks.choice("observation_version", self.observation_version, (0, 1))
+        self.reward_scale = checks.real("reward_scale", self.reward_scale, 0.0, low_included=False)
         check_agent_names("opponents", self.opponents)
         check_agent_names("eval_opponents", self.eval_opponents)
-        if self.observation_version not in (0, 1) or isinstance(self.observation_version, bool):
-            raise ValueError(f"observation_version must be 0 or 1, got {self.observation_version!r}")
-        if self.num_players not in (2, 3, 4) or self.board not in (5, 6):
-            raise ValueError(f"num_players must be 2-4 and board 5 or 6, got {self.num_players}, {self.board}")
         for name in ("scripted_fraction", "pool_fraction"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
-        if self.num_env_runners < 0 or self.num_envs_per_env_runner < 1 or self.total_env_steps < 1:
-            raise ValueError("num_env_runners must be >= 0, num_envs_per_env_runner and total_env_steps >= 1")
+            setattr(self, name, checks.real(name, getattr(self, name), 0.0, 1.0))
+        self.pool_size = checks.integer("pool_size", self.pool_size, 1)
+        self.snapshot_every = checks.integer("snapshot_every", self.snapshot_every, 0)
+        self.promote_win_rate = checks.real("promote_win_rate", self.promote_win_rate, 0.0)
+        self.total_env_steps = checks.integer("total_env_steps", self.total_env_steps, 1)
+        self.max_seconds = checks.real("max_seconds (0: no limit)", self.max_seconds, 0.0)
+        self.num_env_runners = checks.integer("num_env_runners", self.num_env_runners, 0)
+        self.num_envs_per_env_runner = checks.integer("num_envs_per_env_runner", self.num_envs_per_env_runner, 1,
+                                                      MAX_ENVS_PER_RUNNER)
+        self.train_batch_size = checks.integer("train_batch_size", self.train_batch_size, 1)
+        self.minibatch_size = checks.integer("minibatch_size", self.minibatch_size, 1)
         if self.minibatch_size > self.train_batch_size:
             raise ValueError(f"minibatch_size ({self.minibatch_size}) must not exceed train_batch_size "
                              f"({self.train_batch_size})")
+        self.num_epochs = checks.integer("num_epochs", self.num_epochs, 1)
+        for name in ("lr", "clip_param", "grad_clip", "vf_clip_param"):
+            setattr(self, name, checks.real(name, getattr(self, name), 0.0, low_included=False))
+        for name in ("gamma", "lambda_"):
+            setattr(self, name, checks.real(name, getattr(self, name), 0.0, 1.0))
+        for name in ("entropy_coeff", "vf_loss_coeff"):
+            setattr(self, name, checks.real(name, getattr(self, name), 0.0))
+        self.use_kl_loss = checks.boolean("use_kl_loss", self.use_kl_loss)
+        self.batch_mode = checks.choice("batch_mode", self.batch_mode, ("truncate_episodes", "complete_episodes"))
+        self.hidden = [checks.integer(f"hidden[{i}]", width, 1, MAX_WIDTH)
+                       for i, width in enumerate(checks.sequence("hidden", self.hidden))]
+        if len(self.hidden) > MAX_LAYERS:
+            raise checks.InvalidValueError(f"hidden must list at most {MAX_LAYERS} layer sizes, got {len(self.hidden)}")
+        self.activation = checks.choice("activation", self.activation, ("tanh", "relu"))
+        self.checkpoint_every = checks.integer("checkpoint_every", self.checkpoint_every, 0)
+        self.eval_games = checks.integer("eval_games", self.eval_games, 0)
         if self.eval_games % self.num_players:
             raise ValueError(f"eval_games must be a multiple of num_players ({self.num_players}), "
                              f"got {self.eval_games}")
-        if not self.reward_scale > 0:
-            raise ValueError(f"reward_scale must be > 0, got {self.reward_scale!r}")
-        if not self.vf_clip_param > 0:
-            raise ValueError(f"vf_clip_param must be > 0, got {self.vf_clip_param!r}")
-        if self.batch_mode not in ("truncate_episodes", "complete_episodes"):
-            raise ValueError(f"batch_mode must be 'truncate_episodes' or 'complete_episodes', got {self.batch_mode!r}")
-        if self.activation not in ("tanh", "relu"):
-            raise ValueError(f"activation must be 'tanh' or 'relu', got {self.activation!r}")
+        self.eval_deterministic = checks.boolean("eval_deterministic", self.eval_deterministic)
+        if not (isinstance(self.run_dir, str) and self.run_dir):
+            raise checks.InvalidTypeError(f"run_dir must be a non-empty path, got {checks.shown(self.run_dir)}")
 
     def to_dict(self):
         return dataclasses.asdict(self)
@@ -157,6 +183,7 @@ def load_rllib_config(path=None, overrides=None, *, base=None):
     data = dict(base or {})
     if path is not None:
         data = safejson.load(path, f"the config file {path}")
+        checks.mapping(f"the config in {path} (a JSON object of RLlibConfig fields)", data)
     data.update({k: v for k, v in (overrides or {}).items() if v is not None})
     allowed = {f.name for f in dataclasses.fields(RLlibConfig)}
     unknown = set(data) - allowed

@@ -44,9 +44,10 @@ Sampling does not replay the original run's random draws.
 
 import argparse
 import collections
-import csv
 import json
 import os
+import re
+import shutil
 import sys
 import time
 import zlib
@@ -54,9 +55,12 @@ import zlib
 import numpy as np
 
 from agents.ray_backend import init_ray, node_summary, require_ray
+from fifthave_env.engine import checks
+from fifthave_env.runtime import atomic_append_csv, atomic_write_text, check_writable_directory, exit_on_interrupt
 
 from ..evaluate import EVAL_FIELDS as TRAIN_EVAL_FIELDS
 from ..evaluate import best_checkpoint_report, read_eval_log
+from ..manifest import write_directory_manifest, verify_directory
 from .config import load_rllib_config
 
 # the columns of fifthave-train's eval.csv (train.evaluate), counted in RLlib iterations and env steps
@@ -207,15 +211,27 @@ def _versions(config):
 
 
 def save(algo, config, directory, iteration, env_steps, pool=None):
-    """Write RLlib's algorithm state and the playable actor (``train.rllib.agent``) to ``directory``."""
+    """Write RLlib's algorithm state and the playable actor (``train.rllib.agent``) to ``directory``, which must
+    not exist: all is written to a temporary directory beside it, with its SHA-256 manifest
+    (``train.manifest``), which is then renamed into place, so a checkpoint is whole or absent and never
+    rewritten."""
     from .agent import save_actor
 
     directory = os.path.abspath(directory)
-    algo.save_to_path(os.path.join(directory, "algorithm"))
-    meta = {"iteration": iteration, "env_steps": env_steps, "hidden": list(config.hidden),
-            "activation": config.activation, "config": config.to_dict(), "versions": _versions(config),
-            "pool": list(pool.ids) if pool else [], "pool_last_added": pool.last_added if pool else 0}
-    save_actor(algo.get_module(MAIN), directory, meta)
+    if os.path.exists(directory):
+        raise FileExistsError(f"{directory} exists already; a checkpoint is never written over")
+    partial = os.path.join(os.path.dirname(directory), f".{os.path.basename(directory)}.tmp-{os.getpid()}")
+    shutil.rmtree(partial, ignore_errors=True)  # a leftover of an earlier process with this PID
+    try:
+        algo.save_to_path(os.path.join(partial, "algorithm"))
+        meta = {"iteration": iteration, "env_steps": env_steps, "hidden": list(config.hidden),
+                "activation": config.activation, "config": config.to_dict(), "versions": _versions(config),
+                "pool": list(pool.ids) if pool else [], "pool_last_added": pool.last_added if pool else 0}
+        save_actor(algo.get_module(MAIN), partial, meta)
+        write_directory_manifest(partial)
+        os.rename(partial, directory)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
     return directory
 
 
@@ -237,12 +253,7 @@ def _evaluate_checkpoint(directory, config, iteration, env_steps, log_path, addr
         result = evaluate(RLlibFactory(directory, config.eval_deterministic, name="rllib"), opponent, config.eval_games, config,
                           seed=rllib_eval_seed(config), backend="ray", address=address)
         rows.append({"iteration": iteration, "env_steps": env_steps, **result.row()})
-    new = not os.path.exists(log_path)
-    with open(log_path, "a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
-        if new:
-            writer.writeheader()
-        writer.writerows(rows)
+    atomic_append_csv(log_path, EVAL_FIELDS, rows)
     return rows
 
 
@@ -277,14 +288,69 @@ def build(config, resume=None):
 
 
 def read_checkpoint_meta(directory):
-    """``meta.json`` of a checkpoint written by ``save``; a clear error if ``directory`` is not one."""
+    """``meta.json`` of a checkpoint written by ``save`` to resume from; a clear error if ``directory`` is not
+    one, or if its files do not match the manifest ``save`` wrote (checked before any file is read: RLlib's
+    restore unpickles, ``train.manifest``)."""
     from .agent import load_actor
 
-    _, meta = load_actor(directory)
-    if not os.path.isdir(os.path.join(directory, "algorithm")) or "config" not in meta:
+    if not os.path.isdir(os.path.join(directory, "algorithm")):
         raise ValueError(f"{directory!r} has no RLlib algorithm state to resume from (a fifthave-rllib checkpoint "
                          f"holds algorithm/, actor.pt and meta.json)")
+    verify_directory(directory)
+    _, meta = load_actor(directory)
+    if "config" not in meta:
+        raise ValueError(f"{directory!r}: its meta.json holds no config to resume with")
     return meta
+
+
+RUN_FILES = ("config.json", "eval.csv", "cluster.txt", "checkpoints")
+"""What a run writes in its directory: any of them marks the directory as used."""
+
+
+_PARTIAL_RE = re.compile(r"^\.iter_\d+\.tmp-(\d+)$")
+
+
+def remove_partial_checkpoints(run_dir):
+    """Delete the ``.iter_N.tmp-PID`` directories that a killed ``save`` left in ``run_dir/checkpoints`` (those
+    whose process is gone or is this one); returns their paths."""
+    directory = os.path.join(run_dir, "checkpoints")
+    removed = []
+    for name in os.listdir(directory) if os.path.isdir(directory) else ():
+        match = _PARTIAL_RE.match(name)
+        if match and (int(match.group(1)) == os.getpid() or not _process_exists(int(match.group(1)))):
+            shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
+            removed.append(os.path.join(directory, name))
+    return removed
+
+
+def _process_exists(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def check_run_dir(run_dir, resume=None):
+    """Raise ``FileExistsError`` unless ``run_dir`` may take this run: an unused directory, or (with ``resume``,
+    a checkpoint directory) the checkpoint's own run when it is that run's newest checkpoint, so that no
+    checkpoint, config or evaluation row of another run (or of a later part of this one) is written over."""
+    used = [name for name in RUN_FILES if os.path.exists(os.path.join(run_dir, name))
+            and not (name == "checkpoints" and not os.listdir(os.path.join(run_dir, name)))]
+    if not used:
+        return
+    checkpoints = os.path.join(os.path.abspath(run_dir), "checkpoints")
+    if resume is None or os.path.dirname(os.path.abspath(resume)) != checkpoints:
+        raise FileExistsError(f"{run_dir} holds the files of another run ({', '.join(used)}); choose an unused "
+                              f"--run-dir" + (" (or resume that run from its newest checkpoint)" if resume else ""))
+    later = sorted(name for name in os.listdir(checkpoints)
+                   if name.startswith("iter_") and name > os.path.basename(os.path.abspath(resume)))
+    if later:
+        raise FileExistsError(f"{run_dir} has checkpoints after {os.path.basename(resume)} ({', '.join(later)}): "
+                              f"resume from its newest, or give an unused --run-dir to branch from this one")
+
 
 
 def _print_now(line):
@@ -296,11 +362,14 @@ def train(config, address=None, num_cpus=None, log=_print_now, resume=None):
     directory, its evaluation rows, seconds of training)`` (evaluations excluded)."""
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
-    ray = init_ray(address, num_cpus=num_cpus if address is None else None)
     run_dir = config.run_dir
+    remove_partial_checkpoints(run_dir)
+    check_run_dir(run_dir, resume)
+    if resume is not None:
+        read_checkpoint_meta(resume)  # its manifest and files, before Ray starts or anything is written
+    ray = init_ray(address, num_cpus=num_cpus if address is None else None)
     os.makedirs(os.path.join(run_dir, "checkpoints"), exist_ok=True)
-    with open(os.path.join(run_dir, "config.json"), "w") as f:
-        json.dump(config.to_dict(), f, indent=1)
+    atomic_write_text(os.path.join(run_dir, "config.json"), json.dumps(config.to_dict(), indent=1))
     cpus = ray.cluster_resources().get("CPU", 0)
     if config.eval_games and cpus < config.num_env_runners + 1:
         raise ValueError(f"the evaluation games need a CPU beside the {config.num_env_runners} env runners, but "
@@ -335,8 +404,8 @@ def train(config, address=None, num_cpus=None, log=_print_now, resume=None):
                 for row in rows:
                     log(f"  vs {row['opponent']}: win rate {row['win_rate']:.3f} "
                         f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}] over {row['games']} games")
-    with open(os.path.join(run_dir, "cluster.txt"), "w") as f:
-        f.write("\n".join(cluster_lines) + f"\ntraining: {env_steps} env steps in {seconds:.0f} s\n")
+    atomic_write_text(os.path.join(run_dir, "cluster.txt"),
+                      "\n".join(cluster_lines) + f"\ntraining: {env_steps} env steps in {seconds:.0f} s\n")
     algo.stop()
     return directory, rows, seconds
 
@@ -346,12 +415,16 @@ def main(argv=None):
                                      "and scripted opponents); local Ray or a cluster via --address.")
     parser.add_argument("--config", help="a JSON file of RLlibConfig fields (train/rllib/config.py)")
     parser.add_argument("--resume", metavar="CHECKPOINT_DIR", help="continue from a checkpoint of a run "
-                        "(RUN_DIR/checkpoints/iter_NNNNNN) with that run's config; the options below override it")
+                        "(RUN_DIR/checkpoints/iter_NNNNNN) with that run's config; the options below override it. "
+                        "RLlib's restore unpickles the checkpoint (it can run code): only a checkpoint whose files "
+                        "match the SHA-256 manifest our trainer wrote in it is read, and only resume checkpoints "
+                        "you or your own machines made. In its own run directory only the newest checkpoint "
+                        "continues; give an unused --run-dir to branch from an older one")
     parser.add_argument("--run-dir")
     parser.add_argument("--total-env-steps", type=int)
     parser.add_argument("--num-env-runners", type=int, help="Ray actors sampling games (scales sampling)")
     parser.add_argument("--num-envs-per-env-runner", type=int, help="games each env runner steps at once")
-    parser.add_argument("--seed", type=int)
+    parser.add_argument("--seed", type=checks.cli_seed)
     parser.add_argument("--num-players", type=int, choices=(2, 3, 4))
     parser.add_argument("--board", type=int, choices=(5, 6))
     parser.add_argument("--observation-version", type=int, choices=(0, 1),
@@ -359,7 +432,7 @@ def main(argv=None):
     parser.add_argument("--address", help="join the Ray cluster whose head is at HOST:PORT (ray start --head "
                         "prints it); default: start a local Ray")
     parser.add_argument("--max-seconds", type=float, help="wall-clock budget of the training loop")
-    parser.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (default: all, and at least "
+    parser.add_argument("--num-cpus", type=checks.cli_int(1), help="CPUs of the local Ray (default: all, and at least "
                         "num_env_runners + 1 so that evaluation games find one)")
     args = parser.parse_args(argv)
     try:
@@ -380,8 +453,10 @@ def main(argv=None):
             "seed": args.seed, "num_players": args.num_players,
             "board": args.board, "max_seconds": args.max_seconds, "observation_version": args.observation_version})
         num_cpus = args.num_cpus or max(os.cpu_count() or 1, config.num_env_runners + 1)
-        directory, rows, seconds = train(config, address=args.address, num_cpus=num_cpus, resume=args.resume)
-    except (ValueError, ImportError, ConnectionError) as error:
+        check_writable_directory("--run-dir", config.run_dir)
+        with exit_on_interrupt(parser.prog, f"the checkpoints written are in {config.run_dir}/checkpoints"):
+            directory, rows, seconds = train(config, address=args.address, num_cpus=num_cpus, resume=args.resume)
+    except (ValueError, ImportError, ConnectionError, FileExistsError) as error:
         parser.error(str(error))
     from .agent import actor_weights_hash
 

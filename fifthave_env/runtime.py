@@ -1,0 +1,149 @@
+"""Process and file plumbing the command lines share: outputs checked before the work, atomic writes,
+worker processes that die with their parent, and Ctrl-C as a clean exit.
+
+* ``check_writable(name, path)`` / ``check_writable_directory(name, path)``: an output is tried (a file is
+  created and removed where it will go, or in the nearest directory that exists) before hours of work, so a
+  bad ``--out`` fails first, not last, and nothing is created by the check.
+  ``os.access`` is not enough: it says yes to root on a read-only mount.
+* ``atomic_write_bytes`` / ``atomic_write_text`` / ``atomic_open`` / ``atomic_append_csv``: write a temporary file beside the target,
+  flush and fsync it, then ``os.replace`` it into place; a crash or kill leaves the old file or the whole
+  new one, never half of one. The temporary is ``.NAME.tmp-PID`` (``train.checkpoint.remove_stale_temporaries``
+  removes those a killed writer left).
+* ``die_with_parent(parent_pid)``: called first in a worker process. On Linux the kernel kills the worker
+  when its parent dies, by any signal, kill -9 included (``prctl(PR_SET_PDEATHSIG)``, as Ray's and
+  PyTorch's workers do); elsewhere a thread polls the parent id. Without it, ``ProcessPoolExecutor`` workers
+  of a killed tournament waited forever on their task queue.
+* ``exit_on_interrupt(program, message)``: Ctrl-C becomes one line on stderr and exit code 130 (128 + SIGINT,
+  the shell's convention), not a traceback.
+"""
+
+import contextlib
+import os
+import signal
+import sys
+import tempfile
+import threading
+
+INTERRUPTED_EXIT = 130  # 128 + SIGINT: what a shell reports for a program ended by Ctrl-C
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+class OutputError(ValueError):
+    """An output path that cannot be written; the message names the option, the path and why."""
+
+
+def _try_create_in(name, path, directory):
+    """Create and remove a file in ``directory`` or, if it does not exist yet, in its nearest existing
+    ancestor (then the missing directories can be made there); nothing is left behind."""
+    existing = os.path.abspath(directory)
+    while not os.path.lexists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise OutputError(f"{name} {path!r} cannot be written: {existing} is a file, not a directory")
+    try:
+        handle, probe = tempfile.mkstemp(dir=existing, prefix=".write-test-")
+        os.close(handle)
+        os.remove(probe)
+    except OSError as error:
+        raise OutputError(f"{name} {path!r} cannot be written: {error.strerror or error} ({existing})") from None
+
+
+def check_writable(name, path):
+    """Raise ``OutputError`` unless a file can be written at ``path`` (missing directories can be made)."""
+    if os.path.isdir(path):
+        raise OutputError(f"{name} {path!r} is a directory; give a file path")
+    _try_create_in(name, path, os.path.dirname(os.path.abspath(path)))
+
+
+def check_writable_directory(name, path):
+    """Raise ``OutputError`` unless ``path`` is, or can be made, a directory that files can be written in."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise OutputError(f"{name} {path!r} is a file; give a directory")
+    _try_create_in(name, path, path)
+
+
+def _temporary_path(path):
+    directory, base = os.path.split(os.path.abspath(path))
+    return directory, os.path.join(directory, f".{base}.tmp-{os.getpid()}")
+
+
+@contextlib.contextmanager
+def atomic_open(path, mode="w", **kwargs):
+    """``with atomic_open(path, "w") as f``: ``f`` writes a temporary file that replaces ``path`` when the
+    block ends without an error (flushed and fsynced first); on an error ``path`` is left as it was."""
+    if not mode.startswith("w"):
+        raise ValueError(f"atomic_open writes a whole new file: mode must be 'w' or 'wb', got {mode!r}")
+    directory, tmp = _temporary_path(path)
+    os.makedirs(directory, exist_ok=True)
+    try:
+        with open(tmp, mode, **kwargs) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def atomic_write_bytes(path, data):
+    """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
+    with atomic_open(path, "wb") as f:
+        f.write(data)
+
+
+def atomic_write_text(path, text):
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
+    with atomic_open(path, "w", newline="") as f:
+        f.write(text)
+
+
+def die_with_parent(parent_pid):
+    """End this (worker) process when the process ``parent_pid`` ends, however it ends; Ctrl-C is left to
+    the parent (a worker ignores SIGINT, which the terminal sends to the whole process group)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent_pid:  # the parent died before prctl: this process was handed to init
+        os._exit(1)
+    if not sys.platform.startswith("linux"):
+        threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+
+
+def _watch_parent(parent_pid, every=1.0):
+    stop = threading.Event()
+    while not stop.wait(every):
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+
+@contextlib.contextmanager
+def exit_on_interrupt(program, message=None):
+    """Turn Ctrl-C inside the block into ``program: interrupted[; message]`` on stderr and exit code 130.
+    ``message`` may be a callable, called then (e.g. to name what was kept)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        detail = message() if callable(message) else message
+        print(f"\n{program}: interrupted" + (f"; {detail}" if detail else ""), file=sys.stderr, flush=True)
+        raise SystemExit(INTERRUPTED_EXIT) from None
+
+
+def atomic_append_csv(path, fieldnames, rows):
+    """Add ``rows`` (dicts) to the CSV file ``path`` (made with a header if missing) by writing the whole new
+    file atomically: a kill mid-write never leaves half a row."""
+    import csv
+    import io
+
+    text = ""
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            text = f.read()
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fieldnames)
+    if not text:
+        writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(path, text + buffer.getvalue())
