@@ -124,7 +124,7 @@ class CandidateValueConfig:
     """Seat-rotated games (a multiple of ``num_players``) against HeuristicAgents in every other seat, and
     against RandomAgents, at the end (0: none); the tables go to ``run_dir/values_vs_*``."""
     run_dir: str = "runs/candidate_values"
-    """Where the network (``values.pt``), the evaluation tables and ``report.json`` go."""
+    """Where the network (``values.npz``, an agent file), the evaluation tables and ``report.json`` go."""
 
     def __post_init__(self):
         unknown = [g for g in self.groups if g not in DECISION_GROUPS]
@@ -382,7 +382,7 @@ def main(argv=None):
     if config.dagger_games:
         # DAgger: the fitted ensemble plays the searched seat and the search labels the positions it reaches.
         # Those labels depend on its weights, so their files are named after the weights' hash.
-        student = os.path.join(config.run_dir, "values_first.pt")
+        student = os.path.join(config.run_dir, "values_first.npz")
         first = save_values(student, net, dataclasses.asdict(config), {})
         extra = collect(config, config.dagger_games, np.random.default_rng([config.seed, 0xDA]), store=store,
                         tag=f"dagger_{first[:12]}", student=student)
@@ -392,7 +392,7 @@ def main(argv=None):
     report = {"decisions": len(data[0]), "candidates": len(data[3]), "held_out_loss": round(error, 4),
               "held_out_best_agrees": round(best, 4), "first_labels_seconds": round(collected, 1),
               "seconds": round(time.perf_counter() - started, 1)}
-    path = os.path.join(config.run_dir, "values.pt")
+    path = os.path.join(config.run_dir, "values.npz")
     digest = save_values(path, net, dataclasses.asdict(config), report)
     print(f"saved {path} (weights sha256 {digest}) after {report['seconds']:.0f} s", flush=True)
     if config.eval_games:

@@ -208,14 +208,22 @@ def _versions(config):
 
 def save(algo, config, directory, iteration, env_steps, pool=None):
     """Write RLlib's algorithm state and the playable actor (``train.rllib.agent``) to ``directory``."""
-    from .agent import save_actor
+    from ..export import agent_file_of, write_policy
+    from ..policy_agent import ActorNet
+    from .agent import actor_modules, save_actor
 
     directory = os.path.abspath(directory)
     algo.save_to_path(os.path.join(directory, "algorithm"))
     meta = {"iteration": iteration, "env_steps": env_steps, "hidden": list(config.hidden),
             "activation": config.activation, "config": config.to_dict(), "versions": _versions(config),
             "pool": list(pool.ids) if pool else [], "pool_last_added": pool.last_added if pool else 0}
-    save_actor(algo.get_module(MAIN), directory, meta)
+    module = algo.get_module(MAIN)
+    save_actor(module, directory, meta)
+    # the file every command plays (numpy alone, nothing unpickled): rllib:DIRECTORY reads DIRECTORY/agent.npz
+    write_policy(agent_file_of(directory), ActorNet.from_modules(actor_modules(module)), config.to_dict(),
+                 f"rllib@{iteration}", kind="rllib-policy",
+                 training={"method": "rllib-ppo", "iteration": iteration, "env_steps": env_steps},
+                 versions=meta["versions"])
     return directory
 
 
