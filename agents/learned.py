@@ -367,22 +367,28 @@ class CandidateValueAgent(SearchAgent):
 
 # ---- agents from agent files -----------------------------------------------------------------------
 
-def agent_from_file(meta, arrays, deterministic=False, name=None, other_games="error"):
-    """The agent of an agent file's checked ``(meta, arrays)`` (``agents.agentfile.read_agent_file``)."""
-    name = name or meta["name"]
-    architecture = meta["architecture"]
+def network_from_file(meta, arrays):
+    """The network of an agent file's checked ``(meta, arrays)`` (``agents.agentfile.read_agent_file``)."""
     if meta["kind"] in POLICY_KINDS:
-        return PolicyAgent(ActorNet.from_arrays(architecture, arrays), deterministic, name, meta,
-                           other_games=other_games)
-    return CandidateValueAgent(NumpyValueNet.from_arrays(architecture, arrays),
-                               groups_played(meta["groups"], meta.get("played_groups")), meta["observation_layout"],
-                               name=name, trained_for=(meta["num_players"], meta["board"]), other_games=other_games)
+        return ActorNet.from_arrays(meta["architecture"], arrays)
+    return NumpyValueNet.from_arrays(meta["architecture"], arrays)
+
+
+def agent_from_file(meta, network, deterministic=False, name=None, other_games="error"):
+    """An agent playing ``network`` (``network_from_file``; agents built from one network share it, so that
+    ``train.vec_env`` batches them)."""
+    name = name or meta["name"]
+    if meta["kind"] in POLICY_KINDS:
+        return PolicyAgent(network, deterministic, name, meta, other_games=other_games)
+    return CandidateValueAgent(network, groups_played(meta["groups"], meta.get("played_groups")),
+                               meta["observation_layout"], name=name, trained_for=(meta["num_players"], meta["board"]),
+                               other_games=other_games)
 
 
 KIND_PREFIXES = {"policy": POLICY_KINDS, "rllib": POLICY_KINDS, "values": ("candidate-values",)}
 """The agent-file kinds each ``PREFIX:PATH`` agent name accepts."""
 
-_LOADED = {}  # (path, modification time, size) -> (meta, arrays), per process
+_LOADED = {}  # (path, modification time, size) -> (meta, network), per process
 
 
 class AgentFileFactory:
@@ -410,13 +416,14 @@ class AgentFileFactory:
             raise AgentFileError(f"cannot read the agent file {self.path}: {error.strerror or error}") from None
         key = (self.path, stat.st_mtime_ns, stat.st_size)  # a rewritten file is read again
         if key not in _LOADED:
-            loaded = read_agent_file(self.path)
-            if self.kinds is not None and loaded[0]["kind"] not in self.kinds:
-                raise AgentFileError(f"{self.path} holds a {loaded[0]['kind']} agent; this name takes "
-                                     f"{' or '.join(self.kinds)}")
-            _LOADED[key] = loaded
+            meta, arrays = read_agent_file(self.path)
+            _LOADED[key] = meta, network_from_file(meta, arrays)
+        meta = _LOADED[key][0]
+        if self.kinds is not None and meta["kind"] not in self.kinds:
+            raise AgentFileError(f"{self.path} holds a {meta['kind']} agent; this name takes "
+                                 f"{' or '.join(self.kinds)}")
         return _LOADED[key]
 
     def __call__(self):
-        meta, arrays = self._load()
-        return agent_from_file(meta, arrays, self.deterministic, self.name, self.other_games)
+        meta, network = self._load()
+        return agent_from_file(meta, network, self.deterministic, self.name, self.other_games)

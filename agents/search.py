@@ -29,7 +29,7 @@ Pluggable parts:
 
 * ``rollout``: ``"heuristic"`` (default), ``"greedy"``, ``"random"``, or any agent
   factory (a zero-argument callable returning an :mod:`agents.base` agent, e.g.
-  ``train.policy_agent.PolicyFactory(path)`` for a trained network);
+  ``agents.learned.AgentFileFactory(path)`` for a trained network);
 * ``evaluator``: a callable ``(game, seat) -> value in [0, 1]``; the default,
   :func:`projected_value`, is a logistic of the projected final-score margin
   (score + every open district scored now + Central Park at its expected value);
