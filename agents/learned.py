@@ -20,7 +20,7 @@ from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS, NUM_ACTI
 from fifthave_env.engine.cards import NUM_KINDS
 from fifthave_env.observation import OBS_SIZES
 
-from .agentfile import (CANDIDATE_FEATURES, POLICY_KINDS, VALUE_PARTS, AgentFileError, check_value_groups,  # noqa: F401
+from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, POLICY_KINDS, VALUE_PARTS, AgentFileError, check_value_groups,  # noqa: F401
                         groups_played, read_agent_file)
 from .bidding import table_limit, table_total
 from .registry import AGENT_FACTORIES
@@ -383,6 +383,19 @@ def agent_from_file(meta, network, deterministic=False, name=None, other_games="
     return CandidateValueAgent(network, groups_played(meta["groups"], meta.get("played_groups")),
                                meta["observation_layout"], name=name, trained_for=(meta["num_players"], meta["board"]),
                                other_games=other_games)
+
+
+def checkpoint_agent_file(directory):
+    """The agent file of a ``fifthave-rllib`` checkpoint directory (``DIRECTORY/agent.npz``); a clear error if it
+    has none."""
+    path = os.path.join(directory, AGENT_FILE)
+    if os.path.isfile(path):
+        return path
+    if os.path.isfile(os.path.join(directory, "actor.pt")):
+        raise AgentFileError(f"{directory!r} is a fifthave-rllib checkpoint written before agent files: convert it "
+                             f"once with: python -m train.export {directory}")
+    raise AgentFileError(f"{directory!r} is not a fifthave-rllib checkpoint: it has no {AGENT_FILE} (written by "
+                         "fifthave-rllib into RUN_DIR/checkpoints/iter_NNNNNN)")
 
 
 KIND_PREFIXES = {"policy": POLICY_KINDS, "rllib": POLICY_KINDS, "values": ("candidate-values",)}

@@ -84,7 +84,6 @@ from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP, IllegalAction
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
 
-from .agentfile import AGENT_FILE
 from .base import LayoutObservations, give_sampler
 from .registry import AGENT_FACTORIES, agent_names_help
 from .stats import bootstrap_elo, bradley_terry_elo, clustered_mean_interval, clustered_rate_interval, seat_ranks
@@ -125,7 +124,7 @@ def agent_factory(name):
     if name in AGENT_FACTORIES:
         return AGENT_FACTORIES[name]
     from . import models
-    from .learned import KIND_PREFIXES, AgentFileFactory
+    from .learned import KIND_PREFIXES, AgentFileFactory, checkpoint_agent_file
 
     greedy = name.endswith(GREEDY_SUFFIX)
     bare = name.removesuffix(GREEDY_SUFFIX)
@@ -133,8 +132,8 @@ def agent_factory(name):
         return models.factory(bare, deterministic=greedy)
     prefix, _, path = bare.partition(":")
     if prefix in KIND_PREFIXES and path:
-        if prefix == "rllib" and os.path.isdir(path):
-            path = os.path.join(path, AGENT_FILE)
+        if prefix == "rllib" and not os.path.isfile(path):
+            path = checkpoint_agent_file(path)
         return AgentFileFactory(path, deterministic=greedy, kinds=KIND_PREFIXES[prefix])
     if bare.endswith(".npz") or os.path.isfile(bare):
         return AgentFileFactory(bare, deterministic=greedy)

@@ -17,8 +17,8 @@ import torch
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.observation import OBS_SIZES
 
-from agents.agentfile import AGENT_FILE, MAX_LAYERS, MAX_META_BYTES, MAX_WIDTH, POLICY_KINDS
-from agents.learned import AgentFileFactory
+from agents.agentfile import MAX_LAYERS, MAX_META_BYTES, MAX_WIDTH, POLICY_KINDS
+from agents.learned import AgentFileFactory, checkpoint_agent_file
 
 from ..policy_agent import ActorNet, PolicyAgent
 
@@ -103,4 +103,4 @@ def agent_from_module(rl_module, name="rllib", meta=None, deterministic=False):
 def RLlibFactory(directory, deterministic=False, name=None):
     """A fresh agent of the checkpoint in ``directory`` per call, from its agent file ``agent.npz`` (picklable;
     read once per process, numpy alone)."""
-    return AgentFileFactory(os.path.join(directory, AGENT_FILE), deterministic, name, kinds=POLICY_KINDS)
+    return AgentFileFactory(checkpoint_agent_file(directory), deterministic, name, kinds=POLICY_KINDS)
