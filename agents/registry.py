@@ -20,7 +20,7 @@ AGENT_FACTORIES = {
 }
 
 PARAMETERIZED_AGENT_NAMES = (
-    "search[:ROLLOUTS[:DEPTH[:POLICY]]]",  # agents.search
+    "search[:ROLLOUTS[:DEPTH[:POLICY]]] (POLICY: heuristic, greedy, random or a trained agent's name)",
     "a committed model (agents.models: policy-4p, values-4p)[:greedy]",
     "AGENT_FILE.npz[:greedy]",  # agents.agentfile, written by every training method
     "policy:AGENT_FILE.npz[:greedy]",  # the same, policies only

@@ -265,19 +265,24 @@ class SearchAgent:
         return candidates[int(values.argmax())]
 
 
-def search_factory(name):
-    """``search`` or ``search:ROLLOUTS[:DEPTH[:ROLLOUT_POLICY]]`` as a picklable agent factory."""
+def search_factory(name, agent_factory=None):
+    """``search`` or ``search:ROLLOUTS[:DEPTH[:ROLLOUT_POLICY]]`` as a picklable agent factory. With
+    ``agent_factory`` (``agents.tournament.agent_factory``), ROLLOUT_POLICY may also be any agent name it takes
+    (an agent file's path, ``PATH:greedy``, a committed model): the rollouts play that agent."""
     import functools
 
     parts = name.split(":")
-    if parts[0] != "search" or len(parts) > 4:
+    if parts[0] != "search" or (len(parts) > 4 and agent_factory is None):
         raise ValueError(f"a search agent is named search[:ROLLOUTS[:DEPTH[:POLICY]]], got {name!r}")
     try:
         rollouts = int(parts[1]) if len(parts) > 1 else DEFAULT_ROLLOUTS
         depth = int(parts[2]) if len(parts) > 2 else DEFAULT_DEPTH
     except ValueError:
         raise ValueError(f"ROLLOUTS and DEPTH must be integers in {name!r}") from None
-    rollout = parts[3] if len(parts) > 3 else "heuristic"
+    rollout = ":".join(parts[3:]) if len(parts) > 3 else "heuristic"
     if rollout not in ROLLOUT_POLICIES:
-        raise ValueError(f"unknown rollout policy {rollout!r} in {name!r}; choose from {', '.join(ROLLOUT_POLICIES)}")
+        if agent_factory is None:
+            raise ValueError(f"unknown rollout policy {rollout!r} in {name!r}; choose from "
+                             f"{', '.join(ROLLOUT_POLICIES)}")
+        rollout = agent_factory(rollout)
     return functools.partial(SearchAgent, rollouts=rollouts, depth=depth, rollout=rollout, name=name)

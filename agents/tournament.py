@@ -110,7 +110,8 @@ GREEDY_SUFFIX = ":greedy"
 
 def agent_factory(name):
     """A picklable factory for an agent named in ``AGENT_FACTORIES`` (e.g. ``"heuristic-aggressive"``),
-    ``"search[:ROLLOUTS[:DEPTH[:POLICY]]]"`` (``agents.search``), a committed model (``agents.models``, e.g.
+    ``"search[:ROLLOUTS[:DEPTH[:POLICY]]]"`` (``agents.search``; POLICY a scripted agent or any trained agent's
+    name below), a committed model (``agents.models``, e.g.
     ``"values-4p"``) or the path of an exported agent file (``agents.agentfile``; ``policy:PATH``,
     ``rllib:PATH`` (also the checkpoint directory holding ``agent.npz``) and ``values:PATH`` name one too, and
     take only policies or only candidate-value networks). A trained policy samples its moves; ``PATH:greedy``
@@ -120,7 +121,7 @@ def agent_factory(name):
     if name == "search" or name.startswith("search:"):
         from .search import search_factory
 
-        return search_factory(name)
+        return search_factory(name, agent_factory)  # a rollout policy may be a trained agent
     if name in AGENT_FACTORIES:
         return AGENT_FACTORIES[name]
     from . import models

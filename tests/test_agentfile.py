@@ -314,3 +314,34 @@ def test_old_formats_are_refused_fast_when_their_metadata_declares_a_huge_networ
     with pytest.raises(ValueError, match="hidden \\(at most 16 widths from 1 to 4096\\)"):
         export(str(rllib))
     assert time.perf_counter() - started < 5
+
+
+def test_a_search_agent_rolls_out_with_a_trained_agent_named_in_its_rollout_policy():
+    agent = agent_factory("search:2:1:policy-4p:greedy")()
+    assert isinstance(agent.rollout_factory, AgentFileFactory) and agent.rollout_factory.deterministic
+    assert agent_factory("search:1:1:values-4p")().rollout_factory.meta()["kind"] == "candidate-values"
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        agent_factory("search:2:1:nobody")
+
+
+def test_damaged_bytes_anywhere_are_refused_with_an_agent_file_error(good, tmp_path):
+    from hypothesis import given, settings, strategies as st
+
+    data = good.read_bytes()
+
+    @settings(max_examples=80, deadline=None, derandomize=True)
+    @given(st.lists(st.tuples(st.integers(0, len(data) - 1), st.integers(0, 255)), min_size=1, max_size=4))
+    def flipped(changes):
+        damaged = bytearray(data)
+        for position, value in changes:
+            damaged[position] = value
+        path = tmp_path / "damaged.npz"
+        path.write_bytes(bytes(damaged))
+        try:
+            meta, arrays = read_agent_file(path)
+        except AgentFileError as error:
+            assert str(path) in str(error)
+        else:  # a change the zip format does not check (e.g. a timestamp) left the weights intact
+            assert meta["weights_sha256"] == read_agent_file(good)[0]["weights_sha256"]
+
+    flipped()
