@@ -17,13 +17,14 @@ what made the whole bid good. Here the network learns the search's *values* inst
 * **DAgger.** With ``dagger_games``, the fitted ensemble then plays the searched seat in further games, the
   search only labelling its decisions, and the ensemble is fitted again on all labels: the labels then cover
   the positions the network's own play reaches (Ross, Gordon and Bagnell, 2011).
-* **Play.** ``CandidateValueAgent`` (``train.values_agent``) lists the same candidates as the search and plays
+* **Play.** ``CandidateValueAgent`` (``agents.learned``, numpy alone) lists the same candidates as the search and plays
   the one the network values most, with no bonus for the heuristic's candidate (the fit shrinks the values
   toward 0, so the search's bonus would outweigh nearly every deviation); it needs no sampler and no
   rollout. Decisions outside its ``played_groups`` are the HeuristicAgent's.
 
-``python -m train.candidate_values --config train/configs/candidate_values.json`` runs it; the result plays
-as ``values:PATH`` in ``fifthave-tournament``.
+``python -m train.candidate_values --config train/configs/candidate_values.json`` runs it; the network is written
+as the agent file ``RUN_DIR/values.npz``, which plays as ``values:PATH`` (or its bare path) in
+``fifthave-tournament``.
 """
 
 import argparse
