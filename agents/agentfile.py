@@ -59,7 +59,7 @@ MAX_LAYERS = 16
 MAX_MEMBERS = 64
 """Networks in a candidate-value ensemble."""
 MAX_PARAMETERS = 1 << 25
-"""Weights in one file (128 MB of float32); the committed models have 0.9M (policy) and 2.3M (values)."""
+"""Weights in one file (128 MB of float32); the committed models have 0.46M (policy-4p) and 1.5M (values-4p)."""
 _NPY_HEADER_SLACK = 1 << 16  # a .npy header is under 200 bytes; numpy refuses ones over 10,000
 
 
