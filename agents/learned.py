@@ -20,8 +20,8 @@ from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS, NUM_ACTI
 from fifthave_env.engine.cards import NUM_KINDS
 from fifthave_env.observation import OBS_SIZES
 
-from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, POLICY_KINDS, VALUE_PARTS, AgentFileError, check_value_groups,  # noqa: F401
-                        groups_played, read_agent_file)
+from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, POLICY_KINDS, VALUE_PARTS, AgentFileError, groups_played,
+                        read_agent_file)
 from .bidding import table_limit, table_total
 from .registry import AGENT_FACTORIES
 from .search import SearchAgent
@@ -149,7 +149,6 @@ class ActorNet:
         return hidden @ weight + bias
 
 
-
 class Advisers:
     """The scripted advisers of one seat and the feature block they write."""
 
@@ -189,6 +188,9 @@ class Advisers:
 
 
 class PolicyAgent:
+    """Plays a policy network: samples from its masked policy with the generator ``reset`` gives it, or plays
+    the most likely legal action (``deterministic``), so games with it replay from their seeds."""
+
     def __init__(self, policy, deterministic=False, name="ppo", meta=None, advisers=None, other_games="error"):
         """``policy``: an ``ActorNet`` (``train.policy_agent.ActorNet`` builds one from a MaskablePPO policy).
         ``meta``: an agent file's metadata, or ``{"config": training config}`` in training; it gives the

@@ -36,6 +36,7 @@ import stable_baselines3
 import torch
 
 import fifthave_env
+from agents.agentfile import atomic_write_bytes
 
 from .config import config_from_dict
 
@@ -56,22 +57,6 @@ def versions(config):
     return {"fifthave": fifthave_env.__version__, "env_version": config.observation_version,
             "gym_env_id": f"FifthAvenue-v{config.observation_version}", "torch": torch.__version__,
             "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__}
-
-
-def atomic_write_bytes(path, data):
-    """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def save_checkpoint(model, path, config, extra=None):
