@@ -6,6 +6,9 @@
   bidding strategy from ``agents.bidding.BIDDING_STRATEGIES``.
 - ``agents.tournament``: seeded, seat-rotated tournaments (``fifthave-tournament``).
 - ``agents.play``: a person against agents in a terminal (``fifthave-play``).
+- ``agents.learned``: trained agents (policy and candidate-value networks) played with numpy alone, from
+  the agent file of ``agents.agentfile`` (what every training method writes; read without unpickling).
+- ``agents.models``: the committed trained models by name (``models.load("values-4p")``).
 - ``agents.view.SeatView``: the readable seat view agents decide from.
 """
 

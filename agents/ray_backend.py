@@ -4,8 +4,8 @@
 --backend ray [--address HOST:PORT]``) plays its games as Ray tasks of a few
 deals each, wherever the cluster has a free CPU, and returns the same records as
 the local backend (each game depends only on the tournament seed and its index),
-plus the Ray node that played it (``record["node"]``). Checkpoint paths in
-agent names (``policy:PATH``, ``rllib:PATH``) must exist on every node.
+plus the Ray node that played it (``record["node"]``). Agent-file paths in
+agent names (``PATH.npz``, ``policy:PATH``, ``rllib:PATH``) must exist on every node.
 
 Needs the ``distributed`` extra.
 

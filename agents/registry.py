@@ -2,7 +2,7 @@
 list of every agent name the command lines take (``agent_names_help``).
 
 Kept apart from ``agents.tournament`` so that training configs can check names without importing the
-tournament (which itself loads ``policy:`` and ``rllib:`` checkpoints from ``train``).
+tournament.
 """
 
 import functools
@@ -20,10 +20,12 @@ AGENT_FACTORIES = {
 }
 
 PARAMETERIZED_AGENT_NAMES = (
-    "search[:ROLLOUTS[:DEPTH[:POLICY]]]",  # agents.search
-    "policy:CHECKPOINT.zip[:greedy]",  # train.policy_agent
-    "rllib:CHECKPOINT_DIR[:greedy]",  # train.rllib.agent
-    "values:NETWORK.pt",  # train.values_agent
+    "search[:ROLLOUTS[:DEPTH[:POLICY]]] (POLICY: heuristic, greedy, random or a trained agent's name)",
+    "a committed model (agents.models: policy-4p, values-4p)[:greedy]",
+    "AGENT_FILE.npz[:greedy]",  # agents.agentfile, written by every training method
+    "policy:AGENT_FILE.npz[:greedy]",  # the same, policies only
+    "rllib:CHECKPOINT_DIR[:greedy]",  # CHECKPOINT_DIR/agent.npz
+    "values:AGENT_FILE.npz",  # candidate-value networks only
 )
 """The agents ``agents.tournament.agent_factory`` builds from a name with parameters."""
 

@@ -29,7 +29,7 @@ Pluggable parts:
 
 * ``rollout``: ``"heuristic"`` (default), ``"greedy"``, ``"random"``, or any agent
   factory (a zero-argument callable returning an :mod:`agents.base` agent, e.g.
-  ``train.policy_agent.PolicyFactory(path)`` for a trained network);
+  ``agents.learned.AgentFileFactory(path)`` for a trained network);
 * ``evaluator``: a callable ``(game, seat) -> value in [0, 1]``; the default,
   :func:`projected_value`, is a logistic of the projected final-score margin
   (score + every open district scored now + Central Park at its expected value);
@@ -280,12 +280,14 @@ class SearchAgent:
         return candidates[int(values.argmax())]
 
 
-def search_factory(name):
-    """``search`` or ``search:ROLLOUTS[:DEPTH[:ROLLOUT_POLICY]]`` as a picklable agent factory."""
+def search_factory(name, agent_factory=None):
+    """``search`` or ``search:ROLLOUTS[:DEPTH[:ROLLOUT_POLICY]]`` as a picklable agent factory. With
+    ``agent_factory`` (``agents.tournament.agent_factory``), ROLLOUT_POLICY may also be any agent name it takes
+    (an agent file's path, ``PATH:greedy``, a committed model): the rollouts play that agent."""
     import functools
 
     parts = name.split(":")
-    if parts[0] != "search" or len(parts) > 4:
+    if parts[0] != "search" or (len(parts) > 4 and agent_factory is None):
         raise ValueError(f"a search agent is named search[:ROLLOUTS[:DEPTH[:POLICY]]], got {name!r}")
     try:
         rollouts = int(parts[1]) if len(parts) > 1 else DEFAULT_ROLLOUTS
@@ -295,7 +297,10 @@ def search_factory(name):
                          f"DEPTH from 0 to {MAX_DEPTH})") from None
     rollouts = checks.integer(f"ROLLOUTS of {name!r}", rollouts, 1, MAX_ROLLOUTS)  # here: before any game
     depth = checks.integer(f"DEPTH of {name!r}", depth, 0, MAX_DEPTH)
-    rollout = parts[3] if len(parts) > 3 else "heuristic"
+    rollout = ":".join(parts[3:]) if len(parts) > 3 else "heuristic"
     if rollout not in ROLLOUT_POLICIES:
-        raise ValueError(f"unknown rollout policy {rollout!r} in {name!r}; choose from {', '.join(ROLLOUT_POLICIES)}")
+        if agent_factory is None:
+            raise ValueError(f"unknown rollout policy {rollout!r} in {name!r}; choose from "
+                             f"{', '.join(ROLLOUT_POLICIES)}")
+        rollout = agent_factory(rollout)
     return functools.partial(SearchAgent, rollouts=rollouts, depth=depth, rollout=rollout, name=name)

@@ -111,32 +111,35 @@ GREEDY_SUFFIX = ":greedy"
 
 def agent_factory(name):
     """A picklable factory for an agent named in ``AGENT_FACTORIES`` (e.g. ``"heuristic-aggressive"``),
-    ``"search[:ROLLOUTS[:DEPTH[:POLICY]]]"`` (``agents.search``), ``"policy:PATH"`` for a trained
-    checkpoint (needs the ``train`` extra), ``"rllib:PATH"`` for a ``fifthave-rllib`` checkpoint
-    directory, or ``"values:PATH"`` for a candidate-value network (``train.values_agent``). A trained policy samples its moves; ``policy:PATH:greedy`` / ``rllib:PATH:greedy`` plays
-    its most likely legal move instead (as training evaluates with ``eval_deterministic``)."""
+    ``"search[:ROLLOUTS[:DEPTH[:POLICY]]]"`` (``agents.search``; POLICY a scripted agent or any trained agent's
+    name below), a committed model (``agents.models``, e.g.
+    ``"values-4p"``) or the path of an exported agent file (``agents.agentfile``; ``policy:PATH``,
+    ``rllib:PATH`` (also the checkpoint directory holding ``agent.npz``) and ``values:PATH`` name one too, and
+    take only policies or only candidate-value networks). A trained policy samples its moves; ``PATH:greedy``
+    plays its most likely legal move instead (as training evaluates with ``eval_deterministic``). Agent files
+    are read with numpy alone and nothing is unpickled; older formats are converted once with
+    ``python -m train.export``."""
     if name == "search" or name.startswith("search:"):
         from .search import search_factory
 
-        return search_factory(name)
-    greedy = name.endswith(GREEDY_SUFFIX)
-    path = name.split(":", 1)[-1].removesuffix(GREEDY_SUFFIX)
-    if name.startswith("policy:"):
-        from train.policy_agent import PolicyFactory
-
-        return PolicyFactory(path, deterministic=greedy)
-    if name.startswith("rllib:"):
-        from train.rllib.agent import RLlibFactory
-
-        return RLlibFactory(path, deterministic=greedy)
-    if name.startswith("values:"):
-        from train.values_agent import ValuesFactory
-
-        return ValuesFactory(name.split(":", 1)[1])
-    try:
+        return search_factory(name, agent_factory)  # a rollout policy may be a trained agent
+    if name in AGENT_FACTORIES:
         return AGENT_FACTORIES[name]
-    except KeyError:
-        raise ValueError(f"unknown agent {name!r}; choose from {agent_names_help()}") from None
+    from . import models
+    from .learned import KIND_PREFIXES, AgentFileFactory, checkpoint_agent_file
+
+    greedy = name.endswith(GREEDY_SUFFIX)
+    bare = name.removesuffix(GREEDY_SUFFIX)
+    if bare in models.MODELS:
+        return models.factory(bare, deterministic=greedy)
+    prefix, _, path = bare.partition(":")
+    if prefix in KIND_PREFIXES and path:
+        if prefix == "rllib" and not os.path.isfile(path):
+            path = checkpoint_agent_file(path)
+        return AgentFileFactory(path, deterministic=greedy, kinds=KIND_PREFIXES[prefix])
+    if bare.endswith(".npz") or os.path.isfile(bare):
+        return AgentFileFactory(bare, deterministic=greedy)
+    raise ValueError(f"unknown agent {name!r}; choose from {agent_names_help()}")
 
 
 # ---- one game ------------------------------------------------------------------------------

@@ -35,12 +35,12 @@ started=$(date +%s)
 "$PYTHON" -m train.experiment --config "$CONFIG" --run-dir "$run_dir" --out "$OUT" ${publish_flag[@]+"${publish_flag[@]}"} \
     --no-progress ${other_args[@]+"${other_args[@]}"}
 if $publish; then
-    policy=$OUT/policy.zip
+    policy=$OUT/policy.npz
     tables=$OUT
     recipe_notes="[RECIPE.md](RECIPE.md)"
 else
-    # Checkpoints are named ckpt_<10-digit steps>.zip, so the last in sort order is the final one.
-    policy=$(ls "$run_dir"/checkpoints/ckpt_*.zip | sort | tail -n 1)
+    # Agent files are named ckpt_<10-digit steps>.npz (beside each checkpoint .zip), so the last in sort order is the final one.
+    policy=$(ls "$run_dir"/checkpoints/ckpt_*.npz | sort | tail -n 1)
     tables=$run_dir
     recipe_notes=results/training/RECIPE.md
 fi

@@ -6,8 +6,8 @@
 #
 #   bash scripts/train_values.sh [--publish] [--run-dir DIR]
 #
-# Every run writes a new directory runs/values-DATE-TIME (or --run-dir DIR): values.pt (play it as
-# values:DIR/values.pt), report.json and the evaluation tables values_vs_*. Nothing in results/ changes
+# Every run writes a new directory runs/values-DATE-TIME (or --run-dir DIR): values.npz (play it as
+# values:DIR/values.npz), report.json and the evaluation tables values_vs_*. Nothing in results/ changes
 # without --publish, which also copies them and the config into OUT. An interrupted run continues where it
 # stopped when started again with the same --run-dir (its labelled games are saved in DIR/labels).
 #
@@ -35,11 +35,11 @@ started=$(date +%s)
 finished=$(date +%s)
 if $publish; then
     mkdir -p "$OUT"
-    cp "$run_dir/values.pt" "$run_dir/report.json" "$OUT/"
+    cp "$run_dir/values.npz" "$run_dir/report.json" "$OUT/"
     cp "$run_dir"/values_vs_* "$OUT/"
     cp "$CONFIG" "$OUT/config.json"
-    echo "published $run_dir into $OUT after $((finished - started)) s; play it as values:$OUT/values.pt"
+    echo "published $run_dir into $OUT after $((finished - started)) s; play it as values:$OUT/values.npz"
 else
-    echo "wrote $run_dir after $((finished - started)) s; play it as values:$run_dir/values.pt" \
+    echo "wrote $run_dir after $((finished - started)) s; play it as values:$run_dir/values.npz" \
          "(results/ is unchanged: --publish publishes)"
 fi

@@ -172,10 +172,11 @@ def test_the_train_command_ends_naming_the_checkpoint_and_how_to_use_it_and_refu
     assert main(["--config", str(config), "--no-progress"]) == 0
     printed = capsys.readouterr().out
     checkpoint = ckpt.checkpoint_path(str(tmp_path / "run"), 1024)
-    assert f"checkpoint: {checkpoint}" in printed
+    agent_file = checkpoint.removesuffix(".zip") + ".npz"  # written beside it: what the commands play
+    assert f"checkpoint: {checkpoint}" in printed and os.path.isfile(agent_file)
     # 2 players: one opponent, the policy, played as the run's evaluations did (greedily)
-    assert f"fifthave-play --opponents policy:{checkpoint}:greedy\n" in printed
-    assert f"fifthave-tournament --agents policy:{checkpoint}:greedy heuristic*1 --games 100" in printed
+    assert f"fifthave-play --opponents policy:{agent_file}:greedy\n" in printed
+    assert f"fifthave-tournament --agents policy:{agent_file}:greedy heuristic*1 --games 100" in printed
     assert f"tensorboard --logdir {tmp_path / 'run' / 'tb'}" in printed
     with pytest.raises(SystemExit):
         main(["--config", str(config), "--no-progress"])
@@ -185,9 +186,9 @@ def test_the_train_command_ends_naming_the_checkpoint_and_how_to_use_it_and_refu
 def test_the_commands_after_a_run_play_the_policy_as_its_evaluations_did():
     sampled = how_to_use("runs/r/checkpoints/ckpt_0000000512.zip", 4)
     greedy = how_to_use("runs/r/checkpoints/ckpt_0000000512.zip", 4, greedy=True)
-    assert "--agents policy:runs/r/checkpoints/ckpt_0000000512.zip heuristic*3 --games 100" in sampled[2]
-    assert "--agents policy:runs/r/checkpoints/ckpt_0000000512.zip:greedy heuristic*3 --games 100" in greedy[2]
-    assert greedy[1].endswith("--opponents policy:runs/r/checkpoints/ckpt_0000000512.zip:greedy heuristic heuristic")
+    assert "--agents policy:runs/r/checkpoints/ckpt_0000000512.npz heuristic*3 --games 100" in sampled[2]
+    assert "--agents policy:runs/r/checkpoints/ckpt_0000000512.npz:greedy heuristic*3 --games 100" in greedy[2]
+    assert greedy[1].endswith("--opponents policy:runs/r/checkpoints/ckpt_0000000512.npz:greedy heuristic heuristic")
 
 
 # ---- nothing in a checkpoint is unpickled --------------------------------------------------------
@@ -232,7 +233,9 @@ def test_a_policy_with_pickles_in_its_data_loads_without_running_them_as_agent_a
     evil = with_pickled_payload(ckpt.checkpoint_path(saved[0], 1024), tmp_path / "evil.zip", marker)
     env = FifthAvenueEnv(num_players=2)
     observation, info = env.reset(seed=0)
-    agent = __import__("agents.tournament", fromlist=["agent_factory"]).agent_factory(f"policy:{evil}")()
+    from train.policy_agent import PolicyFactory
+
+    agent = PolicyFactory(evil)()  # training's reader of its own checkpoints
     agent.reset(env.unwrapped.game.config, env.unwrapped.learner_seat, np.random.default_rng(0))
     assert info["action_mask"][agent.act(observation, info["action_mask"])]
     search = network_search_factory(evil, rollouts=1, rollout_with_policy=True)()
@@ -241,12 +244,18 @@ def test_a_policy_with_pickles_in_its_data_loads_without_running_them_as_agent_a
     assert not marker.exists()
 
 
-def test_the_tournament_command_plays_a_tampered_policy_without_running_its_pickles(saved, tmp_path):
+def test_the_tournament_command_refuses_a_tampered_checkpoint_and_plays_its_export_without_running_its_pickles(
+        saved, tmp_path, capsys):
     from agents.tournament import main
+    from train.export import export
 
     marker = tmp_path / "PWNED"
     evil = with_pickled_payload(ckpt.checkpoint_path(saved[0], 1024), tmp_path / "evil.zip", marker)
-    main(["--agents", f"policy:{evil}", "random", "--games", "2", "--workers", "1"])
+    with pytest.raises(SystemExit):  # playing reads agent files only
+        main(["--agents", f"policy:{evil}", "random", "--games", "2", "--workers", "1"])
+    assert f"is converted once with: python -m train.export {evil}" in capsys.readouterr().err
+    exported, _ = export(evil)  # the conversion reads the weights with weights_only=True, never the data member
+    main(["--agents", f"policy:{exported}", "random", "--games", "2", "--workers", "1"])
     assert not marker.exists()
 
 

@@ -14,7 +14,7 @@ from train.experiment import expected_seconds, main
 from train.policy_agent import PolicyAgent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PUBLISHED = os.path.join(ROOT, "results", "training", "policy.zip")
+PUBLISHED = os.path.join(ROOT, "results", "training", "policy.npz")
 
 
 def test_experiment_runs_in_a_new_directory_and_publishes_only_when_asked(tmp_path, monkeypatch, capsys):
@@ -45,22 +45,25 @@ def test_experiment_runs_in_a_new_directory_and_publishes_only_when_asked(tmp_pa
     meta = read_meta(str(policy))
     assert "run_state" not in meta and meta["weights_sha256"] == read_meta(full)["weights_sha256"]
 
-    # Playable by name in a tournament and in the terminal game, with the checkpoint's action probabilities.
-    result = run_tournament([("ppo", agent_factory(f"policy:{policy}"))] + [("random", agent_factory("random"))] * 3,
+    # Its agent file plays by name in a tournament and in the terminal game, with the checkpoint's action
+    # probabilities.
+    agent_file = policy.with_suffix(".npz")
+    result = run_tournament([("ppo", agent_factory(f"policy:{agent_file}"))] + [("random", agent_factory("random"))] * 3,
                             games=4, seed=0)
     assert result.row("ppo")["seat_games"] == 4
-    scores = play(seat=0, opponents=[f"policy:{policy}"] * 3, seed=2, read=lambda prompt: "1", write=lambda s: None)
+    scores = play(seat=0, opponents=[str(agent_file)] * 3, seed=2, read=lambda prompt: "1", write=lambda s: None)
     assert scores is not None and len(scores) == 4
     observation = np.zeros(1176, dtype=np.float32)
     mask = np.ones(147, dtype=np.int8)
-    assert np.allclose(PolicyAgent.load(str(policy)).action_probabilities(observation, mask),
-                       PolicyAgent.load(full).action_probabilities(observation, mask))
+    expected = PolicyAgent.load(full).action_probabilities(observation, mask)
+    assert np.allclose(PolicyAgent.load(str(policy)).action_probabilities(observation, mask), expected)
+    assert np.array_equal(agent_factory(str(agent_file))().action_probabilities(observation, mask), expected)
 
 
 def test_the_published_policy_plays(tmp_path):
     if not os.path.exists(PUBLISHED):
         return  # published by the committed experiment (fifthave-experiment --publish)
-    assert os.path.getsize(PUBLISHED) < 5_000_000
+    assert os.path.getsize(PUBLISHED) < 3_000_000
     result = run_tournament([("ppo", agent_factory(f"policy:{PUBLISHED}"))] + [("random", agent_factory("random"))] * 3,
                             games=4, seed=0)
     assert result.row("ppo")["seat_games"] == 4

@@ -464,7 +464,6 @@ def test_a_reset_refused_by_the_opponents_sampler_leaves_the_env_as_it_was():
 
 # ---- opponents seated as in a tournament: their own layout, a sampler, their own copies ----------
 
-RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "training")
 
 
 def play_first_legal(env, seed, steps):
@@ -480,8 +479,8 @@ def play_first_legal(env, seed, steps):
 
 
 @pytest.mark.parametrize("env_id, opponent, layout", [
-    ("FifthAvenue-v0", "values:" + os.path.join(RESULTS, "values", "values.pt"), 1),
-    ("FifthAvenue-v1", "policy:" + os.path.join(RESULTS, "policy.zip"), 0),
+    ("FifthAvenue-v0", "values-4p", 1),
+    ("FifthAvenue-v1", "policy-4p", 0),
 ])
 def test_opponents_get_the_observation_layout_they_read_whatever_the_envs(env_id, opponent, layout):
     from agents.tournament import agent_factory

@@ -1,4 +1,5 @@
-"""Imports flow one way: no import cycle among the modules of ``train/``, ``agents/`` and ``fifthave_env/``.
+"""Imports flow one way: up the layers engine <- fifthave_env <- agents <- train (never down a layer: ``agents``
+plays trained agents with numpy alone and never imports ``train``), and no import cycle among the modules.
 
 The graph is read from the source (``ast``), so imports inside functions count too: a
 cycle hidden behind a lazy import is still a pair of modules that need each other.
@@ -98,6 +99,39 @@ def test_the_cycle_finder_finds_cycles():
     assert find_cycle({"a": {"b"}, "b": set()}) is None
     graph = import_graph()
     assert "train.selfplay" in graph["train.train"]  # the graph sees relative imports
-    assert "train.policy_agent" in graph["agents.tournament"]  # ... and imports inside functions
+    assert "agents.models" in graph["agents.tournament"]  # ... and imports inside functions
     graph["train.checkpoint"].add("train.train")
     assert find_cycle(graph) is not None
+
+
+LAYERS = ("fifthave_env.engine", "fifthave_env", "agents", "train")
+"""Lowest first: a module may import its own layer and those below it."""
+
+
+def layer(module):
+    """The rank of the most specific layer ``module`` belongs to (``fifthave_env.engine.game``: the engine)."""
+    matching = [prefix for prefix in LAYERS if module == prefix or module.startswith(prefix + ".")]
+    return LAYERS.index(max(matching, key=len))
+
+
+def imports_up_the_layers(graph):
+    """``(importer, imported)`` pairs where a module imports one of a higher layer."""
+    return sorted((module, target) for module, targets in graph.items() for target in targets
+                  if layer(target) > layer(module))
+
+
+def test_imports_only_go_down_the_layers():
+    wrong = imports_up_the_layers(import_graph())
+    assert not wrong, "imports from a higher layer (engine <- fifthave_env <- agents <- train): " + ", ".join(
+        f"{a} imports {b}" for a, b in wrong)
+
+
+def test_the_layer_check_finds_an_import_up_the_layers():
+    graph = import_graph()
+    assert layer("fifthave_env.engine.game") == 0 and layer("fifthave_env.observation") == 1
+    assert layer("agents.learned") == 2 and layer("train.rllib.agent") == 3
+    graph["agents.tournament"].add("train.policy_agent")  # what agent_factory did before the agent file
+    assert imports_up_the_layers(graph) == [("agents.tournament", "train.policy_agent")]
+    graph = import_graph()
+    graph["fifthave_env.engine.game"].add("fifthave_env.observation")
+    assert imports_up_the_layers(graph) == [("fifthave_env.engine.game", "fifthave_env.observation")]

@@ -192,8 +192,8 @@ RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 @needs_ray
-@pytest.mark.parametrize("version, opponent", [(0, "values:" + os.path.join(RESULTS, "values", "values.pt")),
-                                               (1, "policy:" + os.path.join(RESULTS, "policy.zip")),
+@pytest.mark.parametrize("version, opponent", [(0, "values:" + os.path.join(RESULTS, "values", "values.npz")),
+                                               (1, "policy-4p"),
                                                (1, "search:2:1")])
 def test_rllib_env_scripted_opponents_read_their_layout_and_a_search_agent_searches(version, opponent):
     from train.rllib.env import FifthAvenueMultiAgentEnv

@@ -59,9 +59,10 @@ case $module in
         mkdir -p "$run_dir/checkpoints"
         echo "# experiment" > "$run_dir/README.md"
         touch "$run_dir/checkpoints/ckpt_0000000000.zip" "$run_dir/checkpoints/ckpt_0000000015.zip"
-        if [ -n "$publish" ]; then mkdir -p "$out"; echo "# experiment" > "$out/README.md"; touch "$out/policy.zip"; fi ;;
+        touch "$run_dir/checkpoints/ckpt_0000000000.npz" "$run_dir/checkpoints/ckpt_0000000015.npz"
+        if [ -n "$publish" ]; then mkdir -p "$out"; echo "# experiment" > "$out/README.md"; touch "$out/policy.zip" "$out/policy.npz"; fi ;;
     agents.tournament) echo "table"; echo "wrote $out.csv" ;;
-    train.candidate_values) mkdir -p "$run_dir"; touch "$run_dir/values.pt" "$run_dir/report.json" "$run_dir/values_vs_heuristic.csv" ;;
+    train.candidate_values) mkdir -p "$run_dir"; touch "$run_dir/values.npz" "$run_dir/report.json" "$run_dir/values_vs_heuristic.csv" ;;
 esac
 '''
 
@@ -75,7 +76,7 @@ def fake_training_repo(tmp_path):
     (tmp_path / "train" / "configs" / "candidate_values.json").write_text("{}\n")
     (tmp_path / "results" / "training" / "values").mkdir(parents=True)
     (tmp_path / "results" / "training" / "README.md").write_text("# committed\n")
-    (tmp_path / "results" / "training" / "values" / "values.pt").write_text("committed\n")
+    (tmp_path / "results" / "training" / "values" / "values.npz").write_text("committed\n")
     python = tmp_path / "fake_python"
     python.write_text(FAKE_PYTHON)
     python.chmod(python.stat().st_mode | stat.S_IXUSR)
@@ -101,7 +102,7 @@ def test_train_recipe_writes_a_run_directory_and_publishes_only_when_asked(tmp_p
     experiment, *tournaments = (repo / "calls.log").read_text().splitlines()
     assert "--publish" not in experiment and f"--run-dir runs/{run_dir.name}" in experiment
     assert experiment.endswith("--no-progress --scale 0.01")
-    newest = f"runs/{run_dir.name}/checkpoints/ckpt_0000000015.zip"
+    newest = f"runs/{run_dir.name}/checkpoints/ckpt_0000000015.npz"
     assert tournaments[0].startswith(f"-m agents.tournament --agents policy:{newest}:greedy heuristic*3 --games 8")
     assert f"--out runs/{run_dir.name}/final_vs_random" in tournaments[1]
     evaluation = (run_dir / "final_evaluation.md").read_text()
@@ -112,8 +113,8 @@ def test_train_recipe_writes_a_run_directory_and_publishes_only_when_asked(tmp_p
         result = run_training_script(repo, "train_recipe.sh", "--publish", "--run-dir=runs/mine")
         assert result.returncode == 0, result.stderr
     readme = (repo / "results" / "training" / "README.md").read_text()
-    assert readme.startswith("# experiment\n") and readme.count("## Final evaluation of policy.zip") == 1
-    assert "policy:results/training/policy.zip:greedy heuristic*3" in readme
+    assert readme.startswith("# experiment\n") and readme.count("## Final evaluation of policy.npz") == 1
+    assert "policy:results/training/policy.npz:greedy heuristic*3" in readme
     assert "--out results/training --publish --no-progress" in (repo / "calls.log").read_text()
 
 
@@ -124,14 +125,14 @@ def test_train_values_writes_a_run_directory_and_publishes_only_when_asked(tmp_p
     assert result.returncode == 0, result.stderr
     assert files_under(repo / "results") == committed
     (run_dir,) = (repo / "runs").glob("values-*")
-    assert f"play it as values:runs/{run_dir.name}/values.pt" in result.stdout
+    assert f"play it as values:runs/{run_dir.name}/values.npz" in result.stdout
 
     result = run_training_script(repo, "train_values.sh", "--run-dir", "runs/mine", "--publish")
     assert result.returncode == 0, result.stderr
     published = repo / "results" / "training" / "values"
     assert sorted(path.name for path in published.iterdir()) == [
-        "config.json", "report.json", "values.pt", "values_vs_heuristic.csv"]
-    assert (published / "values.pt").read_text() == ""
+        "config.json", "report.json", "values.npz", "values_vs_heuristic.csv"]
+    assert (published / "values.npz").read_text() == ""
 
     result = run_training_script(repo, "train_values.sh", "--games", "6")
     assert result.returncode == 2 and "unknown option --games" in result.stderr

@@ -62,11 +62,14 @@ def test_train_save_load_evaluate_resume(tmp_path, capsys):
     tournament = run_tournament([("ppo", PolicyFactory(latest)), ("random", agent_factory("random"))],
                                 games=2, seed=0)
     assert tournament.row("ppo")["seat_games"] == 2
-    by_name = agent_factory(f"policy:{latest}")()  # how the tournament and play commands name it
+    agent_file = latest.removesuffix(".zip") + ".npz"  # written beside every checkpoint: what commands play
+    by_name = agent_factory(f"policy:{agent_file}")()  # how the tournament and play commands name it
     by_name.reset(load_config(None, {"num_players": 2}), 1, np.random.default_rng(0))
     assert by_name.act(observation, info["action_mask"]) in np.flatnonzero(info["action_mask"])
-    assert not by_name.deterministic and agent_factory(f"policy:{latest}:greedy")().deterministic
-    greedy = agent_factory(f"policy:{latest}:greedy")()
+    assert np.array_equal(by_name.action_probabilities(observation, info["action_mask"]),
+                          agent.action_probabilities(observation, info["action_mask"]))
+    assert not by_name.deterministic and agent_factory(f"policy:{agent_file}:greedy")().deterministic
+    greedy = agent_factory(f"policy:{agent_file}:greedy")()
     greedy.reset(load_config(None, {"num_players": 2}), 1, np.random.default_rng(0))
     probabilities = greedy.action_probabilities(observation, info["action_mask"])
     assert greedy.act(observation, info["action_mask"]) == int(np.argmax(probabilities))
@@ -115,8 +118,8 @@ def test_the_best_evaluation_is_the_highest_win_rate_of_the_weights_saved_under_
                         for deterministic in (True, False))
     assert greedy[0] == ("best evaluation vs random: step 100, win rate 0.900 [0.800, 0.950] over 200 games "
                          "(fair share 0.25): ck.zip")
-    assert greedy[1].endswith("--agents policy:ck.zip:greedy random*3 --games 1000 --seed 6")  # as evaluated
-    assert sampling[1].endswith("--agents policy:ck.zip random*3 --games 1000 --seed 6")
+    assert greedy[1].endswith("--agents policy:ck.npz:greedy random*3 --games 1000 --seed 6")  # as evaluated
+    assert sampling[1].endswith("--agents policy:ck.npz random*3 --games 1000 --seed 6")  # its agent file
     # spelled as the run's other closing commands are (.venv/bin/fifthave-tournament when installed there)
     assert f"fresh deals: {console_prefix()}fifthave-tournament --agents" in greedy[1]
     assert how_to_use("ck.zip", 4)[2].split()[1] == f"{console_prefix()}fifthave-tournament"
@@ -258,7 +261,7 @@ def test_same_config_and_seed_give_the_same_policy_and_training_changes_it(tmp_p
     ("clip_range", float("nan"), "clip_range must be a finite number"),
     ("eval_games", -1, "eval_games must be an int >= 1, got -1"),
     ("batch_size", 0, "batch_size must be an int >= 2, got 0"),
-    ("net_arch", [-5], "net_arch\\[0\\] must be an int >= 1, got -5"),
+    ("net_arch", [-5], "net_arch\\[0\\] must be an int from 1 to 4096, got -5"),
     ("net_arch", 64, "net_arch must be a list"),
     ("opponents", "random", "opponents must be a non-empty list of agent names"),
     ("advisers", [3], "advisers must be a list of agent names"),

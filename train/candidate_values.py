@@ -17,13 +17,14 @@ what made the whole bid good. Here the network learns the search's *values* inst
 * **DAgger.** With ``dagger_games``, the fitted ensemble then plays the searched seat in further games, the
   search only labelling its decisions, and the ensemble is fitted again on all labels: the labels then cover
   the positions the network's own play reaches (Ross, Gordon and Bagnell, 2011).
-* **Play.** ``CandidateValueAgent`` (``train.values_agent``) lists the same candidates as the search and plays
+* **Play.** ``CandidateValueAgent`` (``agents.learned``, numpy alone) lists the same candidates as the search and plays
   the one the network values most, with no bonus for the heuristic's candidate (the fit shrinks the values
   toward 0, so the search's bonus would outweigh nearly every deviation); it needs no sampler and no
   rollout. Decisions outside its ``played_groups`` are the HeuristicAgent's.
 
-``python -m train.candidate_values --config train/configs/candidate_values.json`` runs it; the result plays
-as ``values:PATH`` in ``fifthave-tournament``.
+``python -m train.candidate_values --config train/configs/candidate_values.json`` runs it; the network is written
+as the agent file ``RUN_DIR/values.npz``, which plays as ``values:PATH`` (or its bare path) in
+``fifthave-tournament``.
 """
 
 import argparse
@@ -126,7 +127,7 @@ class CandidateValueConfig:
     """Seat-rotated games (a multiple of ``num_players``) against HeuristicAgents in every other seat, and
     against RandomAgents, at the end (0: none); the tables go to ``run_dir/values_vs_*``."""
     run_dir: str = "runs/candidate_values"
-    """Where the network (``values.pt``), the evaluation tables and ``report.json`` go."""
+    """Where the network (``values.npz``, an agent file), the evaluation tables and ``report.json`` go."""
 
     def __post_init__(self):
         unknown = [g for g in self.groups if g not in DECISION_GROUPS]
@@ -385,7 +386,7 @@ def main(argv=None):
     if config.dagger_games:
         # DAgger: the fitted ensemble plays the searched seat and the search labels the positions it reaches.
         # Those labels depend on its weights, so their files are named after the weights' hash.
-        student = os.path.join(config.run_dir, "values_first.pt")
+        student = os.path.join(config.run_dir, "values_first.npz")
         first = save_values(student, net, dataclasses.asdict(config), {})
         extra = collect(config, config.dagger_games, np.random.default_rng([config.seed, 0xDA]), store=store,
                         tag=f"dagger_{first[:12]}", student=student)
@@ -395,7 +396,7 @@ def main(argv=None):
     report = {"decisions": len(data[0]), "candidates": len(data[3]), "held_out_loss": round(error, 4),
               "held_out_best_agrees": round(best, 4), "first_labels_seconds": round(collected, 1),
               "seconds": round(time.perf_counter() - started, 1)}
-    path = os.path.join(config.run_dir, "values.pt")
+    path = os.path.join(config.run_dir, "values.npz")
     digest = save_values(path, net, dataclasses.asdict(config), report)
     print(f"saved {path} (weights sha256 {digest}) after {report['seconds']:.0f} s", flush=True)
     if config.eval_games:

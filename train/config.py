@@ -11,6 +11,7 @@ an error naming the field, the value and what is allowed.
 import dataclasses
 from dataclasses import dataclass, field
 
+from agents.agentfile import MAX_LAYERS, MAX_WIDTH
 from agents.registry import check_agent_names
 from agents.search import search_factory
 from fifthave_env.engine import checks, safejson
@@ -279,8 +280,10 @@ class TrainConfig:
         self.ent_coef = checks.real("ent_coef", self.ent_coef, 0.0)
         self.vf_coef = checks.real("vf_coef", self.vf_coef, 0.0)
         self.max_grad_norm = checks.real("max_grad_norm", self.max_grad_norm, 0.0, low_included=False)
-        self.net_arch = [checks.integer(f"net_arch[{i}]", size, 1)
-                         for i, size in enumerate(checks.sequence("net_arch", self.net_arch))]
+        net_arch = checks.sequence("net_arch", self.net_arch)
+        if len(net_arch) > MAX_LAYERS:  # checked before any network is built from a (checkpoint's) config
+            raise checks.InvalidValueError(f"net_arch must list at most {MAX_LAYERS} layer widths, got {len(net_arch)}")
+        self.net_arch = [checks.integer(f"net_arch[{i}]", size, 1, MAX_WIDTH) for i, size in enumerate(net_arch)]
         self.eval_every = checks.integer("eval_every", self.eval_every, 0)
         self.eval_games = checks.integer("eval_games", self.eval_games, 1)
         self.eval_deterministic = checks.boolean("eval_deterministic", self.eval_deterministic)

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 from agents.tournament import GREEDY_SUFFIX, agent_factory, run_tournament
 
+from .export import agent_file_of
+
 LEARNER_LABEL = "learner"
 EVAL_FIELDS = ("timesteps", "opponent", "games", "win_rate", "ci_low", "ci_high", "mean_vp", "mean_rank",
                "opponent_mean_vp", "truncated")
@@ -48,8 +50,11 @@ def console_prefix():
 
 
 def trained_agent_name(kind, path, greedy):
-    """The agent name (``agent_factory``'s) of a trained checkpoint: ``KIND:PATH``, ``:greedy`` when it plays
+    """The agent name (``agent_factory``'s) of a trained checkpoint: ``KIND:AGENT_FILE`` (its agent file, written
+    beside it, ``train.export.agent_file_of``; a checkpoint directory for ``rllib``), ``:greedy`` when it plays
     its most likely moves."""
+    if kind != "rllib":
+        path = agent_file_of(path)
     return f"{kind}:{path}{GREEDY_SUFFIX if greedy else ''}"
 
 
@@ -165,7 +170,7 @@ def how_to_use(path, num_players, greedy=False):
     run_dir = os.path.dirname(os.path.dirname(path))
     agent = trained_agent_name("policy", path, greedy)
     return [
-        f"checkpoint: {path}",
+        f"checkpoint: {path} (to resume); agent file: {agent_file_of(path)} (to play, numpy alone)",
         f"play against it:   {prefix}fifthave-play --opponents {agent}" + " heuristic" * (others - 1),
         f"tournament:        {prefix}fifthave-tournament --agents {agent} heuristic*{others} --games 100",
         f"TensorBoard:       {prefix}tensorboard --logdir {os.path.join(run_dir, 'tb')}   (then open "

@@ -18,7 +18,8 @@ into a new run directory (the config's ``run_dir`` with the date and time append
 
 ``--publish`` also copies them to ``--out`` (default ``results/training``) with
 ``policy.zip``, the final policy without optimizer state
-(``train.checkpoint.export_policy``), playable as ``policy:results/training/policy.zip``
+(``train.checkpoint.export_policy``), and ``policy.npz``, its agent file (``train.export``), playable as
+``results/training/policy.npz``
 in ``fifthave-tournament`` and ``fifthave-play``. Nothing in ``results/`` changes
 without ``--publish``.
 
@@ -57,6 +58,7 @@ from fifthave_env.engine import checks
 from fifthave_env.runtime import atomic_open
 
 from .checkpoint import CheckpointError, atomic_write_bytes, export_policy, latest_checkpoint, versions
+from .export import export_checkpoint
 from .config import load_config
 from .evaluate import EVAL_FIELDS, format_table, read_eval_log
 from .train import train
@@ -241,11 +243,14 @@ def expected_seconds(config, published_run):
 
 
 def publish(config, run_dir, out):
-    """Copy the run's outputs to ``out`` and export its final policy as ``out/policy.zip``."""
+    """Copy the run's outputs to ``out`` and export its final policy as ``out/policy.zip`` (to continue training
+    from: ``init_from``) and ``out/policy.npz`` (the agent file every command plays, ``train.export``)."""
     os.makedirs(out, exist_ok=True)
     for name in ("results.csv", "README.md", "win_rate.png", "run.json"):
         shutil.copyfile(os.path.join(run_dir, name), os.path.join(out, name))
-    return export_policy(latest_checkpoint(run_dir), os.path.join(out, "policy.zip"))
+    final = latest_checkpoint(run_dir)
+    export_checkpoint(final, os.path.join(out, "policy.npz"))
+    return export_policy(final, os.path.join(out, "policy.zip"))
 
 
 def main(argv=None):

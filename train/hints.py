@@ -35,46 +35,8 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 
-from agents.registry import AGENT_FACTORIES
+from agents.learned import Advisers  # noqa: F401 (playing an advised policy needs only numpy)
 from fifthave_env.engine.actions import NUM_ACTIONS
-
-
-class Advisers:
-    """The scripted advisers of one seat and the feature block they write."""
-
-    def __init__(self, names):
-        self.names = list(names)
-        self.factories = [AGENT_FACTORIES[name] for name in self.names]
-        self.agents = []
-        self.advice = []
-
-    @property
-    def size(self):
-        return len(self.names) * NUM_ACTIONS
-
-    def reset(self, config, seat, rng):
-        """New advisers for the seat's next game, their generators drawn from ``rng``."""
-        self.agents = [factory() for factory in self.factories]
-        for agent in self.agents:
-            agent.reset(config, seat, np.random.default_rng(rng.integers(2**63)))
-        self.advice = []
-
-    def features(self, observation, action_mask):
-        """The observation followed by the advisers' one-hot choices (zeros when no action is legal)."""
-        block = np.zeros(self.size, dtype=np.float32)
-        self.advice = []
-        if np.any(action_mask):
-            for i, agent in enumerate(self.agents):
-                action = int(agent.act(observation, action_mask))
-                self.advice.append(action)
-                block[i * NUM_ACTIONS + action] = 1.0
-        return np.concatenate([np.asarray(observation, dtype=np.float32), block])
-
-    def record(self, action):
-        """The seat played ``action``: advisers whose advice it did not follow drop their plans."""
-        for agent, advised in zip(self.agents, self.advice):
-            if advised != action and hasattr(agent, "drop_plan"):
-                agent.drop_plan()
 
 
 def advised_observation_space(space, adviser_names):

@@ -68,9 +68,11 @@ from .checkpoint import (
     remove_stale_temporaries,
     restore_generator_states,
     save_checkpoint,
+    versions,
     weights_hash,
 )
 from .config import load_config
+from .export import agent_file_of, write_policy
 from .evaluate import (EVAL_FIELDS, LEARNER_LABEL, best_checkpoint_report, eval_seed, evaluate, format_table,
                        how_to_use, read_eval_log)
 from .league import League
@@ -206,7 +208,12 @@ class RunCallback(BaseCallback):
     def save(self):
         extra = {"pool": self.pool.paths if self.pool is not None else [], "run_state": self.run_state(),
                  "weights_sha256": weights_hash(self.model.policy)}
-        save_checkpoint(self.model, checkpoint_path(self.run_dir, self.num_timesteps), self.config, extra)
+        path = checkpoint_path(self.run_dir, self.num_timesteps)
+        save_checkpoint(self.model, path, self.config, extra)
+        # the file every command plays (numpy alone, nothing unpickled): ckpt_N.npz beside ckpt_N.zip
+        write_policy(agent_file_of(path), ActorNet(self.model.policy), self.config.to_dict(),
+                     f"ppo@{self.num_timesteps}", training={"method": "sb3-maskableppo", "num_timesteps": self.num_timesteps,
+                               "exported_from": os.path.basename(path)}, versions=versions(self.config))
 
     def _on_training_end(self):
         if self.num_timesteps != self.done_at:

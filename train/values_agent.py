@@ -1,60 +1,26 @@
-"""A candidate-value network as an agent (``values:PATH``): features, network, the agent, saving and loading.
+"""The candidate-value network in torch (to fit it), its labelling agent, and its agent file.
 
-``train.candidate_values`` trains the network; this module is what playing it needs. The network values
+``train.candidate_values`` trains the network; ``agents.learned.CandidateValueAgent`` plays it with numpy alone
+(``values:PATH``, or the path of its agent file). The network values
 each *candidate* of a decision - a whole bid in an auction (pass, the heuristic's bid, the cheapest raise per
 colour and building limit, as ``agents.search`` lists them), or a legal move of a board decision - from the
 seat's observation and the candidate's features; ``CandidateValueAgent`` plays the candidate valued most. The
 saved network is an ensemble: the mean of a few networks fitted with different seeds, whose choices vary
 less than any one's.
 
-Saved file: a ``torch.save`` dict of ``meta`` (JSON text: format, the training config, the report,
-versions) and ``weights`` (the bytes of the ensemble's ``state_dict``), loaded with ``weights_only=True``
-and its fields checked, so a bad or hostile file is refused with a ``ValueError`` and runs no code.
+Saved file: the agent file (``agents.agentfile``, kind ``candidate-values``), written by ``save_values``.
+The older ``values.pt`` is converted once with ``python -m train.export values.pt``.
 """
-
-import hashlib
-import io
-import json
 
 import numpy as np
 import torch
 from torch import nn
 
-from agents.bidding import table_limit, table_total
-from agents.search import SearchAgent, decision_kinds
-from fifthave_env.engine import safejson
-from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS, NUM_ACTIONS
-from fifthave_env.engine.cards import NUM_KINDS
-from fifthave_env.observation import OBS_SIZES
+from agents.agentfile import VALUE_PARTS, AgentFileError, groups_played, read_agent_file
+from agents.learned import (CANDIDATE_FEATURES, VALUE_SCALE, CandidateValueAgent, NumpyValueNet,  # noqa: F401
+                            candidate_features)
 
-FORMAT = "fifthave-candidate-values/2"  # /2: an ensemble of networks
-_BID = NUM_ACTIONS + NUM_KINDS  # offset of the bid summary in the candidate features
-CANDIDATE_FEATURES = _BID + 9
-VALUE_SCALE = 10.0  # value differences are a few hundredths: scaled up for the fit
-
-
-def candidate_features(view, macro, default):
-    """Features of one candidate (a tuple of action ids) at ``view``'s decision: its first action one-hot; for
-    a bid the cards it adds (counts per kind) and what the bid is afterwards (total, raise over the high bid,
-    building limit); and whether it is the heuristic's candidate."""
-    x = np.zeros(CANDIDATE_FEATURES, dtype=np.float32)
-    x[macro[0]] = 1.0
-    x[_BID + 8] = macro == default
-    if BID_ADD <= macro[0] <= BID_PASS:
-        x[_BID] = macro[0] == BID_PASS
-        added = [a - BID_ADD for a in macro if BID_ADD <= a < BID_CONFIRM]
-        cards = list(view.my_table_cards)
-        for kind in added:
-            x[NUM_ACTIONS + kind] += 1.0 / 3
-            cards[kind] += 1
-        total = table_total(cards)
-        x[_BID + 1] = len(added) / 5
-        x[_BID + 2] = total / 30
-        if macro[0] != BID_PASS:
-            x[_BID + 3] = (total - view.high_bid) / 10
-            x[_BID + 3 + table_limit(cards)] = 1.0  # limits 1..3 at _BID + 4 .. _BID + 6
-        x[_BID + 7] = table_total(view.my_table_cards) / 30
-    return x
+from .export import write_values
 
 
 class CandidateValueNet(nn.Module):
@@ -82,55 +48,13 @@ class CandidateValueEnsemble(nn.Module):
         return torch.stack([m(observations, candidates, owner) for m in self.members]).mean(dim=0)
 
 
-class NumpyValueNet:
-    """The same ensemble in numpy, for play (one small decision at a time)."""
-
-    def __init__(self, ensemble):
-        self.members = []
-        for member in ensemble.members:
-            p = {k: v.detach().numpy().astype(np.float32) for k, v in member.state_dict().items()}
-            self.members.append(tuple(p[k].T.copy() if k.endswith("weight") else p[k] for k in (
-                "state.0.weight", "state.0.bias", "state.2.weight", "state.2.bias", "candidate.weight",
-                "candidate.bias", "head.1.weight", "head.1.bias", "head.3.weight", "head.3.bias")))
-
-    def values(self, observation, candidates):
-        nz = np.flatnonzero(observation)
-        total = 0.0
-        for s1, b1, s2, b2, c, bc, h1, bh1, h2, bh2 in self.members:
-            state = np.maximum(observation[nz] @ s1[nz] + b1, 0) @ s2 + b2
-            hidden = np.maximum(state + candidates @ c + bc, 0)
-            total = total + (np.maximum(hidden @ h1 + bh1, 0) @ h2 + bh2)[:, 0]
-        return total / len(self.members)
-
-
-class CandidateValueAgent(SearchAgent):
-    """Plays the candidate its network values most at the decisions of ``groups``; the HeuristicAgent elsewhere."""
-
-    def __init__(self, net, groups, observation_layout=0, prior=0.0, name="values"):
-        super().__init__(rollouts=1, depth=0, prior=prior, name=name, groups=groups)
-        self.net = net
-        self.observation_layout = observation_layout  # the tournament builds this layout for it
-        self.decided = self.deviated = 0  # decisions its network chose, and those not the heuristic's choice
-
-    def act(self, observation, action_mask):
-        expected = OBS_SIZES[self.observation_layout]
-        if observation is None or len(observation) != expected:
-            raise ValueError(f"{self.name} reads observation layout {self.observation_layout} ({expected} values), "
-                             f"got {None if observation is None else len(observation)} values: give it its layout "
-                             "(agents.base.LayoutObservations, as the tournament and the terminal game do)")
-        return super().act(observation, action_mask)
-
-    def _choose(self, observation, view, candidates, default):
-        features = np.stack([candidate_features(view, m, default) for m in candidates])
-        values = self.net.values(np.asarray(observation, dtype=np.float32), features) / VALUE_SCALE
-        values += self.prior * features[:, _BID + 8]
-        chosen = candidates[int(values.argmax())]
-        self.explanation = {"kind": "values", "value": "the network's value of the candidate", "default": list(default),
-                            "candidates": [{"actions": list(m), "value": round(float(v), 3)}
-                                           for m, v in zip(candidates, values)]}
-        self.decided += 1
-        self.deviated += chosen != default
-        return chosen
+def numpy_net(ensemble):
+    """``agents.learned.NumpyValueNet`` of a torch ensemble (weights transposed to inputs x outputs)."""
+    members = []
+    for member in ensemble.members:
+        p = {k: v.detach().numpy().astype(np.float32) for k, v in member.state_dict().items()}
+        members.append([p[k].T.copy() if k.endswith("weight") else p[k] for k in VALUE_PARTS])
+    return NumpyValueNet(members)
 
 
 class LabellingValueAgent(CandidateValueAgent):
@@ -146,61 +70,17 @@ class LabellingValueAgent(CandidateValueAgent):
         return super()._choose(observation, view, candidates, default)
 
 
-def groups_played(groups, played):
-    """The decision groups a network trained on ``groups`` plays: ``played`` (a non-empty subset of them), or
-    all of them if ``played`` is None."""
-    if played is None:
-        return groups
-    if not isinstance(played, list) or not played or any(g not in groups for g in played):
-        raise ValueError(f"played_groups must be None or a non-empty list from groups {groups!r}, got {played!r}")
-    return played
-
-
 def save_values(path, net, config, report):
-    """Write ``net`` with its training ``config`` (a dict) and ``report``; returns the weights' sha256."""
-    buffer = io.BytesIO()
-    torch.save(net.state_dict(), buffer)
-    weights = buffer.getvalue()
-    payload = {"format": FORMAT, "config": config, "report": report,
-               "versions": {"torch": torch.__version__, "numpy": np.__version__}}
-    torch.save({"meta": json.dumps(payload), "weights": weights}, path)
-    return hashlib.sha256(weights).hexdigest()
+    """Write the ensemble ``net`` with its training ``config`` (a dict) and ``report`` as an agent file
+    (``train.export.write_values``); returns the weights' sha256."""
+    return write_values(path, numpy_net(net), config, report)
 
 
 def load_values(path):
-    """(numpy network, decision groups it plays, observation layout, meta) of a file written by ``save_values``."""
-    try:
-        blob = torch.load(path, weights_only=True)
-        meta = safejson.loads(blob["meta"], "its meta")
-        config = meta["config"]
-        if meta.get("format") != FORMAT:
-            raise ValueError(f"format {meta.get('format')!r}, expected {FORMAT!r}")
-        groups, layout, hidden, members = (config["groups"], config["observation_layout"], config["hidden"],
-                                           config["ensemble"])
-        decision_kinds(groups)
-        groups = groups_played(groups, config.get("played_groups"))  # absent in files written before it existed
-        if (layout not in OBS_SIZES or not isinstance(hidden, int) or not 1 <= hidden <= 4096
-                or not isinstance(members, int) or not 1 <= members <= 64):
-            raise ValueError(f"observation_layout {layout!r}, hidden {hidden!r} or ensemble {members!r} out of range")
-        net = CandidateValueEnsemble(OBS_SIZES[layout], hidden, members)
-        net.load_state_dict(torch.load(io.BytesIO(blob["weights"]), weights_only=True))
-    except Exception as error:  # untrusted input: say what is wrong, never run its code
-        raise ValueError(f"{path} is not a candidate-value network: {type(error).__name__}: {error}") from None
-    return NumpyValueNet(net), groups, layout, meta
-
-
-_LOADED = {}  # path -> load_values(path), per process
-
-
-class ValuesFactory:
-    """A fresh ``CandidateValueAgent`` of the network at ``path`` per call; loaded once per process."""
-
-    def __init__(self, path, name=None):
-        self.path = path
-        self.name = name or f"values:{path}"
-
-    def __call__(self):
-        if self.path not in _LOADED:
-            _LOADED[self.path] = load_values(self.path)
-        net, groups, layout, _ = _LOADED[self.path]
-        return CandidateValueAgent(net, groups, layout, name=self.name)
+    """(numpy network, decision groups it plays, observation layout, metadata) of the agent file at ``path``
+    (numpy alone, nothing unpickled); ``AgentFileError`` (a ``ValueError``) for anything else."""
+    meta, arrays = read_agent_file(path)
+    if meta["kind"] != "candidate-values":
+        raise AgentFileError(f"{path} holds a {meta['kind']} agent, not a candidate-value network")
+    return (NumpyValueNet.from_arrays(meta["architecture"], arrays), groups_played(meta["groups"], meta.get(
+        "played_groups")), meta["observation_layout"], meta)

@@ -1,13 +1,12 @@
 """A ``fifthave-rllib`` checkpoint as an agent: ``rllib:PATH`` in tournaments and the terminal game.
 
 A checkpoint directory holds RLlib's own algorithm state (``algorithm/``, to
-resume or inspect with RLlib) and, for playing, the actor of the shared policy:
-``actor.pt`` (a torch state dict, read with ``weights_only=True`` so a
-checkpoint cannot run code) and ``meta.json`` (observation size, layer sizes, activation, the
-training config, versions). Acting needs neither Ray nor torch at play time:
-the actor runs in numpy (``train.policy_agent.ActorNet``) and samples from the
-masked policy with the generator ``reset`` gives it, so games replay from their
-seeds, as with ``policy:PATH``.
+resume or inspect with RLlib), the actor of the shared policy as ``actor.pt`` (a torch state dict, read with
+``weights_only=True``) and ``meta.json`` (observation size, layer sizes, activation, the training config,
+versions), and, for playing, the agent file ``agent.npz`` (``agents.agentfile``): ``rllib:DIR`` plays it with
+numpy alone, nothing unpickled, and samples from the masked policy with the generator ``reset`` gives it, so
+games replay from their seeds, as with ``policy:PATH``. A checkpoint written before the agent file existed is
+converted once with ``python -m train.export DIR``.
 """
 
 import json
@@ -17,6 +16,10 @@ import torch
 
 from fifthave_env.engine import safejson
 from fifthave_env.engine.actions import NUM_ACTIONS
+from fifthave_env.observation import OBS_SIZES
+
+from agents.agentfile import MAX_LAYERS, MAX_META_BYTES, MAX_WIDTH, POLICY_KINDS
+from agents.learned import AgentFileFactory, checkpoint_agent_file
 
 from ..policy_agent import ActorNet, PolicyAgent
 
@@ -70,7 +73,15 @@ def _load_torch_actor(directory):
     if not (os.path.isfile(meta_path) and os.path.isfile(actor_path)):
         raise ValueError(f"{directory!r} is not a fifthave-rllib checkpoint: it needs {META_FILE} and "
                          f"{ACTOR_FILE} (written by fifthave-rllib into RUN_DIR/checkpoints/iter_NNNNNN)")
-    meta = safejson.load(meta_path)
+    meta = safejson.load(meta_path, f"{directory!r}: {META_FILE}", max_bytes=MAX_META_BYTES)
+    hidden = meta.get("hidden") if isinstance(meta, dict) else None
+    # checked before any network is built: a meta.json saying [20000, 20000] must not allocate gigabytes
+    if not (isinstance(hidden, list) and len(hidden) <= MAX_LAYERS
+            and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in hidden)
+            and meta.get("obs_size") in OBS_SIZES.values() and meta.get("activation") in _TORCH_ACTIVATIONS):
+        raise ValueError(f"{directory!r}: {META_FILE} must give obs_size (one of {sorted(OBS_SIZES.values())}), "
+                         f"hidden (at most {MAX_LAYERS} widths from 1 to {MAX_WIDTH}) and activation (one of "
+                         f"{sorted(_TORCH_ACTIVATIONS)})")
     try:
         actor = build_actor(meta["obs_size"], meta["hidden"], meta["activation"])
         actor.load_state_dict(torch.load(actor_path, map_location="cpu", weights_only=True))
@@ -84,20 +95,7 @@ def agent_from_module(rl_module, name="rllib", meta=None, deterministic=False):
     return PolicyAgent(ActorNet.from_modules(actor_modules(rl_module)), deterministic, name, meta)
 
 
-_LOADED = {}  # checkpoint directory -> (ActorNet, meta), per process
-
-
-class RLlibFactory:
-    """A fresh agent of the checkpoint in ``directory`` per call (picklable; loaded once per process)."""
-
-    def __init__(self, directory, deterministic=False, name=None):
-        self.directory = directory
-        self.deterministic = deterministic
-        self.name = name
-
-    def __call__(self):
-        if self.directory not in _LOADED:
-            _LOADED[self.directory] = load_actor(self.directory)
-        net, meta = _LOADED[self.directory]
-        return PolicyAgent(net, self.deterministic, self.name or f"rllib@{meta.get('iteration', '?')}", meta)
-
+def RLlibFactory(directory, deterministic=False, name=None):
+    """A fresh agent of the checkpoint in ``directory`` per call, from its agent file ``agent.npz`` (picklable;
+    read once per process, numpy alone)."""
+    return AgentFileFactory(checkpoint_agent_file(directory), deterministic, name, kinds=POLICY_KINDS)

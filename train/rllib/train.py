@@ -215,7 +215,9 @@ def save(algo, config, directory, iteration, env_steps, pool=None):
     not exist: all is written to a temporary directory beside it, with its SHA-256 manifest
     (``train.manifest``), which is then renamed into place, so a checkpoint is whole or absent and never
     rewritten."""
-    from .agent import save_actor
+    from ..export import agent_file_of, write_policy
+    from ..policy_agent import ActorNet
+    from .agent import actor_modules, save_actor
 
     directory = os.path.abspath(directory)
     if os.path.exists(directory):
@@ -227,7 +229,13 @@ def save(algo, config, directory, iteration, env_steps, pool=None):
         meta = {"iteration": iteration, "env_steps": env_steps, "hidden": list(config.hidden),
                 "activation": config.activation, "config": config.to_dict(), "versions": _versions(config),
                 "pool": list(pool.ids) if pool else [], "pool_last_added": pool.last_added if pool else 0}
-        save_actor(algo.get_module(MAIN), partial, meta)
+        module = algo.get_module(MAIN)
+        save_actor(module, partial, meta)
+        # the file every command plays (numpy alone, nothing unpickled): rllib:DIRECTORY reads DIRECTORY/agent.npz
+        write_policy(agent_file_of(partial), ActorNet.from_modules(actor_modules(module)), config.to_dict(),
+                     f"rllib@{iteration}", kind="rllib-policy",
+                     training={"method": "rllib-ppo", "iteration": iteration, "env_steps": env_steps},
+                     versions=meta["versions"])
         write_directory_manifest(partial)
         os.rename(partial, directory)
     finally:

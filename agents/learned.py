@@ -1,0 +1,460 @@
+"""Trained agents played with numpy alone: a policy network (``PolicyAgent``) and a candidate-value network
+(``CandidateValueAgent``), built from an exported agent file (``agents.agentfile``) or, in training, from the
+networks themselves (``train`` converts its torch modules into the arrays these classes take).
+
+``AgentFileFactory(path)`` is a picklable zero-argument factory (what ``agents.tournament.run_tournament``
+takes, also with ``workers > 1``) that reads the file once per process and returns a fresh agent per call.
+An agent seated in a game of another player count or board than it was trained for raises a ``ValueError``
+at ``reset``; with ``other_games="warn"`` it plays anyway after a loud warning.
+
+Speed: acting runs the network in numpy (``ActorNet``, ``NumpyValueNet``); one decision costs a few
+matrix-vector products instead of a torch call chain.
+"""
+
+import os
+import warnings
+
+import numpy as np
+
+from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS, NUM_ACTIONS
+from fifthave_env.engine.cards import NUM_KINDS
+from fifthave_env.observation import OBS_SIZES
+
+from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, POLICY_KINDS, VALUE_PARTS, AgentFileError, groups_played,
+                        read_agent_file)
+from .bidding import table_limit, table_total
+from .registry import AGENT_FACTORIES
+from .search import SearchAgent
+
+OTHER_GAMES = ("error", "warn")
+"""What an agent does when seated in a game of another player count or board than it was trained for."""
+
+
+def check_trained_for(agent, config):
+    """Raise (or, with ``agent.other_games == "warn"``, warn) when ``config`` is not the player count and board
+    ``agent.trained_for`` names (None: unknown, not checked)."""
+    if agent.trained_for is None or agent.trained_for == (config.num_players, config.board):
+        return
+    players, board = agent.trained_for
+    message = (f"{agent.name} was trained for {players} players on the {board}-plot board, not "
+               f"{config.num_players} players on the {config.board}-plot board")
+    if agent.other_games != "warn":
+        raise ValueError(message + " (load it with other_games='warn' to play it there anyway)")
+    warnings.warn(f"{message}: it plays a game it never saw, expect weak play", stacklevel=3)
+
+
+def _trained_for(meta):
+    """(players, board) a network was trained for, from an agent file's metadata or a training config."""
+    if "num_players" in meta:
+        return meta["num_players"], meta["board"]
+    config = meta.get("config") or {}
+    return (config["num_players"], config["board"]) if config else None
+
+
+def _relu(x):
+    return np.maximum(x, 0.0)
+
+
+ACTIVATION_FUNCTIONS = {"tanh": np.tanh, "relu": _relu}  # module-level functions: agents pickle
+
+
+class ActorNet:
+    """A policy network as numpy arrays: observation (followed by any advisers' block) -> action logits.
+
+    ``layers``: ``[weight (inputs x outputs), bias, activation function or None]`` per layer; ``advice_size``:
+    the output layer also reads the last ``advice_size`` inputs (``train.hints.AdvisedPolicy``'s skip)."""
+
+    def __init__(self, layers, advice_size=0):
+        self.layers = [list(layer) for layer in layers]
+        self.advice_size = advice_size
+
+    @classmethod
+    def from_arrays(cls, architecture, arrays):
+        """From an agent file's architecture and arrays (``agents.agentfile.policy_arrays``)."""
+        hidden = architecture["hidden"]
+        layers = [[arrays[f"layer{i}.weight"], arrays[f"layer{i}.bias"],
+                   ACTIVATION_FUNCTIONS[architecture["activations"][i]] if i < len(hidden) else None]
+                  for i in range(len(hidden) + 1)]
+        return cls(layers, architecture["advice"])
+
+    def to_arrays(self):
+        """``(architecture without its input and outputs, arrays)`` as an agent file stores them."""
+        names = {function: name for name, function in ACTIVATION_FUNCTIONS.items()}
+        *hidden, last = self.layers
+        if last[2] is not None or any(layer[2] not in names for layer in hidden):
+            raise ValueError("an agent file holds hidden layers with tanh or relu and a linear output layer")
+        arrays = {}
+        for i, (weight, bias, _) in enumerate(self.layers):
+            arrays[f"layer{i}.weight"], arrays[f"layer{i}.bias"] = weight, bias
+        architecture = {"hidden": [int(layer[0].shape[1]) for layer in hidden],
+                        "activations": [names[layer[2]] for layer in hidden], "advice": int(self.advice_size)}
+        return architecture, arrays
+
+    def __deepcopy__(self, memo):
+        # the weights never change after loading: copies of an agent (the Gymnasium env copies listed
+        # opponents) share its network, so train.vec_env still batches them and memory is not duplicated
+        return self
+
+    def logits(self, observation):
+        """Logits for one observation or a batch."""
+        x = np.asarray(observation, dtype=np.float32)
+        if len(self.layers) == 1:
+            return self._output(x, x)
+        return self._from_product(x @ self.layers[0][0], x)
+
+    def logits_tracked(self, observations, memories):
+        """Logits of a batch whose row r is the next observation of the seat ``memories[r]`` follows: a list
+        ``[observation, product]`` of that seat's last observation and its first-layer product (``x @ W1``),
+        ``[None, None]`` before the first, updated here.
+
+        A seat's consecutive observations differ in about 15 of their 1,176 values (4 players, random play), so
+        only those rows of ``W1`` are read (1.2 MB in all, the most of the network; the nonzero entries' rows at
+        first). Self-play opponents (``train.vec_env``), whose networks are rarely in cache, use it: their games
+        take about a quarter less time (``scripts/bench_training.py``, the games alone). The same logits up to float
+        rounding, which builds up over a game's calls (about 1e-6 relative) and depends only on the seat's own
+        observations, not on the batch; agents that play evaluation games keep the full product."""
+        x = np.asarray(observations, dtype=np.float32)
+        if len(self.layers) == 1:
+            return self.logits(x)
+        weight = self.layers[0][0]
+        product = np.empty((len(x), weight.shape[1]), dtype=np.float32)
+        for row, (observation, memory) in enumerate(zip(x, memories)):
+            last, last_product = memory
+            if last is None:  # (x != 0).nonzero() costs half of np.flatnonzero(x); NaN counts as nonzero
+                active = (observation != 0).nonzero()[0]
+                product[row] = observation.take(active) @ weight.take(active, axis=0)
+            else:
+                changed = (observation != last).nonzero()[0]
+                product[row] = last_product + (observation.take(changed) - last.take(changed)) @ weight.take(
+                    changed, axis=0)
+            memory[0], memory[1] = observation.copy(), product[row].copy()
+        return self._from_product(product, x)
+
+    def _from_product(self, product, x):
+        """The logits of ``x`` given ``product``, its first-layer product (there is a hidden layer)."""
+        _, bias, activation = self.layers[0]
+        hidden = product + bias
+        if activation is not None:
+            hidden = activation(hidden)
+        for weight, bias, activation in self.layers[1:-1]:
+            hidden = hidden @ weight + bias
+            if activation is not None:
+                hidden = activation(hidden)
+        return self._output(hidden, x)
+
+    def _output(self, hidden, x):
+        if self.advice_size:
+            hidden = np.concatenate([hidden, x[..., -self.advice_size:]], axis=-1)
+        weight, bias, _ = self.layers[-1]
+        return hidden @ weight + bias
+
+
+class Advisers:
+    """The scripted advisers of one seat and the feature block they write."""
+
+    def __init__(self, names):
+        self.names = list(names)
+        self.factories = [AGENT_FACTORIES[name] for name in self.names]
+        self.agents = []
+        self.advice = []
+
+    @property
+    def size(self):
+        return len(self.names) * NUM_ACTIONS
+
+    def reset(self, config, seat, rng):
+        """New advisers for the seat's next game, their generators drawn from ``rng``."""
+        self.agents = [factory() for factory in self.factories]
+        for agent in self.agents:
+            agent.reset(config, seat, np.random.default_rng(rng.integers(2**63)))
+        self.advice = []
+
+    def features(self, observation, action_mask):
+        """The observation followed by the advisers' one-hot choices (zeros when no action is legal)."""
+        block = np.zeros(self.size, dtype=np.float32)
+        self.advice = []
+        if np.any(action_mask):
+            for i, agent in enumerate(self.agents):
+                action = int(agent.act(observation, action_mask))
+                self.advice.append(action)
+                block[i * NUM_ACTIONS + action] = 1.0
+        return np.concatenate([np.asarray(observation, dtype=np.float32), block])
+
+    def record(self, action):
+        """The seat played ``action``: advisers whose advice it did not follow drop their plans."""
+        for agent, advised in zip(self.agents, self.advice):
+            if advised != action and hasattr(agent, "drop_plan"):
+                agent.drop_plan()
+
+
+class PolicyAgent:
+    """Plays a policy network: samples from its masked policy with the generator ``reset`` gives it, or plays
+    the most likely legal action (``deterministic``), so games with it replay from their seeds."""
+
+    def __init__(self, policy, deterministic=False, name="ppo", meta=None, advisers=None, other_games="error"):
+        """``policy``: an ``ActorNet`` (``train.policy_agent.ActorNet`` builds one from a MaskablePPO policy).
+        ``meta``: an agent file's metadata, or ``{"config": training config}`` in training; it gives the
+        observation layout, the player count and board the network was trained for and, unless
+        ``advisers`` is given, the scripted advisers whose choices it reads after the observation.
+        ``other_games``: ``"error"`` or ``"warn"`` (``check_trained_for``)."""
+        if not isinstance(policy, ActorNet):
+            raise TypeError(f"PolicyAgent plays an ActorNet, got {type(policy).__name__} (train.policy_agent."
+                            "ActorNet(policy) converts a MaskablePPO policy)")
+        if other_games not in OTHER_GAMES:
+            raise ValueError(f"other_games must be one of {OTHER_GAMES}, got {other_games!r}")
+        self.net = policy
+        self.deterministic = deterministic
+        self.name = name
+        self.meta = meta or {}
+        self.other_games = other_games
+        self.trained_for = _trained_for(self.meta)
+        self.rng = np.random.default_rng()
+        if advisers is None:
+            advisers = self.meta.get("advisers", self.meta.get("config", {}).get("advisers", []))
+        self.advisers = Advisers(advisers) if advisers else None
+
+    @property
+    def observation_layout(self):
+        """The layout the network reads (``agent_protocol``)."""
+        if "observation_layout" in self.meta:
+            return self.meta["observation_layout"]
+        return self.meta.get("config", {}).get("observation_version", 0)
+
+    def reset(self, config, seat, rng):
+        check_trained_for(self, config)
+        self.rng = rng
+        if self.advisers is not None:
+            self.advisers.reset(config, seat, rng)
+
+    def _features(self, observation, action_mask):
+        if self.advisers is None:
+            return observation
+        return self.advisers.features(observation, action_mask)
+
+    def action_probabilities(self, observation, action_mask):
+        """The policy's probability of every action id (zero for illegal ones)."""
+        legal = np.flatnonzero(action_mask)
+        logits = self.net.logits(self._features(observation, action_mask))[legal].astype(np.float64)
+        weights = np.exp(logits - logits.max())
+        probs = np.zeros(len(action_mask))
+        probs[legal] = weights / weights.sum()
+        return probs
+
+    @property
+    def batch_net(self):
+        """The network whose logits ``choose`` reads: ``train.vec_env`` stacks the observations of all
+        games waiting on the same network, runs it once, and hands each agent its row. None with advisers
+        (their advice is per seat, so such an agent acts alone)."""
+        return self.net if self.advisers is None else None
+
+    def act(self, observation, action_mask):
+        return self.choose(self.net.logits(self._features(observation, action_mask)), np.flatnonzero(action_mask))
+
+    def choose(self, logits, legal):
+        """The action for these logits of the network among the legal ids ``legal`` (ascending, as
+        ``Game.legal_actions`` lists them; a batch caller passes that list and builds no mask): the most
+        likely one, or a sample with this agent's generator (one draw per decision, whether acting alone
+        or in a batch)."""
+        logits = logits[legal]
+        self._last_choice = (legal, logits)  # for explain()
+        if self.deterministic:
+            action = int(legal[np.argmax(logits)])
+        else:
+            cumulative = np.cumsum(np.exp(logits.astype(np.float64) - logits.max()))
+            index = np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right")
+            action = int(legal[min(index, len(legal) - 1)])
+        if self.advisers is not None:
+            self.advisers.record(action)
+        return action
+
+    EXPLAINED_ACTIONS = 8
+
+    def explain(self):
+        """The policy's probabilities of the most likely legal actions at the latest decision (agent protocol)."""
+        last = getattr(self, "_last_choice", None)
+        if last is None:
+            return None
+        legal, logits = last
+        weights = np.exp(logits.astype(np.float64) - logits.max())
+        probs = weights / weights.sum()
+        top = np.argsort(-probs, kind="stable")[:self.EXPLAINED_ACTIONS]
+        return {"kind": "policy", "value": "probability", "greedy": self.deterministic,
+                "candidates": [{"actions": [int(legal[i])], "value": round(float(probs[i]), 4)} for i in top]}
+
+
+# ---- candidate values ------------------------------------------------------------------------------
+
+_BID = NUM_ACTIONS + NUM_KINDS  # offset of the bid summary in the candidate features
+VALUE_SCALE = 10.0  # value differences are a few hundredths: scaled up for the fit
+
+
+def candidate_features(view, macro, default):
+    """Features of one candidate (a tuple of action ids) at ``view``'s decision: its first action one-hot; for
+    a bid the cards it adds (counts per kind) and what the bid is afterwards (total, raise over the high bid,
+    building limit); and whether it is the heuristic's candidate."""
+    x = np.zeros(CANDIDATE_FEATURES, dtype=np.float32)
+    x[macro[0]] = 1.0
+    x[_BID + 8] = macro == default
+    if BID_ADD <= macro[0] <= BID_PASS:
+        x[_BID] = macro[0] == BID_PASS
+        added = [a - BID_ADD for a in macro if BID_ADD <= a < BID_CONFIRM]
+        cards = list(view.my_table_cards)
+        for kind in added:
+            x[NUM_ACTIONS + kind] += 1.0 / 3
+            cards[kind] += 1
+        total = table_total(cards)
+        x[_BID + 1] = len(added) / 5
+        x[_BID + 2] = total / 30
+        if macro[0] != BID_PASS:
+            x[_BID + 3] = (total - view.high_bid) / 10
+            x[_BID + 3 + table_limit(cards)] = 1.0  # limits 1..3 at _BID + 4 .. _BID + 6
+        x[_BID + 7] = table_total(view.my_table_cards) / 30
+    return x
+
+
+
+class NumpyValueNet:
+    """A candidate-value ensemble in numpy, for play (one small decision at a time): the mean value of its
+    members, each ``VALUE_PARTS`` of ``agents.agentfile`` (weights as inputs x outputs)."""
+
+    def __init__(self, members):
+        self.members = [tuple(member) for member in members]
+
+    @classmethod
+    def from_arrays(cls, architecture, arrays):
+        return cls([[arrays[f"member{m}.{part}"] for part in VALUE_PARTS] for m in range(architecture["members"])])
+
+    def to_arrays(self):
+        """``(architecture without its input and candidate features, arrays)`` as an agent file stores them."""
+        first = self.members[0]
+        architecture = {"hidden": int(first[0].shape[1]), "head": int(first[6].shape[1]),
+                        "members": len(self.members)}
+        arrays = {f"member{m}.{part}": array for m, member in enumerate(self.members)
+                  for part, array in zip(VALUE_PARTS, member)}
+        return architecture, arrays
+
+    def values(self, observation, candidates):
+        nz = np.flatnonzero(observation)
+        total = 0.0
+        for s1, b1, s2, b2, c, bc, h1, bh1, h2, bh2 in self.members:
+            state = np.maximum(observation[nz] @ s1[nz] + b1, 0) @ s2 + b2
+            hidden = np.maximum(state + candidates @ c + bc, 0)
+            total = total + (np.maximum(hidden @ h1 + bh1, 0) @ h2 + bh2)[:, 0]
+        return total / len(self.members)
+
+
+class CandidateValueAgent(SearchAgent):
+    """Plays the candidate its network values most at the decisions of ``groups``; the HeuristicAgent elsewhere.
+
+    ``trained_for``: (players, board) of its training games, checked at ``reset`` (``check_trained_for``)."""
+
+    def __init__(self, net, groups, observation_layout=0, prior=0.0, name="values", trained_for=None,
+                 other_games="error"):
+        super().__init__(rollouts=1, depth=0, prior=prior, name=name, groups=groups)
+        if other_games not in OTHER_GAMES:
+            raise ValueError(f"other_games must be one of {OTHER_GAMES}, got {other_games!r}")
+        self.net = net
+        self.observation_layout = observation_layout  # the tournament builds this layout for it
+        self.trained_for, self.other_games = trained_for, other_games
+        self.decided = self.deviated = 0  # decisions its network chose, and those not the heuristic's choice
+
+    def reset(self, config, seat, rng):
+        check_trained_for(self, config)
+        super().reset(config, seat, rng)
+
+    def act(self, observation, action_mask):
+        expected = OBS_SIZES[self.observation_layout]
+        if observation is None or len(observation) != expected:
+            raise ValueError(f"{self.name} reads observation layout {self.observation_layout} ({expected} values), "
+                             f"got {None if observation is None else len(observation)} values: give it its layout "
+                             "(agents.base.LayoutObservations, as the tournament and the terminal game do)")
+        return super().act(observation, action_mask)
+
+    def _choose(self, observation, view, candidates, default):
+        features = np.stack([candidate_features(view, m, default) for m in candidates])
+        values = self.net.values(np.asarray(observation, dtype=np.float32), features) / VALUE_SCALE
+        values += self.prior * features[:, _BID + 8]
+        chosen = candidates[int(values.argmax())]
+        self.explanation = {"kind": "values", "value": "the network's value of the candidate", "default": list(default),
+                            "candidates": [{"actions": list(m), "value": round(float(v), 3)}
+                                           for m, v in zip(candidates, values)]}
+        self.decided += 1
+        self.deviated += chosen != default
+        return chosen
+
+
+# ---- agents from agent files -----------------------------------------------------------------------
+
+def network_from_file(meta, arrays):
+    """The network of an agent file's checked ``(meta, arrays)`` (``agents.agentfile.read_agent_file``)."""
+    if meta["kind"] in POLICY_KINDS:
+        return ActorNet.from_arrays(meta["architecture"], arrays)
+    return NumpyValueNet.from_arrays(meta["architecture"], arrays)
+
+
+def agent_from_file(meta, network, deterministic=False, name=None, other_games="error"):
+    """An agent playing ``network`` (``network_from_file``; agents built from one network share it, so that
+    ``train.vec_env`` batches them)."""
+    name = name or meta["name"]
+    if meta["kind"] in POLICY_KINDS:
+        return PolicyAgent(network, deterministic, name, meta, other_games=other_games)
+    return CandidateValueAgent(network, groups_played(meta["groups"], meta.get("played_groups")),
+                               meta["observation_layout"], name=name, trained_for=(meta["num_players"], meta["board"]),
+                               other_games=other_games)
+
+
+def checkpoint_agent_file(directory):
+    """The agent file of a ``fifthave-rllib`` checkpoint directory (``DIRECTORY/agent.npz``); a clear error if it
+    has none."""
+    path = os.path.join(directory, AGENT_FILE)
+    if os.path.isfile(path):
+        return path
+    if os.path.isfile(os.path.join(directory, "actor.pt")):
+        raise AgentFileError(f"{directory!r} is a fifthave-rllib checkpoint written before agent files: convert it "
+                             f"once with: python -m train.export {directory}")
+    raise AgentFileError(f"{directory!r} is not a fifthave-rllib checkpoint: it has no {AGENT_FILE} (written by "
+                         "fifthave-rllib into RUN_DIR/checkpoints/iter_NNNNNN)")
+
+
+KIND_PREFIXES = {"policy": POLICY_KINDS, "rllib": POLICY_KINDS, "values": ("candidate-values",)}
+"""The agent-file kinds each ``PREFIX:PATH`` agent name accepts."""
+
+_LOADED = {}  # (path, modification time, size) -> (meta, network), per process
+
+
+class AgentFileFactory:
+    """A fresh agent of the agent file at ``path`` per call (picklable; the file is read once per process).
+
+    ``kinds``: the kinds of agent file accepted (all by default); ``deterministic``: a policy plays its most
+    likely legal move instead of sampling; ``other_games``: ``check_trained_for``."""
+
+    def __init__(self, path, deterministic=False, name=None, kinds=None, other_games="error"):
+        self.path = os.fspath(path)
+        self.deterministic = deterministic
+        self.name = name
+        self.kinds = kinds
+        self.other_games = other_games
+        self.meta()  # a bad file fails here, in the caller's process, not in a worker
+
+    def meta(self):
+        """The file's checked metadata."""
+        return self._load()[0]
+
+    def _load(self):
+        try:
+            stat = os.stat(self.path)
+        except OSError as error:
+            raise AgentFileError(f"cannot read the agent file {self.path}: {error.strerror or error}") from None
+        key = (self.path, stat.st_mtime_ns, stat.st_size)  # a rewritten file is read again
+        if key not in _LOADED:
+            meta, arrays = read_agent_file(self.path)
+            _LOADED[key] = meta, network_from_file(meta, arrays)
+        meta = _LOADED[key][0]
+        if self.kinds is not None and meta["kind"] not in self.kinds:
+            raise AgentFileError(f"{self.path} holds a {meta['kind']} agent; this name takes "
+                                 f"{' or '.join(self.kinds)}")
+        return _LOADED[key]
+
+    def __call__(self):
+        meta, network = self._load()
+        return agent_from_file(meta, network, self.deterministic, self.name, self.other_games)

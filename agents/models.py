@@ -1,0 +1,78 @@
+"""The trained models committed with the repository, by name (in the manner of RLCard's ``rlcard.models``)::
+
+    from agents import models
+    models.available()                 # [Model(name='policy-4p', num_players=4, board=5, ...), ...]
+    agent = models.load("values-4p")   # a fresh agent (agents.base protocol), numpy alone
+    run_tournament([models.factory("values-4p")] + [agent_factory("heuristic")] * 3, games=40)
+
+Each name is also an agent name of every command (``fifthave-tournament --agents values-4p heuristic*3``,
+``policy-4p:greedy`` for its most likely moves). A model seated in a game of another player count or board
+than it was trained for raises a ``ValueError`` when the game starts; ``other_games="warn"`` plays it anyway
+after a loud warning. The files are agent files (``agents.agentfile``) under ``results/`` of a repository
+checkout: read with numpy alone, nothing unpickled.
+"""
+
+import os
+from dataclasses import dataclass
+
+from .learned import AgentFileFactory
+
+RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str
+    path: str
+    """Relative to ``results/``."""
+    kind: str
+    num_players: int
+    board: int
+    description: str
+
+    @property
+    def file(self):
+        return os.path.join(RESULTS, self.path)
+
+
+MODELS = {model.name: model for model in (
+    Model("policy-4p", "training/policy.npz", "policy", 4, 5,
+          "behaviour cloning of search:4:1 with the heuristic's advice (results/training/README.md); "
+          "sampled moves, policy-4p:greedy for the most likely ones"),
+    Model("values-4p", "training/values/values.npz", "candidate-values", 4, 5,
+          "candidate values fitted to search values, plays bids and board moves (results/training/values/"
+          "README.md)"),
+)}
+
+
+def available():
+    """The committed models, each with its player count and board."""
+    return list(MODELS.values())
+
+
+def _model(name):
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise ValueError(f"unknown model {name!r}; available: "
+                         + ", ".join(f"{m.name} ({m.num_players} players, board {m.board})" for m in MODELS.values())
+                         ) from None
+
+
+def factory(name, deterministic=False, other_games="error"):
+    """A picklable zero-argument factory of fresh agents of the committed model ``name``."""
+    model = _model(name)
+    if not os.path.isfile(model.file):
+        raise ValueError(f"the model {name!r} is {model.file}, which is missing: the committed models ship with "
+                         "a checkout of the repository (results/), not with an installed package")
+    made = AgentFileFactory(model.file, deterministic, name=name, kinds=(model.kind,), other_games=other_games)
+    meta = made.meta()
+    if (meta["num_players"], meta["board"]) != (model.num_players, model.board):
+        raise ValueError(f"{model.file} was trained for {meta['num_players']} players on board {meta['board']}, "
+                         f"but the model list says {model.num_players} on board {model.board}")
+    return made
+
+
+def load(name, deterministic=False, other_games="error"):
+    """A fresh agent of the committed model ``name`` (``available()`` lists them)."""
+    return factory(name, deterministic, other_games)()
