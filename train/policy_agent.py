@@ -66,20 +66,6 @@ class PolicyAgent(learned.PolicyAgent):
                    meta=meta)
 
 
-    EXPLAINED_ACTIONS = 8
-
-    def explain(self):
-        """The policy's probabilities of the most likely legal actions at the latest decision (agent protocol)."""
-        last = getattr(self, "_last_choice", None)
-        if last is None:
-            return None
-        legal, logits = last
-        weights = np.exp(logits.astype(np.float64) - logits.max())
-        probs = weights / weights.sum()
-        top = np.argsort(-probs, kind="stable")[:self.EXPLAINED_ACTIONS]
-        return {"kind": "policy", "value": "probability", "greedy": self.deterministic,
-                "candidates": [{"actions": [int(legal[i])], "value": round(float(probs[i]), 4)} for i in top]}
-
 
 def policy_spec(config):
     """The policy class and keyword arguments of the network ``config`` describes (``net_arch``, ``advisers``)."""
