@@ -215,21 +215,20 @@ UNKNOWN_CARD_POINTS = 5  # an opponent's card of unknown value (as SeatView.hand
 
 def opponent_reach(view, slot):
     """The most relative seat ``slot`` could have on the table in this auction (0 if it passed)."""
-    v = view.v
     if view.auction_passed[slot]:
         return 0
-    counts = [int(round(x)) for x in v["hand_colors"][slot].tolist()]
-    known = [int(round(x)) for x in v["known_cards"][slot].tolist()]
-    laid = [int(round(x)) for x in v["auction_cards"][slot].tolist()]
-    color_onehot = v["auction_color"][slot]
-    colors = [int(color_onehot.argmax())] if color_onehot.any() else range(NUM_COLORS)
+    counts = view.hand_colors[slot]
+    known = view.known_cards[slot]
+    laid = view.table_cards[slot]
+    bid_color = view.bid_color[slot]
+    colors = [bid_color] if bid_color >= 0 else range(NUM_COLORS)
 
     def points(color):
         kinds = range(color * 3, color * 3 + 3)
         exact = sum(KIND_VALUE[k] * known[k] for k in kinds)
         return exact + UNKNOWN_CARD_POINTS * max(0, counts[color] - sum(known[k] for k in kinds))
 
-    colored = max((points(c) for c in colors if counts[c] or color_onehot.any()), default=0)
+    colored = max((points(c) for c in colors if counts[c] or bid_color >= 0), default=0)
     return table_total(laid) + colored + points(BLACK)
 
 

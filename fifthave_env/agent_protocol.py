@@ -7,6 +7,11 @@ environments need not import ``agents``:
   seat's door to the live game (``give_sampler``); without it, it cannot search.
 - ``observation_layout``: the observation layout the agent reads (``observation.LAYOUTS``,
   default 0); ``LayoutObservations`` builds it whatever layout the runner's env has.
+- ``reads_view = True`` with a method ``act_view(view)``: the agent decides from a seat view
+  (``fifthave_env.seat_view``); a runner that holds the game calls ``act_view(StateView(game,
+  seat))`` (``reads_view(agent)``) and builds no observation for it, several times cheaper than
+  an observation and its parsing. The scripted agents (greedy, heuristic, search) have it;
+  their ``act`` reads the same view from the observation.
 
 The tournament, the terminal game, the Gymnasium env and the RLlib env all seat agents this way.
 """
@@ -20,6 +25,11 @@ def give_sampler(agent, game, seat):
     seat's door to ``game``: a sampler of determinizations that hold only what the seat knows."""
     if hasattr(agent, "attach_sampler"):
         agent.attach_sampler(SeatSampler(game, seat))
+
+
+def reads_view(agent):
+    """Whether ``agent`` decides from a seat view: the runner calls ``agent.act_view(StateView(game, seat))``."""
+    return getattr(agent, "reads_view", False)
 
 
 def observation_layout(agent):

@@ -105,6 +105,8 @@ class NumpyValueNet:
 class CandidateValueAgent(SearchAgent):
     """Plays the candidate its network values most at the decisions of ``groups``; the HeuristicAgent elsewhere."""
 
+    reads_view = False  # its network reads the observation: runners call ``act``
+
     def __init__(self, net, groups, observation_layout=0, prior=0.0, name="values"):
         super().__init__(rollouts=1, depth=0, prior=prior, name=name, groups=groups)
         self.net = net
@@ -117,11 +119,12 @@ class CandidateValueAgent(SearchAgent):
             raise ValueError(f"{self.name} reads observation layout {self.observation_layout} ({expected} values), "
                              f"got {None if observation is None else len(observation)} values: give it its layout "
                              "(agents.base.LayoutObservations, as the tournament and the terminal game do)")
+        self._observation = observation
         return super().act(observation, action_mask)
 
-    def _choose(self, observation, view, candidates, default):
+    def _choose(self, view, candidates, default):
         features = np.stack([candidate_features(view, m, default) for m in candidates])
-        values = self.net.values(np.asarray(observation, dtype=np.float32), features) / VALUE_SCALE
+        values = self.net.values(np.asarray(self._observation, dtype=np.float32), features) / VALUE_SCALE
         values += self.prior * features[:, _BID + 8]
         chosen = candidates[int(values.argmax())]
         self.decided += 1
@@ -137,9 +140,9 @@ class LabellingValueAgent(CandidateValueAgent):
         super().__init__(net, groups, observation_layout)
         self.samples, self.depth = samples, depth
 
-    def _choose(self, observation, view, candidates, default):
+    def _choose(self, view, candidates, default):
         self._search(candidates, default)  # sets last_search; its choice is not played
-        return super()._choose(observation, view, candidates, default)
+        return super()._choose(view, candidates, default)
 
 
 def groups_played(groups, played):
