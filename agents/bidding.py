@@ -65,6 +65,10 @@ class AuctionSituation:
     """The colors worth opening with (a subset of the allowed ones; ignored once a color is laid)."""
 
 
+_RAISES = {}  # cheapest_raise's answers by its arguments (a few thousand distinct ones per game)
+_MAX_RAISES = 100_000
+
+
 def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
     """The cheapest cards to add (kinds) so the added value is at least ``need``.
 
@@ -74,6 +78,16 @@ def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
     Only cards whose building limit is at least ``min_limit`` are used. The
     cheapest is the least total value, then the fewest cards; None if no set works.
     """
+    key = (tuple(hand), tuple(table), tuple(colors), need, min_limit, use_black)
+    kinds = _RAISES.get(key, False)
+    if kinds is False:
+        if len(_RAISES) >= _MAX_RAISES:
+            _RAISES.clear()
+        kinds = _RAISES[key] = _cheapest_raise(hand, table, colors, need, min_limit, use_black)
+    return None if kinds is None else list(kinds)
+
+
+def _cheapest_raise(hand, table, colors, need, min_limit, use_black):
     laid_color = next((k // 3 for k in range(BLACK * 3) if table[k]), -1)
     options = [laid_color] if laid_color >= 0 else list(colors)
     best = None
@@ -108,7 +122,7 @@ def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
     for v in range(3):
         from_colored = min(counts[v], colored[v])
         kinds += [color * 3 + v] * from_colored + [BLACK * 3 + v] * (counts[v] - from_colored)
-    return kinds
+    return tuple(kinds)
 
 
 def table_total(cards):

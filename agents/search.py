@@ -63,8 +63,8 @@ from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 from .view import SeatView, StateView
 
-DEFAULT_ROLLOUTS = 12
-DEFAULT_DEPTH = 1
+DEFAULT_ROLLOUTS = 32
+DEFAULT_DEPTH = 2
 CENTRAL_PARK_VP = 3.0  # expected VP of a Central Park skyscraper (R27: 2, 3 or 5 by types drawn)
 MARGIN_SCALE = 6.0  # VP of projected margin that moves the value from 0.5 to ~0.73
 MAX_EXPONENT = 50.0  # the logistic is 0 or 1 to double precision beyond it, and math.exp overflows past ~709

@@ -18,6 +18,7 @@ The tournament, the terminal game, the Gymnasium env and the RLlib env all seat 
 
 from .engine.determinize import SeatSampler
 from .observation import Observer
+from .seat_view import StateView
 
 
 def give_sampler(agent, game, seat):
@@ -30,6 +31,17 @@ def give_sampler(agent, game, seat):
 def reads_view(agent):
     """Whether ``agent`` decides from a seat view: the runner calls ``agent.act_view(StateView(game, seat))``."""
     return getattr(agent, "reads_view", False)
+
+
+def act(agent, game, seat, observations, mask=None):
+    """``agent``'s action at ``seat`` of ``game``: from ``StateView(game, seat)`` when it reads seat
+    views, else from its observation (``observations.observe(game, seat)``, a ``LayoutObservations``;
+    None for an agent with ``needs_observation = False``) and the action mask (written into ``mask``
+    when given)."""
+    if reads_view(agent):
+        return agent.act_view(StateView(game, seat))
+    observation = observations.observe(game, seat) if getattr(agent, "needs_observation", True) else None
+    return agent.act(observation, game.action_mask(mask))
 
 
 def observation_layout(agent):

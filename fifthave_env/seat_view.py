@@ -64,6 +64,22 @@ def board_tables(config):
     return tables
 
 
+_BOARD_CACHES = {}  # game.board_token -> what views of that board share (see StateView)
+_MAX_BOARD_CACHES = 512
+
+
+def _board_cache(game):
+    """The dict that views of ``game``'s board (its ``board_token``) share. The token is renewed at
+    every change of the plots, the stops or the shops placed (and by ``Game.touch``), and clones
+    keep it while their board is the original's, so search rollouts share it too."""
+    cache = _BOARD_CACHES.get(game.board_token)
+    if cache is None:
+        if len(_BOARD_CACHES) >= _MAX_BOARD_CACHES:
+            _BOARD_CACHES.clear()
+        cache = _BOARD_CACHES[game.board_token] = {}
+    return cache
+
+
 class cached_property:
     """``functools.cached_property`` without its lock (Python 3.11 takes one per first read, which
     here costs more than most fields): the value goes into the instance's dict, read from there after."""
@@ -108,7 +124,8 @@ class _Fields:
 
     @cached_property
     def memo(self):
-        """Scratch space for what agents compute from this view (a dict; the view is one decision's)."""
+        """Scratch space for values that depend only on the board and the game's progress (agents'
+        valuations): shared by the state views of one board, this view's own for an observation."""
         return {}
 
     def plot_value(self, plot, extra_shops=None):
@@ -233,11 +250,27 @@ class StateView(_Fields):
     # ---- the board --------------------------------------------------------------------
 
     @cached_property
+    def _board(self):
+        return _board_cache(self._game)
+
+    @cached_property
+    def memo(self):
+        board = self._board
+        memo = board.get("memo")
+        if memo is None:
+            memo = board["memo"] = {}
+        return memo
+
+    @cached_property
     def owner(self):
         """Per plot: the relative seat (0 = me) owning its skyscrapers, 4 for Alea, -1 for none."""
-        g, seat, n = self._game, self._seat, self.n
-        return [NO_OWNER if not h else (o if o == ALEA else (o - seat) % n)
-                for o, h in zip(g.plot_owner, g.plot_height)]
+        board, seat = self._board, self._seat
+        owner = board.get(seat)
+        if owner is None:
+            g, n = self._game, self.n
+            owner = board[seat] = [NO_OWNER if not h else (o if o == ALEA else (o - seat) % n)
+                                   for o, h in zip(g.plot_owner, g.plot_height)]
+        return owner
 
     @cached_property
     def height(self):
@@ -246,15 +279,30 @@ class StateView(_Fields):
     @cached_property
     def shop_mask(self):
         """Per plot: bitmask of the shop types on it."""
-        result = [0] * NUM_PLOTS
-        for plot, shops in enumerate(self._game.plot_shops):
-            for t in shops:
-                result[plot] |= 1 << t
+        board = self._board
+        result = board.get("shop_mask")
+        if result is None:
+            result = board["shop_mask"] = [0] * NUM_PLOTS
+            for plot, shops in enumerate(self._game.plot_shops):
+                for t in shops:
+                    result[plot] |= 1 << t
         return result
 
     @cached_property
     def shop_count(self):
-        return [len(shops) for shops in self._game.plot_shops]
+        board = self._board
+        result = board.get("shop_count")
+        if result is None:
+            result = board["shop_count"] = [len(shops) for shops in self._game.plot_shops]
+        return result
+
+    @cached_property
+    def empty(self):
+        board = self._board
+        result = board.get("empty")
+        if result is None:
+            result = board["empty"] = _Fields.empty.func(self)
+        return result
 
     @cached_property
     def closed(self):
