@@ -150,7 +150,7 @@ def main(argv=None):
     import fifthave_env
 
     try:
-        from fifthave_env.observation import ACCELERATED
+        from fifthave_env.observation import ACCELERATED  # main's code before issue 36 had a C extension
     except ImportError:
         ACCELERATED = False
     print(f"code: {os.path.dirname(os.path.dirname(os.path.abspath(fifthave_env.__file__)))}; observations' "
