@@ -31,8 +31,6 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # bench_training, next to this file
-
 import numpy as np  # noqa: E402
 
 WORKLOADS = ("tournament", "bidlab", "search", "labelling", "train-default", "train-selfplay", "train-heuristic")
@@ -121,6 +119,11 @@ def labelling(games):
 
 
 def training(name, rollouts):
+    import fifthave_env
+
+    # the measured checkout's own bench_training (it puts its checkout first on sys.path)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(fifthave_env.__file__))),
+                                    "scripts"))
     import bench_training
 
     overrides = {"opponents": ["heuristic"]} if name == "train-heuristic" else {}
