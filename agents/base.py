@@ -16,7 +16,10 @@ An agent that reads the derived views sets ``observation_layout = 1``: tournamen
 and environments then give it layout 1 (``fifthave_env.observation.LAYOUTS``, whose
 first part is layout 0); every other agent gets layout 0. A searching agent has
 ``attach_sampler``: every game runner hands it its seat's sampler (``give_sampler``).
-Both are honoured through ``fifthave_env.agent_protocol`` (re-exported here), which
+An agent that decides from a seat view has ``reads_view = True`` and ``act_view(view)``:
+runners that hold the game hand it ``fifthave_env.seat_view.StateView(game, seat)`` and build no
+observation (the scripted agents do; their ``act`` reads the same view from the observation).
+All are honoured through ``fifthave_env.agent_protocol`` (re-exported here), which
 the environments use without importing ``agents``.
 """
 
@@ -24,11 +27,11 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from fifthave_env.agent_protocol import LayoutObservations, give_sampler
+from fifthave_env.agent_protocol import LayoutObservations, give_sampler, reads_view
 from fifthave_env.engine.game import GameConfig
 from fifthave_env.random_agent import RandomAgent
 
-__all__ = ["Agent", "LayoutObservations", "RandomAgent", "give_sampler"]
+__all__ = ["Agent", "LayoutObservations", "RandomAgent", "give_sampler", "reads_view"]
 
 
 @runtime_checkable

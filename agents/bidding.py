@@ -65,6 +65,10 @@ class AuctionSituation:
     """The colors worth opening with (a subset of the allowed ones; ignored once a color is laid)."""
 
 
+_RAISES = {}  # cheapest_raise's answers by its arguments (a few thousand distinct ones per game)
+_MAX_RAISES = 100_000
+
+
 def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
     """The cheapest cards to add (kinds) so the added value is at least ``need``.
 
@@ -74,6 +78,16 @@ def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
     Only cards whose building limit is at least ``min_limit`` are used. The
     cheapest is the least total value, then the fewest cards; None if no set works.
     """
+    key = (tuple(hand), tuple(table), tuple(colors), need, min_limit, use_black)
+    kinds = _RAISES.get(key, False)
+    if kinds is False:
+        if len(_RAISES) >= _MAX_RAISES:
+            _RAISES.clear()
+        kinds = _RAISES[key] = _cheapest_raise(hand, table, colors, need, min_limit, use_black)
+    return None if kinds is None else list(kinds)
+
+
+def _cheapest_raise(hand, table, colors, need, min_limit, use_black):
     laid_color = next((k // 3 for k in range(BLACK * 3) if table[k]), -1)
     options = [laid_color] if laid_color >= 0 else list(colors)
     best = None
@@ -108,7 +122,7 @@ def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
     for v in range(3):
         from_colored = min(counts[v], colored[v])
         kinds += [color * 3 + v] * from_colored + [BLACK * 3 + v] * (counts[v] - from_colored)
-    return kinds
+    return tuple(kinds)
 
 
 def table_total(cards):
@@ -215,21 +229,20 @@ UNKNOWN_CARD_POINTS = 5  # an opponent's card of unknown value (as SeatView.hand
 
 def opponent_reach(view, slot):
     """The most relative seat ``slot`` could have on the table in this auction (0 if it passed)."""
-    v = view.v
     if view.auction_passed[slot]:
         return 0
-    counts = [int(round(x)) for x in v["hand_colors"][slot].tolist()]
-    known = [int(round(x)) for x in v["known_cards"][slot].tolist()]
-    laid = [int(round(x)) for x in v["auction_cards"][slot].tolist()]
-    color_onehot = v["auction_color"][slot]
-    colors = [int(color_onehot.argmax())] if color_onehot.any() else range(NUM_COLORS)
+    counts = view.hand_colors[slot]
+    known = view.known_cards[slot]
+    laid = view.table_cards[slot]
+    bid_color = view.bid_color[slot]
+    colors = [bid_color] if bid_color >= 0 else range(NUM_COLORS)
 
     def points(color):
         kinds = range(color * 3, color * 3 + 3)
         exact = sum(KIND_VALUE[k] * known[k] for k in kinds)
         return exact + UNKNOWN_CARD_POINTS * max(0, counts[color] - sum(known[k] for k in kinds))
 
-    colored = max((points(c) for c in colors if counts[c] or color_onehot.any()), default=0)
+    colored = max((points(c) for c in colors if counts[c] or bid_color >= 0), default=0)
     return table_total(laid) + colored + points(BLACK)
 
 

@@ -69,6 +69,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fifthave_env import fifth_avenue_v0
+from fifthave_env.agent_protocol import act
 from fifthave_env.engine.cards import BLACK, COLORED_PER_COLOR, BLACK_COUNTS, FACE_UP, SEEN_FACE_DOWN, VALUES
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, Game
 from fifthave_env.runtime import atomic_write_text
@@ -192,7 +193,7 @@ def play_out(game, agents, meter=None, bidder=None, on_auction=None):
                     agent, observations = bidder[1], bidding
             else:
                 auction_loc = None
-        action = int(agent.act(observations.observe(game, seat), game.action_mask()))
+        action = int(act(agent, game, seat, observations))
         if meter is not None:
             meter.before()
             game.apply(action)

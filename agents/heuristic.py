@@ -1,6 +1,7 @@
 """HeuristicAgent: plays the way the rulebook's tips describe, with pluggable bidding.
 
-Per decision (all from the seat's own observation, via :class:`agents.view.SeatView`):
+Per decision (all from what its seat may know: a seat view, :mod:`fifthave_env.seat_view`; ``act``
+reads it from the observation, ``act_view`` is handed it by a runner that holds the game):
 
 - starting skyscrapers: next to the starting shops (the rulebook's tip), with
   room for more shops beside them, and the second one in a district next to the
@@ -69,6 +70,8 @@ TIE_NOISE = 1e-3  # random tie-breaking between equally good choices
 class HeuristicAgent:
     """A rule-of-thumb player; ``bidding`` is a name from ``agents.bidding.BIDDING_STRATEGIES`` or a strategy."""
 
+    reads_view = True  # runners that hold the game call act_view (agent_protocol.reads_view)
+
     def __init__(self, bidding="value", points_per_vp=2.0, score_margin=2, hurry_lead=15, name=None):
         self.bidding = make_bidding(bidding)
         self.points_per_vp = points_per_vp
@@ -96,7 +99,10 @@ class HeuristicAgent:
         self._pending = None
 
     def act(self, observation, action_mask):
-        view = SeatView(observation, action_mask, self.config)
+        return self.act_view(SeatView(observation, action_mask, self.config))
+
+    def act_view(self, view):
+        """The action for a seat view (a ``StateView`` from a runner, or the ``SeatView`` ``act`` builds)."""
         legal = view.legal
         if not legal:
             raise ValueError(f"{self.name} was asked to act with no legal action (all-zero action mask)")
@@ -229,9 +235,9 @@ class HeuristicAgent:
             return self._finish_bid(BID_PASS)
         while pending:
             action = BID_ADD + pending.pop(0)
-            if view.mask[action]:
+            if view.is_legal(action):
                 return action
-        if view.mask[BID_CONFIRM]:
+        if view.is_legal(BID_CONFIRM):
             return self._finish_bid(BID_CONFIRM)
         return self._finish_bid(BID_PASS)  # the plan fell short (cannot happen with a correct plan)
 

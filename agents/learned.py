@@ -348,6 +348,8 @@ class CandidateValueAgent(SearchAgent):
 
     ``trained_for``: (players, board) of its training games, checked at ``reset`` (``check_trained_for``)."""
 
+    reads_view = False  # its network reads the observation: runners call ``act``
+
     def __init__(self, net, groups, observation_layout=0, prior=0.0, name="values", trained_for=None,
                  other_games="error"):
         super().__init__(rollouts=1, depth=0, prior=prior, name=name, groups=groups)
@@ -368,11 +370,12 @@ class CandidateValueAgent(SearchAgent):
             raise ValueError(f"{self.name} reads observation layout {self.observation_layout} ({expected} values), "
                              f"got {None if observation is None else len(observation)} values: give it its layout "
                              "(agents.base.LayoutObservations, as the tournament and the terminal game do)")
+        self._observation = observation
         return super().act(observation, action_mask)
 
-    def _choose(self, observation, view, candidates, default):
+    def _choose(self, view, candidates, default):
         features = np.stack([candidate_features(view, m, default) for m in candidates])
-        values = self.net.values(np.asarray(observation, dtype=np.float32), features) / VALUE_SCALE
+        values = self.net.values(np.asarray(self._observation, dtype=np.float32), features) / VALUE_SCALE
         values += self.prior * features[:, _BID + 8]
         chosen = candidates[int(values.argmax())]
         self.explanation = {"kind": "values", "value": "the network's value of the candidate", "default": list(default),

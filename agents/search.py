@@ -55,17 +55,17 @@ from fifthave_env.engine import game as G
 from fifthave_env.engine.board import NUM_DISTRICTS
 from fifthave_env.engine.cards import BLACK, NUM_COLORS
 from fifthave_env.engine.scoring import district_scores
-from fifthave_env.agent_protocol import observation_layout
+from fifthave_env.agent_protocol import observation_layout, reads_view
 from fifthave_env.observation import Observer
 from fifthave_env.random_agent import RandomAgent
 
 from .bidding import cheapest_raise
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
-from .view import SeatView
+from .view import SeatView, StateView
 
-DEFAULT_ROLLOUTS = 12
-DEFAULT_DEPTH = 1
+DEFAULT_ROLLOUTS = 32
+DEFAULT_DEPTH = 2
 MAX_ROLLOUTS = 4096  # rollouts per decision: search:32 takes ~0.1 s a decision, so 4096 takes ~15 s
 MAX_DEPTH = 300  # turns per rollout: no game lasts longer (max_turns, R29)
 CENTRAL_PARK_VP = 3.0  # expected VP of a Central Park skyscraper (R27: 2, 3 or 5 by types drawn)
@@ -111,18 +111,22 @@ def projected_value(g, seat):
 
 
 class Rollout:
-    """Plays ``depth`` turns (all seats) with one agent per seat made by ``factory``."""
+    """Plays ``depth`` turns (all seats) with one agent per seat made by ``factory``.
+
+    Agents that read a seat view (``reads_view``, the scripted ones) get a ``StateView`` of the
+    rollout's game: no observation is built; the others get their observation."""
 
     def __init__(self, factory, config):
         self.config = config
         self.agents = [factory() for _ in range(config.num_players)]
-        self.observer = Observer(config, version=observation_layout(self.agents[0]))  # the layout they read
+        self.views = reads_view(self.agents[0])
+        self.observer = None if self.views else Observer(config, version=observation_layout(self.agents[0]))
         self.uniform = isinstance(self.agents[0], RandomAgent)  # needs no observation
 
     def run(self, g, depth, seed, max_decisions=400):
         rng = np.random.default_rng(seed)
+        stop = g.turn + depth
         if self.uniform:
-            stop = g.turn + depth
             for _ in range(max_decisions):
                 if g.is_over or g.turn >= stop:
                     return
@@ -131,17 +135,22 @@ class Rollout:
             return
         for seat, agent in enumerate(self.agents):
             agent.reset(self.config, seat, rng)
-        stop = g.turn + depth
+        agents = self.agents
         for _ in range(max_decisions):
             if g.is_over or g.turn >= stop:
                 return
             seat = g.actor
-            action = self.agents[seat].act(self.observer.observe(g, seat), g.action_mask())
+            if self.views:
+                action = agents[seat].act_view(StateView(g, seat))
+            else:
+                action = agents[seat].act(self.observer.observe(g, seat), g.action_mask())
             g.apply(int(action))
 
 
 class SearchAgent:
     """Determinized Monte Carlo search over whole bids and turn choices (see the module docstring)."""
+
+    reads_view = True  # runners that hold the game call act_view (agent_protocol.reads_view)
 
     def __init__(self, rollouts=DEFAULT_ROLLOUTS, depth=DEFAULT_DEPTH, rollout="heuristic",
                  evaluator=projected_value, prior=0.02, name=None, samples=None, groups=None):
@@ -190,13 +199,16 @@ class SearchAgent:
         return self.explanation
 
     def act(self, observation, action_mask):
+        return self.act_view(SeatView(observation, action_mask, self.config))
+
+    def act_view(self, view):
+        """The action for a seat view (a ``StateView`` from a runner, or the ``SeatView`` ``act`` builds)."""
         self.explanation = None
         while self.plan:  # the rest of a bid chosen earlier this bidding turn
             action = self.plan.pop(0)
-            if action_mask[action]:
+            if view.is_legal(action):
                 return action
             self.plan = []  # cannot happen with a correct plan; decide afresh
-        view = SeatView(observation, action_mask, self.config)
         legal = view.legal
         if not legal:
             raise ValueError(f"{self.name} was asked to act with no legal action (all-zero action mask)")
@@ -204,20 +216,20 @@ class SearchAgent:
         searched = decision in self.decisions
         if decision == G.BID_DECISION:
             if not searched:
-                return self.default.act(observation, action_mask)
+                return self.default.act_view(view)
             candidates, default = self._bid_candidates(view)
         elif len(legal) == 1:
             return legal[0]
         else:
-            default = (self.default.act(observation, action_mask),)
+            default = (self.default.act_view(view),)
             if not searched:
                 return default[0]
             candidates = [(a,) for a in legal]
-        chosen = self._choose(observation, view, candidates, default) if len(candidates) > 1 else default
+        chosen = self._choose(view, candidates, default) if len(candidates) > 1 else default
         self.plan = list(chosen[1:])
         return chosen[0]
 
-    def _choose(self, observation, view, candidates, default):
+    def _choose(self, view, candidates, default):
         """The candidate to play (a macro); the search's, or the heuristic's without a sampler."""
         return self._search(candidates, default) if self.sampler is not None else default
 
@@ -235,17 +247,16 @@ class SearchAgent:
         if view.my_bid_color >= 0:
             colors = [view.my_bid_color]
         else:
-            colors = [c for c in range(NUM_COLORS) if view.v["allowed_colors"][c] > 0]
-            cp = int(view.v["central_park_color"].argmax()) if view.v["central_park_color"].any() else -1
-            if cp >= 0:
-                colors = [cp]
+            colors = view.allowed_colors
+            if view.central_park_color >= 0:
+                colors = [view.central_park_color]
         for color in colors:
             for min_limit in (1, 2, 3):
                 kinds = cheapest_raise(hand, table, [color], need, min_limit)
                 if kinds is not None:
                     candidates.append(self._bid_macro(kinds))
         unique = list(dict.fromkeys(candidates))
-        return [m for m in unique if all(view.mask[a] for a in m[:1])], default
+        return [m for m in unique if view.is_legal(m[0])], default
 
     @staticmethod
     def _bid_macro(kinds):

@@ -85,7 +85,8 @@ from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP, IllegalAction
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
 
-from .base import LayoutObservations, give_sampler
+from .base import LayoutObservations, give_sampler, reads_view
+from .view import StateView
 from .registry import AGENT_FACTORIES, agent_names_help
 from .stats import bootstrap_elo, bradley_terry_elo, clustered_mean_interval, clustered_rate_interval, seat_ranks
 
@@ -276,19 +277,26 @@ def play_game(setup, game_index):
     layouts = LayoutObservations(game.config, dict(enumerate(agents)))
     for name in env.agent_iter():
         seat = game.actor
-        reads = seat < 0 or (getattr(agents[seat], "needs_observation", True) and not layouts.wants(seat))
+        view = seat >= 0 and reads_view(agents[seat])
+        reads = seat < 0 or (not view and getattr(agents[seat], "needs_observation", True)
+                             and not layouts.wants(seat))
         observation, _, terminated, truncated, _ = env.last(observe=reads)
         if terminated or truncated:
             env.step(None)
             continue
-        if observation is None:  # the agent reads only the mask, or another layout than the env's
+        if view:  # a seat view of the game: no observation built
+            observation = StateView(game, seat)
+        elif observation is None:  # the agent reads only the mask, or another layout than the env's
             vector = layouts.observe(game, seat) if layouts.wants(seat) else None
             observation = {"observation": vector, "action_mask": game.action_mask()}
         before, before_loc = game.decision, game.auc_loc
         doing = f"in decision '{DECISION_NAMES[before]}'"
         start = time.perf_counter()
         try:
-            action = agents[seat].act(observation["observation"], observation["action_mask"])
+            if view:
+                action = agents[seat].act_view(observation)
+            else:
+                action = agents[seat].act(observation["observation"], observation["action_mask"])
             if action.__class__ is not int:  # a plain int goes straight to the game, which checks its range
                 action = as_action_id(action)
         except Exception as error:

@@ -8,6 +8,7 @@ other seats (so a move that helps everyone equally is worth nothing).
 from fifthave_env.engine.board import (
     CENTRAL_PARK,
     NUM_DISTRICTS,
+    NUM_PLOTS,
     PLOTS_PER_DISTRICT,
     POPCOUNT4,
     SUCCESSORS,
@@ -22,13 +23,24 @@ CROWDED_DISCOUNT = 0.8  # a district with at most one empty plot may soon see a 
 SHOP_GROWTH = 0.35  # chance per free neighbouring shop slot that a new shop type arrives
 
 
+# Values memoized in the view's ``memo`` (one decision's): a plot's expected value under the plot's
+# id, a district's expected scorings under NUM_PLOTS + district.
+
+
 def expected_scorings(view: SeatView, d):
     """How many more times district ``d`` is likely to be scored (the final scoring counts as one)."""
+    memo = view.memo
+    e = memo.get(NUM_PLOTS + d)
+    if e is not None:
+        return e
     if view.closed[d]:
-        return 0.0
-    e = 1.0 + EXTRA_SCORINGS_EARLY * (1.0 - view.progress)
-    if sum(1 for plot in view.tables.district_plots[d] if view.is_empty(plot)) <= 1:
-        e *= CROWDED_DISCOUNT
+        e = 0.0
+    else:
+        e = 1.0 + EXTRA_SCORINGS_EARLY * (1.0 - view.progress)
+        empty = view.empty
+        if sum(1 for plot in view.tables.district_plots[d] if empty[plot]) <= 1:
+            e *= CROWDED_DISCOUNT
+    memo[NUM_PLOTS + d] = e
     return e
 
 
@@ -38,6 +50,10 @@ def can_take_shop(view: SeatView, plot):
 
 def expected_plot_value(view: SeatView, plot):
     """VP one skyscraper on ``plot`` is likely to score: its value now plus the shops that may still come."""
+    memo = view.memo
+    value = memo.get(plot)
+    if value is not None:
+        return value
     a, b = view.tables.neighbors[plot]
     types = POPCOUNT4[view.shop_mask[a] | view.shop_mask[b]]
     value = VP_BY_SHOP_TYPES[types]
@@ -45,6 +61,7 @@ def expected_plot_value(view: SeatView, plot):
         free = sum(2 - view.shop_count[q] for q in (a, b) if can_take_shop(view, q))
         if free:
             value += (VP_BY_SHOP_TYPES[types + 1] - value) * min(1.0, SHOP_GROWTH * free) * (1.0 - view.progress)
+    memo[plot] = value
     return value
 
 
@@ -126,21 +143,38 @@ def route_neighbours(d):
 
 def seat_interest(view: SeatView, slot, d):
     """What an auction in district ``d`` is roughly worth to relative seat ``slot`` (VP)."""
+    return _interests(view, d)(slot)
+
+
+def _interests(view, d):
+    """``seat_interest(view, slot, d)`` as a function of ``slot``, the district read once."""
     if view.closed[d]:
-        return 0.0
-    plots = view.tables.district_plots[d]
-    reserve = max(view.reserve[slot], 1)
-    for plot in plots:
-        if view.owner[plot] == slot:
-            return expected_plot_value(view, plot) * min(3, reserve)
-    empty = [expected_plot_value(view, plot) for plot in plots if view.is_empty(plot)]
-    return 0.6 * max(empty) * min(2, reserve) if empty else 0.0
+        return lambda slot: 0.0
+    owner, empty = view.owner, view.empty
+    first_plot = {}  # slot -> its plot here
+    best_empty = None
+    for plot in view.tables.district_plots[d]:
+        slot = owner[plot]
+        if slot >= 0 and slot not in first_plot:
+            first_plot[slot] = plot
+        elif empty[plot]:
+            value = expected_plot_value(view, plot)
+            if best_empty is None or value > best_empty:
+                best_empty = value
+    reserve = view.reserve
+
+    def interest(slot):
+        plot = first_plot.get(slot)
+        if plot is not None:
+            return expected_plot_value(view, plot) * min(3, max(reserve[slot], 1))
+        return 0.6 * best_empty * min(2, max(reserve[slot], 1)) if best_empty is not None else 0.0
+
+    return interest
 
 
 def auction_interest(view: SeatView, loc):
     """My interest in an auction at ``loc`` beyond the others': positive where I am the strong one."""
     if loc == CENTRAL_PARK:
         return 0.0
-    mine = seat_interest(view, 0, loc)
-    others = max(seat_interest(view, slot, loc) for slot in range(1, view.n))
-    return mine - 0.7 * others
+    interest = _interests(view, loc)
+    return interest(0) - 0.7 * max(interest(slot) for slot in range(1, view.n))

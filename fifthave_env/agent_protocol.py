@@ -13,12 +13,18 @@ environments need not import ``agents``:
   "candidates": [{"actions": [action ids], "value": number}, ...]}`` plus anything else small, e.g.
   policy probabilities (``train.policy_agent``), candidate values (``train.values_agent``),
   search values and samples (``agents.search``).
+- ``reads_view = True`` with a method ``act_view(view)``: the agent decides from a seat view
+  (``fifthave_env.seat_view``); a runner that holds the game calls ``act_view(StateView(game,
+  seat))`` (``reads_view(agent)``) and builds no observation for it, several times cheaper than
+  an observation and its parsing. The scripted agents (greedy, heuristic, search) have it;
+  their ``act`` reads the same view from the observation.
 
 The tournament, the terminal game, the Gymnasium env and the RLlib env all seat agents this way.
 """
 
 from .engine.determinize import SeatSampler
 from .observation import Observer
+from .seat_view import StateView
 
 
 def give_sampler(agent, game, seat):
@@ -32,6 +38,22 @@ def explain(agent):
     """What ``agent`` reported about its latest ``act`` (its optional ``explain()``), or None."""
     report = getattr(agent, "explain", None)
     return report() if report is not None else None
+
+
+def reads_view(agent):
+    """Whether ``agent`` decides from a seat view: the runner calls ``agent.act_view(StateView(game, seat))``."""
+    return getattr(agent, "reads_view", False)
+
+
+def act(agent, game, seat, observations, mask=None):
+    """``agent``'s action at ``seat`` of ``game``: from ``StateView(game, seat)`` when it reads seat
+    views, else from its observation (``observations.observe(game, seat)``, a ``LayoutObservations``;
+    None for an agent with ``needs_observation = False``) and the action mask (written into ``mask``
+    when given)."""
+    if reads_view(agent):
+        return agent.act_view(StateView(game, seat))
+    observation = observations.observe(game, seat) if getattr(agent, "needs_observation", True) else None
+    return agent.act(observation, game.action_mask(mask))
 
 
 def observation_layout(agent):

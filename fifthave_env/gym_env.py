@@ -109,7 +109,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .agent_protocol import LayoutObservations, give_sampler, observation_layout
+from .agent_protocol import LayoutObservations, act, give_sampler, observation_layout
 from .engine import checks
 from .engine.actions import NUM_ACTIONS, action_name, as_action_id
 from .engine.game import Game, IllegalActionError
@@ -251,10 +251,9 @@ class FifthAvenueEnv(gym.Env):
             agent = self._opponents[seat]
             if defer is not None and defer(agent):
                 return seat
-            # an agent that reads only the mask (needs_observation = False) never pays for an observation
-            observation = observations.observe(game, seat) if getattr(agent, "needs_observation", True) else None
+            # a scripted agent reads a seat view, one that reads only the mask gets no observation
             try:
-                action = agent.act(observation, game.action_mask(mask))
+                action = act(agent, game, seat, observations, mask)
             except Exception as err:
                 self._fail(f"opponent {self._opponent_name(agent)} at seat {seat} raised "
                            f"{type(err).__name__}: {err}", err)

@@ -29,12 +29,8 @@ observation is then one ``numpy.take`` of that vector through the seat's
 precomputed index table, which also does the rotation to relative seats and the
 zero padding. Values are written through an ``array.array`` (far cheaper per
 element than numpy item assignment) that the numpy vector views; whole rows (a
-hand, a bid) through ``struct.pack_into`` on its buffer. The rows that change at most
-decisions, those of the hands (and the bid rows they determine) and of the auction on
-the table, are written by the C extension ``_fastobs`` when it was built
-(``ACCELERATED``); ``Observer._write_hands`` and the end of ``_write_auction`` are the
-same in Python, the reference, used without the extension or with
-``FIFTHAVE_PURE_PYTHON=1``.
+hand, a bid) through ``struct.pack_into`` on its buffer. (A C version of the hand and
+auction rows was removed: it sped no real workload by even 10%, issue 36.)
 """
 
 import array
@@ -250,31 +246,6 @@ _ZEROS_AUCTION = _zeros(_AUCTION[1] - _AUCTION[0])
 _ZEROS_AUCTION_TAIL = _zeros(_AUCTION_TAIL[1] - _AUCTION_TAIL[0])
 _ZEROS_ALLOWED = _zeros(MAX_SEATS * NUM_COLORS)
 _NO_CARDS = [0] * NUM_KINDS
-try:
-    from . import _fastobs  # the hand and auction rows in C; built at install when a C compiler is at hand
-except ImportError:
-    _fastobs = None
-if os.environ.get("FIFTHAVE_PURE_PYTHON", "") not in ("", "0"):
-    _fastobs = None
-
-
-def _configure_fastobs():
-    """Give ``_fastobs`` this layout's offsets (its blocks are checked to lie inside the state vector)."""
-    _fastobs.configure(NUM_KINDS, NUM_COLORS, BLACK, MAX_SEATS, _STATE_SIZE, _HANDS, _O["hand_colors"],
-                       _O["hand_size"], _O["known_cards"], _BID_POWER, _EXACT_MAX_BID, _O["max_bid"],
-                       _O["auction_passed"], _O["auction_cards"], _O["auction_total"], _O["auction_color"],
-                       _O["high_bid"], _O["high_bidder"], _O["alea_bid"], _O["alea_cards"], _AUCTION_TAIL[1],
-                       _O["winning_bid"])
-
-
-if _fastobs is not None:
-    try:
-        _configure_fastobs()
-    except (TypeError, ValueError) as error:  # built from other sources: pip install -e . rebuilds it
-        warnings.warn(f"fifthave_env._fastobs does not fit this version ({error}); observations use the "
-                      f"Python path (same values, slower). Reinstall fifthave to rebuild it.", stacklevel=2)
-        _fastobs = None
-ACCELERATED = _fastobs is not None
 
 _COLOR_ROWS = [array.array("f", [mask >> c & 1 for c in range(NUM_COLORS)]) for mask in range(1 << NUM_COLORS)]
 
@@ -285,13 +256,7 @@ class Observer:
     The default layout is 0, the one every caller had before layout 1 existed (networks
     trained on it keep their input size); ``version=1`` (``LATEST``) adds the derived views.
     ``builds`` counts the observations built (tests use it to prove laziness).
-    ``accelerated``: the hand and auction rows are written by the C extension ``_fastobs``
-    (``ACCELERATED``: it was built and ``FIFTHAVE_PURE_PYTHON`` is not set); the Python path
-    gives the same values. A class attribute, read at every observation: set it before a game,
-    not in the middle of one (each path keeps its own record of what it wrote).
     """
-
-    accelerated = ACCELERATED
 
     def __init__(self, config, version=0):
         if not isinstance(config, GameConfig):
@@ -331,7 +296,7 @@ class Observer:
         self._scalars_seen = None
         self._hands_seen = [None] * self.n
         self._known_seen = [None] * self.n
-        self._own_bids_stale = bytearray(b"\x01" * self.n)  # bytearrays: _fastobs writes them too
+        self._own_bids_stale = bytearray(b"\x01" * self.n)
         self._public_bids_stale = bytearray(b"\x01" * self.n)
         self._auction_seen = False  # None: no auction written; else what was, to find what changed
 
@@ -578,17 +543,10 @@ class Observer:
                 a[cp + q] = g.cp_skyscrapers[q]
             if self._derived:
                 self._write_projected(g)
-        if self.accelerated:
-            _fastobs.write_hands(a, g.hands, g.known, seat, self._derived, self._own_bids_stale,
-                                 self._public_bids_stale)
-        else:
-            self._write_hands(g, seat)
+        self._write_hands(g, seat)
 
     def _write_hands(self, g, seat):
-        """Hands (the seat's own, their colors and sizes), known cards, and the bid rows they determine.
-
-        ``_fastobs.write_hands`` does the same in C: change either, change both (the frozen
-        observations test checks each)."""
+        """Hands (the seat's own, their colors and sizes), known cards, and the bid rows they determine."""
         a = self._state
         n = g.n
         hands_seen, known_seen = self._hands_seen, self._known_seen
@@ -674,11 +632,6 @@ class Observer:
                 a[_ALLOWED + q * NUM_COLORS:_ALLOWED + (q + 1) * NUM_COLORS] = _COLOR_ROWS[allowed]
             if cp >= 0:
                 a[_O["central_park_color"] + cp] = 1
-        if self.accelerated:
-            _fastobs.write_bids(a, g.auc_passed, g.auc_cards, g.auc_total, g.auc_color, g.auc_high,
-                                g.auc_high_bidder, g.has_alea, g.auc_alea_state, g.auc_alea_cards, g.auc_winner,
-                                g.auc_last_bid)
-            return
         passed, colors, cards, tail = seen[5:]
         ap, ac, at, acol = _O["auction_passed"], _O["auction_cards"], _O["auction_total"], _O["auction_color"]
         now_passed, now_cards, now_colors = g.auc_passed, g.auc_cards, g.auc_color

@@ -41,7 +41,6 @@ import torch  # noqa: E402
 
 from fifthave_env.engine.actions import NUM_ACTIONS  # noqa: E402
 from fifthave_env.gym_env import FifthAvenueEnv  # noqa: E402
-from fifthave_env.observation import ACCELERATED  # noqa: E402
 from train.checkpoint import save_checkpoint  # noqa: E402
 from train.config import load_config  # noqa: E402
 from train.opponents import PoolOpponents  # noqa: E402
@@ -145,7 +144,6 @@ def main(argv=None):
                  "n_steps": args.n_steps, "observation_version": args.observation_version,
                  "local_shard": None if args.local_shard is None else bool(args.local_shard)}
     print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores; other jobs share the machine)")
-    print(f"observations' hand and auction rows in C (fifthave_env._fastobs): {ACCELERATED}")
     for name in args.runs:
         with tempfile.TemporaryDirectory() as directory:
             config, env, model = setup(name, directory, overrides)

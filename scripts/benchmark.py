@@ -12,8 +12,6 @@ machine (the load average is printed) moves both alike; ``--clock cpu`` counts t
 CPU time instead of wall time, steadier when other jobs share the cores. ``observe()``: mean microseconds to
 build the actor's observation along random games, per layout (wall time). Agents: mean time of one
 ``act`` call of each scripted agent, 4 players (``--agents``). Single process, so one core.
-It says whether observations use the C extension ``_fastobs``; ``FIFTHAVE_PURE_PYTHON=1``
-measures the Python path.
 """
 
 import argparse
@@ -25,7 +23,7 @@ import numpy as np
 
 from fifthave_env import fifth_avenue_v0, fifth_avenue_v1
 from fifthave_env.engine import Game, GameConfig
-from fifthave_env.observation import ACCELERATED, LAYOUTS, Observer
+from fifthave_env.observation import LAYOUTS, Observer
 
 
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
@@ -119,7 +117,6 @@ def main(argv=None):
     global clock
     clock = CLOCKS[args.clock]
     print(f"clock: {args.clock}; load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
-    print(f"observations' hand and auction rows in C (fifthave_env._fastobs): {ACCELERATED}")
     try:
         from pettingzoo.classic import connect_four_v3
     except ImportError as err:

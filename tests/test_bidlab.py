@@ -91,6 +91,7 @@ class _LayoutOneRandom(RandomAgent):
     """Reads layout 1 (like the candidate-value agents) and checks that it gets it."""
 
     observation_layout = 1
+    needs_observation = True  # unlike RandomAgent, it reads it
 
     def act(self, observation, action_mask):
         assert observation.shape == (OBS_SIZES[1],)

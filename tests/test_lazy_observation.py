@@ -48,8 +48,12 @@ def test_gym_env_never_builds_observations_for_mask_only_opponents():
     assert env._observer.builds == returned  # only the learner's own, one per reset / step
 
 
-def test_gym_env_builds_observations_for_opponents_that_read_them():
-    env = FifthAvenueEnv(num_players=3, learner_seat=0, opponents=[GreedyAgent(), RandomAgent()])
+class ObservingGreedy(GreedyAgent):
+    reads_view = False  # decides from its observation (act), not from a seat view
+
+
+def count_observations(opponents):
+    env = FifthAvenueEnv(num_players=3, learner_seat=0, opponents=opponents)
     observed = []
     original = env._observer.observe
 
@@ -60,7 +64,14 @@ def test_gym_env_builds_observations_for_opponents_that_read_them():
     env._observer.observe = counting
     returned = play_learner(env, seed=0)
     assert observed.count(0) == returned
+    return observed
+
+
+def test_gym_env_builds_observations_for_opponents_that_read_them():
+    observed = count_observations([ObservingGreedy(), RandomAgent()])
     assert observed.count(1) > 0 and observed.count(2) == 0  # greedy seat 1 reads them, random seat 2 never
+    observed = count_observations([GreedyAgent(), RandomAgent()])
+    assert observed.count(1) == 0  # a scripted agent reads a seat view of the game instead
 
 
 def test_an_observer_refuses_a_game_of_another_configuration():

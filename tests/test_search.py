@@ -180,3 +180,25 @@ def test_projected_value_stays_in_range_for_any_margin(monkeypatch):
     for scores, expected in (([0.0, 5000.0, 0.0], 0.0), ([5000.0, 0.0, 0.0], 1.0)):
         monkeypatch.setattr(search, "projected_scores", lambda g, s=scores: list(s))
         assert projected_value(game, 0) == pytest.approx(expected, abs=1e-12)
+
+
+def test_search_results_reproduce_from_the_seed_through_either_view():
+    """Same seed, same position: the same candidates and the same mean values, whether the agent is
+    handed a StateView (act_view) or its observation (act); another seed gives other values."""
+    from fifthave_env.seat_view import StateView
+
+    compared = differ = 0
+    for game in random_positions(4, 5, seed=36, count=8, skip=23):
+        if game.is_over:
+            continue
+        seat = game.actor
+        a, b, c = (searcher(game, seat, seed=s, rollouts=8, depth=2) for s in (5, 5, 6))
+        a.act_view(StateView(game, seat))
+        b.act(Observer(game.config).observe(game, seat), game.action_mask())
+        c.act_view(StateView(game, seat))
+        if a.last_search is None:
+            continue
+        assert a.last_search[0] == b.last_search[0] and list(a.last_search[1]) == list(b.last_search[1])
+        compared += 1
+        differ += list(a.last_search[1]) != list(c.last_search[1])
+    assert compared > 0 and differ > 0

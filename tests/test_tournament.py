@@ -384,6 +384,7 @@ class LayoutChecker(HeuristicAgent):
     """A HeuristicAgent that asks for layout 1 and checks it gets it, with layout 0 as its first part."""
 
     observation_layout = 1
+    reads_view = False  # decides from its observation (through act), not from a seat view
     seen = []
 
     def act(self, observation, action_mask):

@@ -39,11 +39,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from agents.base import give_sampler
+from agents.base import give_sampler, reads_view
 from agents.registry import AGENT_FACTORIES, check_agent_names
 from agents.search import DECISION_GROUPS, SearchAgent
 from agents.tournament import agent_factory, run_tournament
-from agents.view import SeatView
+from agents.view import SeatView, StateView
 from fifthave_env.engine import safejson
 from fifthave_env.engine.game import Game
 from fifthave_env.env_common import game_config
@@ -176,13 +176,18 @@ def play_labelled(config, seed, student=None):
     observations, features, owners, targets = [], [], [], []
     while not game.is_over:
         s = game.actor
-        observation = observer.observe(game, s)
-        mask = game.action_mask().astype(bool)
         searcher.last_search = None
-        action = players[s].act(observation, mask)
+        if reads_view(players[s]):  # the scripted seats and the searcher: no observation unless it searched
+            view = StateView(game, s)
+            action = players[s].act_view(view)
+        else:  # a network that reads the observation (a student)
+            observation = observer.observe(game, s)
+            action = players[s].act(observation, game.action_mask())
+            view = SeatView(observation, game.action_mask(), cfg)
         if s == seat and searcher.last_search is not None:
             candidates, values, default = searcher.last_search
-            view = SeatView(observation, mask, cfg)
+            if reads_view(players[s]):
+                observation = observer.observe(game, s)
             base = values[candidates.index(default)] if default in candidates else values.mean()
             for macro, value in zip(candidates, values):
                 features.append(candidate_features(view, macro, default))

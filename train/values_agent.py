@@ -65,9 +65,9 @@ class LabellingValueAgent(CandidateValueAgent):
         super().__init__(net, groups, observation_layout)
         self.samples, self.depth = samples, depth
 
-    def _choose(self, observation, view, candidates, default):
+    def _choose(self, view, candidates, default):
         self._search(candidates, default)  # sets last_search; its choice is not played
-        return super()._choose(observation, view, candidates, default)
+        return super()._choose(view, candidates, default)
 
 
 def save_values(path, net, config, report):

@@ -52,7 +52,7 @@ import numpy as np
 import torch
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from fifthave_env.agent_protocol import observation_layout
+from fifthave_env.agent_protocol import act, observation_layout
 from fifthave_env.engine import checks
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.gym_env import FifthAvenueEnv
@@ -311,8 +311,7 @@ class GameShard:
                 if _batched(env._opponents[seat]):
                     self._policy_moves([(i, seat)])
                 else:
-                    env._opponents[seat].act(env._opponent_observations.observe(game, seat),
-                                             game.action_mask(self._mask))
+                    act(env._opponents[seat], game, seat, env._opponent_observations, self._mask)
             elif self.advisers is not None:  # the learner's advisers advance the same way
                 self.advisers[i].features(env._observer.observe(game, seat), game.action_mask(self._mask))
                 self.advisers[i].record(int(action))

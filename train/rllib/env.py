@@ -76,6 +76,7 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from agents.base import LayoutObservations, give_sampler
+from fifthave_env.agent_protocol import act
 from agents.tournament import agent_factory
 from fifthave_env import fifth_avenue_v0, fifth_avenue_v1
 from fifthave_env.engine import checks
@@ -217,9 +218,8 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
         while not game.is_over and game.actor in self.scripted:
             seat = game.actor
             agent = self.scripted[seat]
-            # in the layout it reads; none for an agent that reads only the mask (needs_observation = False)
-            vector = layouts.observe(game, seat) if getattr(agent, "needs_observation", True) else None
-            action = agent.act(vector, game.action_mask())
+            # a seat view, or its observation in the layout it reads (none if it reads only the mask)
+            action = act(agent, game, seat, layouts)
             if action.__class__ is not int:
                 action = as_action_id(action)  # 3.9 is refused, not played as 3
             self._apply(action)

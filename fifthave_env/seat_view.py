@@ -1,0 +1,616 @@
+"""A seat's readable view of the game: what that seat may know (R30, R31), as plain ints and lists.
+
+Two sources give the same fields (``tests/test_seat_view.py`` compares them field by field
+and decision by decision over thousands of positions of every configuration):
+
+- :class:`StateView` ``(game, seat)`` reads the engine's state directly. Cheap (a few
+  microseconds: fields are read when first used, no observation vector is built), so game
+  runners that hold the game (tournaments, the bidding lab, search rollouts, training
+  opponents) hand it to agents that have ``act_view`` (``agent_protocol.act``).
+- :class:`SeatView` ``(observation, action_mask, config)`` parses an observation vector, for
+  those who have only the observation (an env's ``last()``): scripted agents' ``act`` builds it.
+
+Seats are relative, as in the observation: slot 0 is the viewer, then clockwise; owner id 4
+is Alea. A view only reads: never change what a field returns (some are the game's own
+lists). The view exposes no hidden part: not the other seats' cards beyond their colors and
+the cards known exactly, not the piles below their top and known cards, not the generator.
+"""
+
+import numpy as np
+
+from .engine.auction import ALEA
+from .engine.board import (
+    NO_PLOT,
+    NUM_DISTRICTS,
+    NUM_PLOTS,
+    PLOTS_PER_DISTRICT,
+    POPCOUNT4,
+    ROW_SLOTS,
+    VP_BY_SHOP_TYPES,
+    parse_layout,
+    ring_neighbors,
+)
+from .engine.cards import KIND_VALUE, NUM_COLORS, NUM_KINDS
+from .engine.game import GAME_OVER
+from .observation import views
+
+NO_OWNER = -1
+ALEA_SLOT = 4
+# Shops placed / 12 as the observation holds it (float32): the agents were tuned on these values,
+# and a threshold they compare with can fall exactly between the float32 and the exact fraction.
+_SHOPS_FRACTION = [float(np.float32(k / 12)) for k in range(ROW_SLOTS + 1)]
+
+
+class BoardTables:
+    """What a configuration fixes about the board (public knowledge)."""
+
+    def __init__(self, config):
+        self.plot_color = parse_layout(config.layout, config.board)
+        self.neighbors = ring_neighbors(config.board)
+        self.district_plots = [[] for _ in range(NUM_DISTRICTS)]  # plots that exist, ring order
+        for plot, c in enumerate(self.plot_color):
+            d = plot // PLOTS_PER_DISTRICT
+            if c != NO_PLOT:
+                self.district_plots[d].append(plot)
+
+
+_TABLES = {}
+
+
+def board_tables(config):
+    tables = _TABLES.get(config)
+    if tables is None:
+        tables = _TABLES[config] = BoardTables(config)
+    return tables
+
+
+_BOARD_CACHES = {}  # game.board_token -> what views of that board share (see StateView)
+_MAX_BOARD_CACHES = 512
+
+
+def _board_cache(game):
+    """The dict that views of ``game``'s board (its ``board_token``) share. The token is renewed at
+    every change of the plots, the stops or the shops placed (and by ``Game.touch``), and clones
+    keep it while their board is the original's, so search rollouts share it too."""
+    cache = _BOARD_CACHES.get(game.board_token)
+    if cache is None:
+        if len(_BOARD_CACHES) >= _MAX_BOARD_CACHES:
+            _BOARD_CACHES.clear()
+        cache = _BOARD_CACHES[game.board_token] = {}
+    return cache
+
+
+class cached_property:
+    """``functools.cached_property`` without its lock (Python 3.11 takes one per first read, which
+    here costs more than most fields): the value goes into the instance's dict, read from there after."""
+
+    def __init__(self, func):
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
+
+
+class _Fields:
+    """What both views compute the same way from their basic fields."""
+
+    # ---- the decision -----------------------------------------------------------------
+
+    @cached_property
+    def progress(self):
+        """How far the game is towards its end, 0..1: the larger of shops placed / 12 and stops / 2."""
+        return max(self.stops / 2, _SHOPS_FRACTION[self.shops_placed])
+
+    @cached_property
+    def progress_shops(self):
+        """Shops placed from the row / 12 (in float32, as the observation has it)."""
+        return _SHOPS_FRACTION[self.shops_placed]
+
+    # ---- the board --------------------------------------------------------------------
+
+    @cached_property
+    def empty(self):
+        """Per plot: a colored plot with no skyscraper and no shop (where a new skyscraper may go)."""
+        height, count = self.height, self.shop_count
+        return [c >= 0 and not height[plot] and not count[plot] for plot, c in enumerate(self.tables.plot_color)]
+
+    def is_empty(self, plot):
+        return self.empty[plot]
+
+    @cached_property
+    def memo(self):
+        """Scratch space for values that depend only on the board and the game's progress (agents'
+        valuations): shared by the state views of one board, this view's own for an observation."""
+        return {}
+
+    def plot_value(self, plot, extra_shops=None):
+        """VP one skyscraper on ``plot`` scores now (R19); ``extra_shops`` = (plot, type) added first."""
+        a, b = self.tables.neighbors[plot]
+        mask = self.shop_mask[a] | self.shop_mask[b]
+        if extra_shops is not None and extra_shops[0] in (a, b):
+            mask |= 1 << extra_shops[1]
+        return VP_BY_SHOP_TYPES[POPCOUNT4[mask]]
+
+    def district_scores(self, d):
+        """VP scoring district ``d`` gives each relative seat now."""
+        scores = [0] * self.n
+        owner, height = self.owner, self.height
+        for plot in self.tables.district_plots[d]:
+            slot = owner[plot]
+            if 0 <= slot < self.n:
+                scores[slot] += self.plot_value(plot) * height[plot]
+        return scores
+
+    def skyscrapers_in(self, d):
+        return sum(self.height[plot] for plot in self.tables.district_plots[d])
+
+    def my_plot(self, d):
+        """My plot in district ``d``, or -1."""
+        owner = self.owner
+        for plot in self.tables.district_plots[d]:
+            if owner[plot] == 0:
+                return plot
+        return -1
+
+    def owners_in(self, d):
+        return {self.owner[p] for p in self.tables.district_plots[d] if self.owner[p] != NO_OWNER}
+
+    # ---- players ----------------------------------------------------------------------
+
+    @cached_property
+    def hand_points(self):
+        """Total card value in each seat's hand, counting unknown cards as 5."""
+        points = []
+        for slot in range(self.n):
+            known = self.known_cards[slot]
+            count = sum(self.hand_colors[slot])
+            points.append(sum(KIND_VALUE[k] * known[k] for k in range(NUM_KINDS)) + 5 * (count - sum(known)))
+        return points
+
+    @cached_property
+    def districts_owned(self):
+        """Per relative seat: districts where it has a plot."""
+        counts = [0] * self.n
+        for d in range(NUM_DISTRICTS):
+            for slot in self.owners_in(d):
+                if slot < self.n:
+                    counts[slot] += 1
+        return counts
+
+    # ---- the auction ------------------------------------------------------------------
+
+    @cached_property
+    def my_table_cards(self):
+        """Cards I have laid in this auction."""
+        return self.table_cards[0]
+
+    @cached_property
+    def my_bid_color(self):
+        return self.bid_color[0]
+
+
+class StateView(_Fields):
+    """Seat ``seat``'s view of ``game``, read from the engine's state (see the module docstring).
+
+    Take a new one at every decision (it caches what it read). ``legal`` is the game's own list.
+    """
+
+    def __init__(self, game, seat):
+        self._game = game
+        self._seat = seat
+        self.config = game.config
+        self.n = game.n
+        self.tables = board_tables(game.config)
+
+    def _slots(self, values):
+        """A per-seat list rotated to relative seats (slot 0 = this seat)."""
+        seat = self._seat
+        return list(values[seat:]) + list(values[:seat])
+
+    def _slot_of(self, absolute):
+        """The relative slot of an absolute seat or owner id (Alea stays 4, -1 stays -1)."""
+        if absolute < 0 or absolute == ALEA:
+            return absolute
+        return (absolute - self._seat) % self.n
+
+    # ---- the decision -----------------------------------------------------------------
+
+    @cached_property
+    def legal(self):
+        return self._game.legal_actions()
+
+    def is_legal(self, action):
+        return action in self.legal
+
+    @cached_property
+    def mask(self):
+        return self._game.action_mask()
+
+    @cached_property
+    def decision(self):
+        return self._game.decision
+
+    @property
+    def stops(self):
+        return self._game.stops
+
+    @property
+    def shops_placed(self):
+        return self._game.shops_placed
+
+    @property
+    def pending_tile(self):
+        return self._game.pending_tile
+
+    # ---- the board --------------------------------------------------------------------
+
+    @cached_property
+    def _board(self):
+        return _board_cache(self._game)
+
+    @cached_property
+    def memo(self):
+        board = self._board
+        memo = board.get("memo")
+        if memo is None:
+            memo = board["memo"] = {}
+        return memo
+
+    @cached_property
+    def owner(self):
+        """Per plot: the relative seat (0 = me) owning its skyscrapers, 4 for Alea, -1 for none."""
+        board, seat = self._board, self._seat
+        owner = board.get(seat)
+        if owner is None:
+            g, n = self._game, self.n
+            owner = board[seat] = [NO_OWNER if not h else (o if o == ALEA else (o - seat) % n)
+                                   for o, h in zip(g.plot_owner, g.plot_height)]
+        return owner
+
+    @cached_property
+    def height(self):
+        return self._game.plot_height
+
+    @cached_property
+    def shop_mask(self):
+        """Per plot: bitmask of the shop types on it."""
+        board = self._board
+        result = board.get("shop_mask")
+        if result is None:
+            result = board["shop_mask"] = [0] * NUM_PLOTS
+            for plot, shops in enumerate(self._game.plot_shops):
+                for t in shops:
+                    result[plot] |= 1 << t
+        return result
+
+    @cached_property
+    def shop_count(self):
+        board = self._board
+        result = board.get("shop_count")
+        if result is None:
+            result = board["shop_count"] = [len(shops) for shops in self._game.plot_shops]
+        return result
+
+    @cached_property
+    def empty(self):
+        board = self._board
+        result = board.get("empty")
+        if result is None:
+            result = board["empty"] = _Fields.empty.func(self)
+        return result
+
+    @cached_property
+    def closed(self):
+        return self._game.closed
+
+    @cached_property
+    def commissioner_at(self):
+        return self._game.comm_pos
+
+    @cached_property
+    def markers(self):
+        return self._game.markers
+
+    @cached_property
+    def box_types(self):
+        """Distinct shop types in the Central Park box."""
+        return len(set(self._game.box))
+
+    @cached_property
+    def box_size(self):
+        return len(self._game.box)
+
+    @cached_property
+    def active_tiles(self):
+        """Shop types available in the active group of the row."""
+        g = self._game
+        group = g._active_group()
+        if group < 0:
+            return []
+        return sorted({t for t in g.row[g.group_start[group]:g.group_start[group + 1]] if t >= 0})
+
+    # ---- players ----------------------------------------------------------------------
+
+    @cached_property
+    def scores(self):
+        return self._slots(self._game.scores)
+
+    @cached_property
+    def reserve(self):
+        return self._slots(self._game.reserve)
+
+    @cached_property
+    def supply(self):
+        return self._slots(self._game.supply)
+
+    @cached_property
+    def central_park(self):
+        return self._slots(self._game.cp_skyscrapers)
+
+    @cached_property
+    def hand(self):
+        """My hand as 18 counts (kind = color * 3 + value index)."""
+        return self._game.hands[self._seat]
+
+    @cached_property
+    def known_cards(self):
+        """Per relative seat: cards known exactly to be in its hand (my own: my whole hand, R31)."""
+        known = self._slots(self._game.known)
+        known[0] = self.hand
+        return known
+
+    @cached_property
+    def hand_colors(self):
+        """Cards in hand per color (black last) for every relative seat (public, R31)."""
+        return [[h[k] + h[k + 1] + h[k + 2] for k in range(0, NUM_KINDS, 3)] for h in self._slots(self._game.hands)]
+
+    # ---- piles ------------------------------------------------------------------------
+
+    @cached_property
+    def pile_top(self):
+        """Per color: the value index of the top card (face up), or -1 for an empty pile."""
+        return [pile[-1] if pile else -1 for pile in self._game.piles]
+
+    # ---- the auction ------------------------------------------------------------------
+
+    @cached_property
+    def auction_location(self):
+        return self._game.auc_loc
+
+    @cached_property
+    def auction_full(self):
+        return self._game.auc_loc >= 0 and self._game.auc_full
+
+    @cached_property
+    def high_bid(self):
+        return self._game.auc_high if self._game.auc_loc >= 0 else 0
+
+    @cached_property
+    def high_bidder(self):
+        return self._slot_of(self._game.auc_high_bidder) if self._game.auc_loc >= 0 else -1
+
+    @cached_property
+    def table_cards(self):
+        """Per relative seat: the cards it has laid in this auction."""
+        if self._game.auc_loc < 0:
+            return [[0] * NUM_KINDS for _ in range(self.n)]
+        return self._slots(self._game.auc_cards)
+
+    @cached_property
+    def bid_color(self):
+        """Per relative seat: the color it bids in this auction, -1 if none yet."""
+        if self._game.auc_loc < 0:
+            return [-1] * self.n
+        return self._slots(self._game.auc_color)
+
+    @cached_property
+    def allowed_colors(self):
+        g = self._game
+        if g.auc_loc < 0:
+            return []
+        allowed = g.auc_allowed[self._seat] if g.auc_cp_color < 0 else 1 << g.auc_cp_color
+        return [c for c in range(NUM_COLORS) if allowed >> c & 1]
+
+    @cached_property
+    def central_park_color(self):
+        """The color fixed for Central Park in this auction (R36), -1 if none."""
+        return self._game.auc_cp_color if self._game.auc_loc >= 0 else -1
+
+    @cached_property
+    def auction_passed(self):
+        if self._game.auc_loc < 0:
+            return [False] * self.n
+        return self._slots(self._game.auc_passed)
+
+
+def _one_hot_index(onehot):
+    """The index set in a one-hot view, -1 when none is."""
+    return int(onehot.argmax()) if onehot.any() else -1
+
+
+def _rounded(array, scale=1.0):
+    return [int(round(x * scale)) for x in array.tolist()]
+
+
+class SeatView(_Fields):
+    """One seat's observation vector (any layout) read into the same fields as :class:`StateView`.
+
+    Never touches a ``Game``: an agent deciding from it sees exactly what its seat's
+    observation holds. ``v``: the named views of the vector (``observation.views``).
+    """
+
+    def __init__(self, observation, action_mask, config):
+        self.config = config
+        self.n = config.num_players
+        self.tables = board_tables(config)
+        self.v = views(np.asarray(observation))
+        self.mask = action_mask
+
+    # ---- the decision -----------------------------------------------------------------
+
+    @cached_property
+    def legal(self):
+        return np.flatnonzero(self.mask).tolist()
+
+    def is_legal(self, action):
+        return bool(self.mask[action])
+
+    @cached_property
+    def decision(self):
+        onehot = self.v["decision"]
+        return int(onehot.argmax()) if onehot.any() else GAME_OVER
+
+    @cached_property
+    def stops(self):
+        return int(round(float(self.v["progress"][1]) * 2))
+
+    @cached_property
+    def shops_placed(self):
+        return int(round(float(self.v["progress"][2]) * 12))
+
+    @cached_property
+    def pending_tile(self):
+        return _one_hot_index(self.v["pending_tile"])
+
+    # ---- the board --------------------------------------------------------------------
+
+    @cached_property
+    def owner(self):
+        """Per plot: the relative seat (0 = me) owning its skyscrapers, 4 for Alea, -1 for none."""
+        owners = self.v["plot_owner"]
+        result = [NO_OWNER] * NUM_PLOTS
+        for plot, slot in zip(*np.nonzero(owners)):
+            result[int(plot)] = int(slot)
+        return result
+
+    @cached_property
+    def height(self):
+        return _rounded(self.v["plot_height"])
+
+    @cached_property
+    def shop_mask(self):
+        """Per plot: bitmask of the shop types on it."""
+        shops = self.v["plot_shops"]
+        result = [0] * NUM_PLOTS
+        for plot, t in zip(*np.nonzero(shops)):
+            result[int(plot)] |= 1 << int(t)
+        return result
+
+    @cached_property
+    def shop_count(self):
+        return _rounded(self.v["plot_shops"].sum(axis=1))
+
+    @cached_property
+    def closed(self):
+        return [bool(x) for x in self.v["district_closed"].tolist()]
+
+    @cached_property
+    def commissioner_at(self):
+        return [int(self.v["commissioner_at"][c].argmax()) for c in (0, 1)]
+
+    @cached_property
+    def markers(self):
+        return [[bool(x) for x in self.v["markers"][c].tolist()] for c in (0, 1)]
+
+    @cached_property
+    def box_types(self):
+        """Distinct shop types in the Central Park box."""
+        return int((self.v["box"] > 0).sum())
+
+    @cached_property
+    def box_size(self):
+        return int(round(float(self.v["box"].sum())))
+
+    @cached_property
+    def active_tiles(self):
+        """Shop types available in the active group of the row."""
+        row = self.v["row"][self.v["row_active"] > 0]
+        return sorted({int(t) for t in np.nonzero(row)[1]})
+
+    # ---- players ----------------------------------------------------------------------
+
+    @cached_property
+    def scores(self):
+        return _rounded(self.v["score"][: self.n], 50)
+
+    @cached_property
+    def reserve(self):
+        return _rounded(self.v["reserve"][: self.n], 18)
+
+    @cached_property
+    def supply(self):
+        return _rounded(self.v["supply"][: self.n], 18)
+
+    @cached_property
+    def central_park(self):
+        return _rounded(self.v["central_park"][: self.n])
+
+    @cached_property
+    def hand(self):
+        """My hand as 18 counts (kind = color * 3 + value index)."""
+        return self.known_cards[0]
+
+    @cached_property
+    def known_cards(self):
+        """Per relative seat: cards known exactly to be in its hand (my own: my whole hand, R31)."""
+        return [_rounded(row) for row in self.v["known_cards"][: self.n]]
+
+    @cached_property
+    def hand_colors(self):
+        """Cards in hand per color (black last) for every relative seat (public, R31)."""
+        return [_rounded(row) for row in self.v["hand_colors"][: self.n]]
+
+    # ---- piles ------------------------------------------------------------------------
+
+    @cached_property
+    def pile_top(self):
+        """Per color: the value index of the top card, or -1 for an empty pile."""
+        tops = self.v["pile_top"]
+        return [_one_hot_index(tops[c]) for c in range(NUM_COLORS)]
+
+    # ---- the auction ------------------------------------------------------------------
+
+    @cached_property
+    def auction_location(self):
+        return _one_hot_index(self.v["auction_location"])
+
+    @cached_property
+    def auction_full(self):
+        return bool(self.v["auction_full"][0])
+
+    @cached_property
+    def high_bid(self):
+        return int(round(float(self.v["high_bid"][0]) * 50))
+
+    @cached_property
+    def high_bidder(self):
+        return _one_hot_index(self.v["high_bidder"])
+
+    @cached_property
+    def table_cards(self):
+        """Per relative seat: the cards it has laid in this auction."""
+        return [_rounded(row) for row in self.v["auction_cards"][: self.n]]
+
+    @cached_property
+    def bid_color(self):
+        """Per relative seat: the color it bids in this auction, -1 if none yet."""
+        return [_one_hot_index(row) for row in self.v["auction_color"][: self.n]]
+
+    @cached_property
+    def allowed_colors(self):
+        return [c for c in range(NUM_COLORS) if self.v["allowed_colors"][c] > 0]
+
+    @cached_property
+    def central_park_color(self):
+        """The color fixed for Central Park in this auction (R36), -1 if none."""
+        return _one_hot_index(self.v["central_park_color"])
+
+    @cached_property
+    def auction_passed(self):
+        return [bool(x) for x in self.v["auction_passed"][: self.n].tolist()]
+

@@ -1,0 +1,170 @@
+"""The users' real workloads, each timed as a cost in engine steps (issue 36).
+
+Run: ``PYTHONPATH=$PWD .venv/bin/python scripts/bench_workloads.py [--quick] [--only NAME ...]``
+
+Every figure is printed as a rate and as its **cost in engine steps**: the engine's raw
+random-play rate (``Game.legal_actions`` / ``Game.apply``, 4 players, 5-plot board), measured
+in the same run, divided by the workload's rate. A cost holds from machine to machine where a
+rate does not; measure before/after on the same machine minutes apart. To time another
+checkout's code (e.g. main's, for a before/after table), run this file with that checkout
+first on ``PYTHONPATH``: it uses only APIs both have.
+
+Workloads (4 players, 5-plot board; one process, CPU time of this process unless said):
+
+- ``tournament``: ``agents.tournament.run_tournament`` of four HeuristicAgents, decisions/s;
+- ``bidlab``: ``agents.bidlab.compare_many`` (value against conservative bidding, three
+  HeuristicAgents around), deals/s (a deal is both arms over the seat rotations);
+- ``search``: the default ``search`` agent against three HeuristicAgents (seat-rotated),
+  its decisions/s (CPU time of its own decisions, its seat's observation included where it
+  reads one) and its win rate over these few games (for the strength claim run the 1,000-game tournament of docs/search.md);
+- ``labelling``: ``train.candidate_values.play_labelled`` with the default
+  ``CandidateValueConfig``, games/s;
+- ``train-default``, ``train-selfplay``, ``train-heuristic``: MaskablePPO env steps/s (wall
+  time: the configs run games in worker processes) of ``train/configs/default.json``, of the
+  self-play experiment (``experiment.json``, its snapshot pool full: see
+  ``scripts/bench_training.py``), and of the default config against three HeuristicAgents.
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np  # noqa: E402
+
+WORKLOADS = ("tournament", "bidlab", "search", "labelling", "train-default", "train-selfplay", "train-heuristic")
+
+
+def engine_rate(seconds):
+    """Decisions/s of random legal play on the engine alone (CPU time)."""
+    from fifthave_env.engine import Game, GameConfig
+
+    config = GameConfig(num_players=4, board=5)
+    rng = np.random.default_rng(0)
+    decisions, seed = 0, 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        game = Game(config, seed=seed)
+        seed += 1
+        while not game.is_over:
+            legal = game.legal_actions()
+            game.apply(legal[rng.integers(len(legal))])
+            decisions += 1
+    return decisions / (time.process_time() - start)
+
+
+def tournament(games):
+    from agents.heuristic import HeuristicAgent
+    from agents.tournament import run_tournament
+
+    start = time.process_time()
+    result = run_tournament([HeuristicAgent] * 4, games=games, seed=1, workers=1)
+    seconds = time.process_time() - start
+    decisions = sum(sum(r["act_calls"]) for r in result.records)
+    return decisions / seconds, "decisions/s", f"{games} games"
+
+
+def bidlab(deals):
+    from agents.bidlab import compare_many
+
+    start = time.process_time()
+    compare_many("heuristic-value", ["heuristic-conservative"], deals=deals, seed=1, workers=1)
+    return deals / (time.process_time() - start), "deals/s", f"{deals} deals"
+
+
+def search(games):
+    """The searcher's CPU per decision, measured around its own calls (the tournament times wall clock)."""
+    from agents.base import LayoutObservations, give_sampler
+    from agents.tournament import agent_factory
+    from fifthave_env.engine import Game, GameConfig
+
+    try:
+        from fifthave_env.agent_protocol import act
+    except ImportError:  # code without seat views: every agent reads its observation
+        def act(agent, game, seat, observations):
+            return agent.act(observations.observe(game, seat), game.action_mask())
+
+    config = GameConfig(num_players=4, board=5)
+    cpu, decisions, wins = 0.0, 0, 0.0
+    for g in range(games):
+        game = Game(config, seed=2026 + g)
+        searcher = g % 4
+        agents = [agent_factory("search" if s == searcher else "heuristic")() for s in range(4)]
+        for s, agent in enumerate(agents):
+            agent.reset(config, s, np.random.default_rng([2026, g, s]))
+            give_sampler(agent, game, s)
+        observations = LayoutObservations(config, dict(enumerate(agents)), env_layout=None)
+        while not game.is_over:
+            s = game.actor
+            start = time.process_time()
+            action = act(agents[s], game, s, observations)
+            if s == searcher:
+                cpu += time.process_time() - start
+                decisions += 1
+            game.apply(int(action))
+        wins += 1 / len(game.winners) if searcher in game.winners else 0.0
+    return (decisions / cpu, "decisions/s",
+            f"{games} games, {1000 * cpu / decisions:.1f} ms CPU per decision, win rate {wins / games:.3f}")
+
+
+def labelling(games):
+    from train.candidate_values import CandidateValueConfig, play_labelled
+
+    config = CandidateValueConfig()
+    start = time.process_time()
+    for seed in range(games):
+        play_labelled(config, seed)
+    return games / (time.process_time() - start), "games/s", f"{games} games, {config.samples} samples"
+
+
+def training(name, rollouts):
+    import fifthave_env
+
+    # the measured checkout's own bench_training (it puts its checkout first on sys.path)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(fifthave_env.__file__))),
+                                    "scripts"))
+    import bench_training
+
+    overrides = {"opponents": ["heuristic"]} if name == "train-heuristic" else {}
+    setup_name = "default" if name in ("train-default", "train-heuristic") else "selfplay"
+    with tempfile.TemporaryDirectory() as directory:
+        config, env, model = bench_training.setup(setup_name, directory, overrides)
+        steps = bench_training.rate(model, rollouts)
+        env.close()
+    return steps, "env steps/s (wall)", f"{rollouts} rollouts of {config.n_envs} x {config.n_steps}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer games (a smoke run; noisier)")
+    parser.add_argument("--only", nargs="+", choices=WORKLOADS, default=list(WORKLOADS))
+    args = parser.parse_args(argv)
+    q = args.quick
+    runs = {
+        "tournament": lambda: tournament(8 if q else 40),
+        "bidlab": lambda: bidlab(2 if q else 10),
+        "search": lambda: search(4 if q else 12),
+        "labelling": lambda: labelling(1 if q else 4),
+        "train-default": lambda: training("train-default", 1 if q else 3),
+        "train-selfplay": lambda: training("train-selfplay", 1 if q else 3),
+        "train-heuristic": lambda: training("train-heuristic", 1 if q else 3),
+    }
+    import fifthave_env
+
+    try:
+        from fifthave_env.observation import ACCELERATED  # main's code before issue 36 had a C extension
+    except ImportError:
+        ACCELERATED = False
+    print(f"code: {os.path.dirname(os.path.dirname(os.path.abspath(fifthave_env.__file__)))}; observations' "
+          f"C extension in use: {ACCELERATED}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    engine = engine_rate(1.0 if q else 3.0)
+    print(f"{'engine (random play)':22} {engine:12,.0f} decisions/s (CPU)   cost 1 engine step")
+    for name in args.only:
+        rate, unit, detail = runs[name]()
+        print(f"{name:22} {rate:12,.2f} {unit:22} cost {engine / rate:10,.1f} engine steps   ({detail})", flush=True)
+    print(f"engine again: {engine_rate(1.0):,.0f} decisions/s; load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
