@@ -164,3 +164,14 @@ def test_a_sample_draws_its_future_from_the_sampling_generator():
             b.apply(action)
         assert b.is_over and a.to_dict() == b.to_dict()
         assert a.scores == b.scores and a.central_park_draw == b.central_park_draw
+
+
+def test_a_seat_sampler_samples_the_game_as_it_is_at_the_call():
+    from fifthave_env.engine.determinize import SeatSampler
+    game = positions(3, 5)[2]
+    sampler = SeatSampler(game, 1)
+    assert sampler(np.random.default_rng(8)).to_dict() == determinize(game, 1, np.random.default_rng(8)).to_dict()
+    game.apply(game.legal_actions()[0])
+    later = determinize(game, 1, np.random.default_rng(8)).to_dict()
+    assert sampler(np.random.default_rng(8)).to_dict() == later
+    assert determinize(game, 2, np.random.default_rng(8)).to_dict() != later  # the seat is the sampler's
