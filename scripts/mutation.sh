@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Mutation testing with mutmut (the `mutation` extra), one module at a time, each against the
+# tests that guard it, so a run takes minutes rather than the whole suite per mutant.
+# Not run in CI (slow). Results and the judgement of every survivor: docs/mutation.md.
+#
+#   bash scripts/mutation.sh determinize          # one module (names below)
+#   bash scripts/mutation.sh all                  # every module, one after the other
+#   MUTATION_JOBS=1 bash scripts/mutation.sh stats  # fewer parallel workers on a shared machine
+#
+# Each module runs in its own scratch copy of the repository (build/mutation/NAME), so the
+# work tree is never modified; `cd build/mutation/NAME && mutmut results` / `mutmut show
+# MUTANT` / `mutmut browse` inspect a finished run there. The summary line per module is
+# appended to build/mutation/summary.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
+[ -x "$PYTHON" ] || PYTHON=python
+MUTMUT="$(dirname "$PYTHON")/mutmut"
+[ -x "$MUTMUT" ] || MUTMUT=mutmut
+JOBS=${MUTATION_JOBS:-2}
+
+# module name -> "source file|test files" (the tests that exercise the module)
+declare -A MODULES=(
+  [determinize]="fifthave_env/engine/determinize.py|tests/test_determinize.py tests/test_determinize_leaks.py"
+  [stats]="agents/stats.py|tests/test_stats.py tests/test_stats_reference.py"
+  [checks]="fifthave_env/engine/checks.py|tests/test_validation.py tests/test_checks.py tests/test_savefile.py"
+  [savefile]="fifthave_env/engine/savefile.py|tests/test_savefile.py tests/test_savefile_reference.py"
+  [bidlab]="agents/bidlab.py|tests/test_bidlab.py tests/test_bidlab_reference.py"
+  [search]="agents/search.py|tests/test_search.py tests/test_search_reference.py"
+  [ppo]="train/ppo.py|tests/test_ppo.py tests/test_ppo_kl.py"
+  [candidate_values]="train/candidate_values.py|tests/test_candidate_values.py tests/test_candidate_values_reference.py"
+  [values_agent]="train/values_agent.py|tests/test_candidate_values.py"
+  [checkpoint]="train/checkpoint.py|tests/test_checkpoint.py"
+  [openspiel_game]="fifthave_env/openspiel_game.py|tests/test_openspiel_game.py"
+)
+ORDER="determinize stats checks savefile bidlab search ppo candidate_values values_agent checkpoint openspiel_game"
+
+run_module() {
+  local name=$1 spec=${MODULES[$1]:-}
+  if [ -z "$spec" ]; then
+    echo "unknown module '$name'; one of: $ORDER, all" >&2
+    exit 2
+  fi
+  local source=${spec%%|*} tests="" t
+  for t in ${spec#*|}; do [ -f "$t" ] && tests="$tests $t"; done
+  local work=$ROOT/build/mutation/$name
+  rm -rf "$work"
+  mkdir -p "$work"
+  cp -r fifthave_env agents train tests pyproject.toml "$work"/
+  find "$work" -name __pycache__ -prune -exec rm -rf {} +
+  {
+    echo "[mutmut]"
+    echo "source_paths ="
+    echo "    fifthave_env"
+    echo "    agents"
+    echo "    train"
+    echo "only_mutate = $source"
+    echo "pytest_add_cli_args_test_selection ="
+    for t in $tests; do echo "    $t"; done
+  } > "$work/setup.cfg"
+  echo "== $name: mutating $source, tests:$tests"
+  # no PYTHONPATH: mutmut puts its mutated copy first on sys.path
+  (cd "$work" && env -u PYTHONPATH "$MUTMUT" run --max-children "$JOBS" > run.log 2>&1) || true
+  (cd "$work" && env -u PYTHONPATH "$MUTMUT" results --all true > results.txt 2>&1) || true
+  local killed survived other total
+  killed=$(grep -c ': killed$' "$work/results.txt" || true)
+  survived=$(grep -c ': survived$' "$work/results.txt" || true)
+  total=$(grep -c ': ' "$work/results.txt" || true)
+  other=$((total - killed - survived))
+  local line="$name: $total mutants, $killed killed, $survived survived, $other other (timeout/no tests/suspicious)"
+  echo "$line"
+  echo "$(date -u +%FT%TZ) $line" >> "$ROOT/build/mutation/summary.txt"
+  grep -v ': killed$' "$work/results.txt" || true
+}
+
+target=${1:-}
+if [ -z "$target" ]; then
+  echo "usage: bash scripts/mutation.sh MODULE|all   (MODULE: $ORDER)" >&2
+  exit 2
+fi
+mkdir -p build/mutation
+if [ "$target" = all ]; then
+  for m in $ORDER; do run_module "$m"; done
+else
+  run_module "$target"
+fi
