@@ -71,7 +71,7 @@ def _readers(tmp_path):
         readers.append(("fifthave-rllib --config", load_rllib_config, "input.json"))
     except ImportError:
         pass
-    from train import candidate_values, checkpoint, values_agent
+    from train import candidate_values, checkpoint, export
 
     readers.append(("candidate values --config", lambda path: candidate_values.main(["--config", str(path)]),
                     "input.json"))
@@ -89,7 +89,7 @@ def _readers(tmp_path):
         buffer = io.BytesIO()
         torch.save({"meta": path.read_text(), "weights": b"\0"}, buffer)
         (tmp_path / "values.pt").write_bytes(buffer.getvalue())
-        return values_agent.load_values(tmp_path / "values.pt")
+        return export.load_values_pt(tmp_path / "values.pt")
 
     readers += [("checkpoint metadata", sb3_zip, "model.zip: fifthave.json"),
                 ("candidate-value metadata", values_file, "values.pt")]

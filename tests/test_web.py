@@ -263,7 +263,7 @@ def test_the_learned_agents_explain_their_decisions():
     pytest.importorskip("torch")
     from agents.tournament import agent_factory
 
-    names = ["policy:results/training/policy.zip", "values:results/training/values/values.pt"]
+    names = ["policy-4p", "values-4p"]
     agents = [agent_factory(n)() for n in names] + [AGENT_FACTORIES["heuristic"]() for _ in range(2)]
     record = record_game(agents, config=GameConfig(max_turns=12), seed=5)  # a few turns are enough
     kinds = {}

@@ -23,6 +23,7 @@ import numpy as np
 import fifthave_env
 from agents.agentfile import AGENT_FILE, CANDIDATE_FEATURES, VALUE_PARTS, AgentFileError, is_agent_file, write_agent_file
 from agents.learned import ActorNet, NumpyValueNet
+from fifthave_env.engine import safejson
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.observation import OBS_SIZES
 
@@ -84,13 +85,12 @@ def load_values_pt(path):
     dict of ``meta``, JSON text, and ``weights``, the bytes of the ensemble's state dict). Both levels are read
     with ``weights_only=True`` and checked; ``ValueError`` naming the file for anything else."""
     import io
-    import json
 
     import torch
 
     try:
         blob = torch.load(path, weights_only=True)
-        meta = json.loads(blob["meta"])
+        meta = safejson.loads(blob["meta"], "its metadata")
         if meta.get("format") != VALUES_PT_FORMAT:
             raise ValueError(f"format {meta.get('format')!r}, expected {VALUES_PT_FORMAT!r}")
         members = meta["config"]["ensemble"]

@@ -73,7 +73,7 @@ def _load_torch_actor(directory):
     if not (os.path.isfile(meta_path) and os.path.isfile(actor_path)):
         raise ValueError(f"{directory!r} is not a fifthave-rllib checkpoint: it needs {META_FILE} and "
                          f"{ACTOR_FILE} (written by fifthave-rllib into RUN_DIR/checkpoints/iter_NNNNNN)")
-    meta = safejson.load(meta_path, f"{directory!r}: {META_FILE}", max_bytes=MAX_META_BYTES)
+    meta = safejson.load(meta_path, f"the RLlib checkpoint file {meta_path}", max_bytes=MAX_META_BYTES)
     hidden = meta.get("hidden") if isinstance(meta, dict) else None
     # checked before any network is built: a meta.json saying [20000, 20000] must not allocate gigabytes
     if not (isinstance(hidden, list) and len(hidden) <= MAX_LAYERS
