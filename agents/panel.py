@@ -164,6 +164,12 @@ def _interval(row, value, prefix, digits):
     return text if low is None else f"{text} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def _lineup(opponents):
+    if len(set(opponents)) == 1:
+        return f"{len(opponents)} × {opponents[0]}"
+    return " + ".join(opponents)
+
+
 def format_markdown(panel):
     """The panel as a markdown table with its headline and settings."""
     s = panel["settings"]
@@ -173,7 +179,7 @@ def format_markdown(panel):
              "| field | opponents | win rate [95% CI] | fair share | truncated | mean VP [95% CI] |",
              "|---|---|---|---|---|---|"]
     for r in panel["rows"]:
-        lines.append(f"| {r['field']} | {', '.join(r['opponents'])} | {_interval(r, 'win_rate', 'win', 3)} | "
+        lines.append(f"| {r['field']} | {_lineup(r['opponents'])} | {_interval(r, 'win_rate', 'win', 3)} | "
                      f"{r['fair_share']:.2f} | {r['truncated']} / {r['games']} | {_interval(r, 'mean_vp', 'vp', 1)} |")
     h = panel["headline"]
     lines.append("")
