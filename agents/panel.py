@@ -27,7 +27,7 @@ Per field: win rate with a 95% interval clustered by deal (``agents.stats.cluste
 fair share, truncated games, mean VP with its interval clustered by deal (truncated games count the VP on
 the track). Same seed, same panel: the JSON differs only under ``"timing"``.
 
-Console: ``python -m agents.panel values:results/training/values/values.pt --games 200 --workers 2
+Console: ``python -m agents.panel values-4p --games 200 --workers 2
 --out results/panel/values_4p`` writes ``OUT.json`` and ``OUT.md``.
 """
 
@@ -213,7 +213,7 @@ def main(argv=None):
         description="The robustness panel: one agent against every field of opponents (seat-rotated, same deals); "
                     "a truncated game counts as a loss; the panel minimum is the headline.",
         epilog=f"agents: {agent_names_help()}; fields: {', '.join(PANEL_FIELDS)}")
-    parser.add_argument("agent", help="the agent under test, e.g. heuristic or values:results/training/values/values.pt")
+    parser.add_argument("agent", help="the agent under test, e.g. heuristic or values-4p")
     parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))
     parser.add_argument("--games", type=checks.cli_int(1), default=None,
