@@ -147,3 +147,16 @@ def atomic_append_csv(path, fieldnames, rows):
         writer.writeheader()
     writer.writerows(rows)
     atomic_write_text(path, text + buffer.getvalue())
+
+
+def process_exists(pid):
+    """Whether a process ``pid`` exists (a stale lock or temp file names its writer's pid)."""
+    if pid <= 0:
+        return False  # not a process id (0 would signal our own process group)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True

@@ -37,7 +37,7 @@ import stable_baselines3
 import torch
 
 import fifthave_env
-from fifthave_env.runtime import atomic_write_bytes
+from fifthave_env.runtime import atomic_write_bytes, process_exists
 
 from fifthave_env.engine import safejson
 
@@ -242,7 +242,7 @@ def remove_stale_temporaries(directory, now=None):
         path = os.path.join(directory, name)
         pid = int(match.group(1))
         try:
-            stale = (pid == os.getpid() or not _process_exists(pid)
+            stale = (pid == os.getpid() or not process_exists(pid)
                      or now - os.path.getmtime(path) > STALE_SECONDS)
             if stale:
                 os.remove(path)
@@ -250,18 +250,6 @@ def remove_stale_temporaries(directory, now=None):
         except FileNotFoundError:
             pass  # its writer finished (or another cleaner got there) meanwhile
     return removed
-
-
-def _process_exists(pid):
-    if pid <= 0:
-        return False  # not a process id (0 would signal our own process group)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process
-    return True
 
 
 # ---- run state: what a resumed run needs to continue bit for bit -----------------------------------

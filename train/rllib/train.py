@@ -56,7 +56,8 @@ import numpy as np
 
 from agents.ray_backend import init_ray, node_summary, require_ray
 from fifthave_env.engine import checks
-from fifthave_env.runtime import atomic_append_csv, atomic_write_text, check_writable_directory, exit_on_interrupt
+from fifthave_env.runtime import (atomic_append_csv, atomic_write_text, check_writable_directory, exit_on_interrupt,
+                                  process_exists)
 
 from ..evaluate import EVAL_FIELDS as TRAIN_EVAL_FIELDS
 from ..evaluate import best_checkpoint_report, read_eval_log
@@ -325,20 +326,10 @@ def remove_partial_checkpoints(run_dir):
     removed = []
     for name in os.listdir(directory) if os.path.isdir(directory) else ():
         match = _PARTIAL_RE.match(name)
-        if match and (int(match.group(1)) == os.getpid() or not _process_exists(int(match.group(1)))):
+        if match and (int(match.group(1)) == os.getpid() or not process_exists(int(match.group(1)))):
             shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
             removed.append(os.path.join(directory, name))
     return removed
-
-
-def _process_exists(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process
-    return True
 
 
 def check_run_dir(run_dir, resume=None):
