@@ -213,7 +213,7 @@ def main(argv=None):
         description="The robustness panel: one agent against every field of opponents (seat-rotated, same deals); "
                     "a truncated game counts as a loss; the panel minimum is the headline.",
         epilog=f"agents: {agent_names_help()}; fields: {', '.join(PANEL_FIELDS)}")
-    parser.add_argument("agent", help="the agent under test, e.g. heuristic or values:results/training/values/values.pt")
+    parser.add_argument("agent", help="the agent under test, e.g. heuristic or values:PATH.pt")
     parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))
     parser.add_argument("--games", type=checks.cli_int(1), default=None,
@@ -226,7 +226,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     def progress(name, row):
-        print(f"{name:26s} {_interval(row, 'win_rate', 'win', 3):>24s}  truncated {row['truncated']}/{row['games']}", flush=True)
+        win = _interval(row, "win_rate", "win", 3)
+        print(f"{name:26s} {win:>24s}  truncated {row['truncated']}/{row['games']}", flush=True)
 
     start = time.perf_counter()
     try:
