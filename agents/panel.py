@@ -185,7 +185,9 @@ def format_markdown(panel):
     lines.append("")
     if h["minimum"]:
         m = h["minimum"]
-        lines.append(f"**Panel minimum (except search): {m['win_rate']:.3f} [{m['win_ci_low']:.3f}, "
+        played = {r["field"] for r in panel["rows"]}
+        partial = "" if played >= set(fields_for(s["num_players"])) else f" of the {len(played)} fields played"
+        lines.append(f"**Panel minimum (except search){partial}: {m['win_rate']:.3f} [{m['win_ci_low']:.3f}, "
                      f"{m['win_ci_high']:.3f}] against {m['field']}.**")
     if h["search"]:
         m = h["search"]
