@@ -185,7 +185,9 @@ def format_markdown(panel):
     lines.append("")
     if h["minimum"]:
         m = h["minimum"]
-        lines.append(f"**Panel minimum (except search): {m['win_rate']:.3f} [{m['win_ci_low']:.3f}, "
+        played = {r["field"] for r in panel["rows"]}
+        partial = "" if played >= set(fields_for(s["num_players"])) else f" of the {len(played)} fields played"
+        lines.append(f"**Panel minimum (except search){partial}: {m['win_rate']:.3f} [{m['win_ci_low']:.3f}, "
                      f"{m['win_ci_high']:.3f}] against {m['field']}.**")
     if h["search"]:
         m = h["search"]
@@ -213,7 +215,7 @@ def main(argv=None):
         description="The robustness panel: one agent against every field of opponents (seat-rotated, same deals); "
                     "a truncated game counts as a loss; the panel minimum is the headline.",
         epilog=f"agents: {agent_names_help()}; fields: {', '.join(PANEL_FIELDS)}")
-    parser.add_argument("agent", help="the agent under test, e.g. heuristic or values-4p")
+    parser.add_argument("agent", help="the agent under test, e.g. heuristic or values:PATH.pt")
     parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))
     parser.add_argument("--games", type=checks.cli_int(1), default=None,
@@ -226,7 +228,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     def progress(name, row):
-        print(f"{name:26s} {_interval(row, 'win_rate', 'win', 3):>24s}  truncated {row['truncated']}/{row['games']}", flush=True)
+        win = _interval(row, "win_rate", "win", 3)
+        print(f"{name:26s} {win:>24s}  truncated {row['truncated']}/{row['games']}", flush=True)
 
     start = time.perf_counter()
     try:
