@@ -1,8 +1,8 @@
 """The exported agent file: one ``.npz`` a trained agent plays from with numpy alone, read without unpickling.
 
-Every training method writes one (``train.export``): PPO, self-play, the experiment, cloning (a policy
+Every training method writes one (``fifthave.train.export``): PPO, self-play, the experiment, cloning (a policy
 network), RLlib (``rllib-policy``, the same network) and candidate values (``candidate-values``). An agent
-name that is a path to such a file plays it (``agents.tournament.agent_factory``), as do ``policy:PATH``,
+name that is a path to such a file plays it (``fifthave.agents.tournament.agent_factory``), as do ``policy:PATH``,
 ``rllib:PATH`` and ``values:PATH``.
 
 The file is a zip archive, as ``numpy.savez`` writes: one ``.npy`` member per weight array (float32,
@@ -51,7 +51,7 @@ POLICY_KINDS = ("policy", "rllib-policy")
 ACTIVATIONS = ("tanh", "relu")
 
 CANDIDATE_FEATURES = NUM_ACTIONS + NUM_KINDS + 9
-"""Features of one candidate of a decision (``agents.learned.candidate_features``)."""
+"""Features of one candidate of a decision (``fifthave.agents.learned.candidate_features``)."""
 
 MAX_META_BYTES = 1 << 20
 MAX_WIDTH = 4096
@@ -84,7 +84,7 @@ def policy_arrays(architecture):
 
 VALUE_PARTS = ("state.0.weight", "state.0.bias", "state.2.weight", "state.2.bias", "candidate.weight",
                "candidate.bias", "head.1.weight", "head.1.bias", "head.3.weight", "head.3.bias")
-"""The arrays of one member of a candidate-value ensemble, in the order ``agents.learned.NumpyValueNet`` takes
+"""The arrays of one member of a candidate-value ensemble, in the order ``fifthave.agents.learned.NumpyValueNet`` takes
 them (weights as inputs x outputs)."""
 
 
@@ -193,7 +193,7 @@ def groups_played(groups, played):
 
 def check_value_groups(groups, played):
     """The groups a candidate-value network plays; ``ValueError`` unless ``groups`` is a non-empty list of
-    decision groups (``agents.search.DECISION_GROUPS``) and ``played`` None or a subset of them."""
+    decision groups (``fifthave.agents.search.DECISION_GROUPS``) and ``played`` None or a subset of them."""
     if not isinstance(groups, list) or not groups or not all(isinstance(g, str) for g in groups):
         raise ValueError(f"groups must be a non-empty list of decision group names, got {groups!r}"[:300])
     decision_kinds(groups)
@@ -272,8 +272,8 @@ def read_agent_file(path):
                              f"(at most {MAX_PARAMETERS:,} float32 weights)")
     if not zipfile.is_zipfile(path):
         raise AgentFileError(f"{where} is not an agent file (an .npz zip archive written by training or by "
-                             f"python -m train.export); a values.pt of an older run is converted once with: "
-                             f"python -m train.export {where}")
+                             f"python -m fifthave.train.export); a values.pt of an older run is converted once with: "
+                             f"python -m fifthave.train.export {where}")
     try:
         with zipfile.ZipFile(path) as archive:
             return _read_archive(archive, where)
@@ -281,7 +281,7 @@ def read_agent_file(path):
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError,
             RuntimeError) as error:  # zlib.error is an Exception subclass of neither: caught below
-        raise AgentFileError(f"{where} is not an intact agent file (an .npz written by train.export): "
+        raise AgentFileError(f"{where} is not an intact agent file (an .npz written by fifthave.train.export): "
                              f"{type(error).__name__}: {error}"[:400]) from None
     except Exception as error:  # damaged compressed data (zlib.error) and the like: a file, not a bug
         raise AgentFileError(f"{where} is not an intact agent file: {type(error).__name__}: {error}"[:400]) from None
@@ -293,7 +293,7 @@ def _read_archive(archive, where):
     if META_MEMBER not in names:
         raise AgentFileError(f"{where} is not an agent file: it has no {META_MEMBER}. Training writes agent files "
                              f"(.npz); a file of an older format (an sb3 checkpoint .zip, a values.pt, an RLlib "
-                             f"checkpoint directory) is converted once with: python -m train.export {where}")
+                             f"checkpoint directory) is converted once with: python -m fifthave.train.export {where}")
     if len(set(names)) != len(names) or len(names) > 1 + MAX_MEMBERS * len(VALUE_PARTS) + 2 * (MAX_LAYERS + 1):
         raise AgentFileError(f"{where}: {len(names)} members, some repeated or too many for an agent file")
     by_name = {info.filename: info for info in infos}

@@ -4,7 +4,7 @@ An agent sees only its own seat's view: the observation vector and action mask
 that ``fifth_avenue_v1`` (or ``fifth_avenue_v0``) gives that seat (split into named
 arrays with ``fifthave_env.observation.views``), plus the public game configuration. It
 returns a legal action id. Its randomness comes from the generator it is given.
-``agents.view.SeatView`` turns an observation into readable fields (plots,
+``fifthave.agents.view.SeatView`` turns an observation into readable fields (plots,
 owners, scores, the hand, the auction) for scripted agents.
 
 An agent that decides from the mask alone sets the class attribute

@@ -1,4 +1,4 @@
-"""Bidding strategies: the pluggable auction part of :class:`agents.heuristic.HeuristicAgent`.
+"""Bidding strategies: the pluggable auction part of :class:`fifthave.agents.heuristic.HeuristicAgent`.
 
 An auction decision reaches a strategy as an :class:`AuctionSituation`: the
 seat's view, and ``worth(b)``, what winning and building ``b`` skyscrapers is

@@ -7,14 +7,14 @@ Paired comparison (``compare``, ``fifthave-bidlab compare``)
     both arms (common random numbers: the generator of entry ``e`` in game
     ``r`` of deal ``k`` is ``(seed, k, r, e)``, as in the tournament). A
     candidate is an agent name (``heuristic-reach``), a zero-argument agent
-    factory, or a :class:`agents.bidding.BiddingStrategy` (instance or class),
+    factory, or a :class:`fifthave.agents.bidding.BiddingStrategy` (instance or class),
     which is played by a ``HeuristicAgent`` that only bids differently. Per
     deal the focus entry's mean win share, mean VP and mean VP margin (its VP
     minus the mean VP of the other seats) over the deal's games are taken; the difference candidate - baseline has a 95% expanded
     percentile bootstrap interval over deals (10,000 resamples, seeded), shown next to
     the unpaired interval (the arms resampled independently, as if played on
     different deals) and the variance reduction factor pairing gave
-    (``agents.stats.paired_difference``).
+    (``fifthave.agents.stats.paired_difference``).
 
 Luck correction (AIVAT-style control variate)
     Besides the deal, the only chance events after setup are black card
@@ -25,7 +25,7 @@ Luck correction (AIVAT-style control variate)
     starting hand's points minus their expectation too). The focus entry's
     luck minus the mean of the others' has mean zero by construction, so
     subtracting ``beta`` times it (``beta`` by least squares,
-    ``agents.stats.control_variate``) keeps the estimate unbiased and removes
+    ``fifthave.agents.stats.control_variate``) keeps the estimate unbiased and removes
     the variance the draws explain. Both the paired and the unpaired factors
     are reported.
 
@@ -53,7 +53,7 @@ Auction-level analysis (``auction_effects``)
     maximum of noisy values is biased upward, so read regrets as upper
     estimates). Intervals resample source deals (positions of one game are
     correlated, and so are the games of one deal, which share its cards:
-    ``agents.stats.cluster_bootstrap_mean``).
+    ``fifthave.agents.stats.cluster_bootstrap_mean``).
 
 Console::
 

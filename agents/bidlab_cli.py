@@ -1,4 +1,4 @@
-"""``fifthave-bidlab`` (or ``python -m agents.bidlab_cli``): paired comparisons and the committed study.
+"""``fifthave-bidlab`` (or ``python -m fifthave.agents.bidlab_cli``): paired comparisons and the committed study.
 
     fifthave-bidlab compare --candidate reach --players 3 --deals 100 [--json out.json]
     fifthave-bidlab study [--out results/bidding] [--quick]

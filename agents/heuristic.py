@@ -22,7 +22,7 @@ reads it from the observation, ``act_view`` is handed it by a runner that holds 
 - auctions: it values a win as the expected VP of the skyscrapers it could build
   (their plot's shops now, the shops likely to come, the chance the district is
   scored again) or of the building stop, converted to card points with
-  ``points_per_vp``; the bidding strategy (see :mod:`agents.bidding`) decides
+  ``points_per_vp``; the bidding strategy (see :mod:`fifthave.agents.bidding`) decides
   how much of that value to bid and how;
 - building: as many skyscrapers as it may, unless a building stop is worth more
   (also when the stop ends a game it leads).
@@ -68,7 +68,7 @@ TIE_NOISE = 1e-3  # random tie-breaking between equally good choices
 
 
 class HeuristicAgent:
-    """A rule-of-thumb player; ``bidding`` is a name from ``agents.bidding.BIDDING_STRATEGIES`` or a strategy."""
+    """A rule-of-thumb player; ``bidding`` is a name from ``fifthave.agents.bidding.BIDDING_STRATEGIES`` or a strategy."""
 
     reads_view = True  # runners that hold the game call act_view (agent_protocol.reads_view)
 

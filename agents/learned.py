@@ -1,8 +1,8 @@
 """Trained agents played with numpy alone: a policy network (``PolicyAgent``) and a candidate-value network
-(``CandidateValueAgent``), built from an exported agent file (``agents.agentfile``) or, in training, from the
+(``CandidateValueAgent``), built from an exported agent file (``fifthave.agents.agentfile``) or, in training, from the
 networks themselves (``train`` converts its torch modules into the arrays these classes take).
 
-``AgentFileFactory(path)`` is a picklable zero-argument factory (what ``agents.tournament.run_tournament``
+``AgentFileFactory(path)`` is a picklable zero-argument factory (what ``fifthave.agents.tournament.run_tournament``
 takes, also with ``workers > 1``) that reads the file once per process and returns a fresh agent per call.
 An agent seated in a game of another player count or board than it was trained for raises a ``ValueError``
 at ``reset``; with ``other_games="warn"`` it plays anyway after a loud warning.
@@ -62,7 +62,7 @@ class ActorNet:
     """A policy network as numpy arrays: observation (followed by any advisers' block) -> action logits.
 
     ``layers``: ``[weight (inputs x outputs), bias, activation function or None]`` per layer; ``advice_size``:
-    the output layer also reads the last ``advice_size`` inputs (``train.hints.AdvisedPolicy``'s skip)."""
+    the output layer also reads the last ``advice_size`` inputs (``fifthave.train.hints.AdvisedPolicy``'s skip)."""
 
     def __init__(self, layers, advice_size=0):
         self.layers = [list(layer) for layer in layers]
@@ -70,7 +70,7 @@ class ActorNet:
 
     @classmethod
     def from_arrays(cls, architecture, arrays):
-        """From an agent file's architecture and arrays (``agents.agentfile.policy_arrays``)."""
+        """From an agent file's architecture and arrays (``fifthave.agents.agentfile.policy_arrays``)."""
         hidden = architecture["hidden"]
         layers = [[arrays[f"layer{i}.weight"], arrays[f"layer{i}.bias"],
                    ACTIVATION_FUNCTIONS[architecture["activations"][i]] if i < len(hidden) else None]
@@ -92,7 +92,7 @@ class ActorNet:
 
     def __deepcopy__(self, memo):
         # the weights never change after loading: copies of an agent (the Gymnasium env copies listed
-        # opponents) share its network, so train.vec_env still batches them and memory is not duplicated
+        # opponents) share its network, so fifthave.train.vec_env still batches them and memory is not duplicated
         return self
 
     def logits(self, observation):
@@ -109,7 +109,7 @@ class ActorNet:
 
         A seat's consecutive observations differ in about 15 of their 1,176 values (4 players, random play), so
         only those rows of ``W1`` are read (1.2 MB in all, the most of the network; the nonzero entries' rows at
-        first). Self-play opponents (``train.vec_env``), whose networks are rarely in cache, use it: their games
+        first). Self-play opponents (``fifthave.train.vec_env``), whose networks are rarely in cache, use it: their games
         take about a quarter less time (``scripts/bench_training.py``, the games alone). The same logits up to float
         rounding, which builds up over a game's calls (about 1e-6 relative) and depends only on the seat's own
         observations, not on the batch; agents that play evaluation games keep the full product."""
@@ -192,13 +192,13 @@ class PolicyAgent:
     the most likely legal action (``deterministic``), so games with it replay from their seeds."""
 
     def __init__(self, policy, deterministic=False, name="ppo", meta=None, advisers=None, other_games="error"):
-        """``policy``: an ``ActorNet`` (``train.policy_agent.ActorNet`` builds one from a MaskablePPO policy).
+        """``policy``: an ``ActorNet`` (``fifthave.train.policy_agent.ActorNet`` builds one from a MaskablePPO policy).
         ``meta``: an agent file's metadata, or ``{"config": training config}`` in training; it gives the
         observation layout, the player count and board the network was trained for and, unless
         ``advisers`` is given, the scripted advisers whose choices it reads after the observation.
         ``other_games``: ``"error"`` or ``"warn"`` (``check_trained_for``)."""
         if not isinstance(policy, ActorNet):
-            raise TypeError(f"PolicyAgent plays an ActorNet, got {type(policy).__name__} (train.policy_agent."
+            raise TypeError(f"PolicyAgent plays an ActorNet, got {type(policy).__name__} (fifthave.train.policy_agent."
                             "ActorNet(policy) converts a MaskablePPO policy)")
         if other_games not in OTHER_GAMES:
             raise ValueError(f"other_games must be one of {OTHER_GAMES}, got {other_games!r}")
@@ -242,7 +242,7 @@ class PolicyAgent:
 
     @property
     def batch_net(self):
-        """The network whose logits ``choose`` reads: ``train.vec_env`` stacks the observations of all
+        """The network whose logits ``choose`` reads: ``fifthave.train.vec_env`` stacks the observations of all
         games waiting on the same network, runs it once, and hands each agent its row. None with advisers
         (their advice is per seat, so such an agent acts alone)."""
         return self.net if self.advisers is None else None
@@ -315,7 +315,7 @@ def candidate_features(view, macro, default):
 
 class NumpyValueNet:
     """A candidate-value ensemble in numpy, for play (one small decision at a time): the mean value of its
-    members, each ``VALUE_PARTS`` of ``agents.agentfile`` (weights as inputs x outputs)."""
+    members, each ``VALUE_PARTS`` of ``fifthave.agents.agentfile`` (weights as inputs x outputs)."""
 
     def __init__(self, members):
         self.members = [tuple(member) for member in members]
@@ -369,7 +369,7 @@ class CandidateValueAgent(SearchAgent):
         if observation is None or len(observation) != expected:
             raise ValueError(f"{self.name} reads observation layout {self.observation_layout} ({expected} values), "
                              f"got {None if observation is None else len(observation)} values: give it its layout "
-                             "(agents.base.LayoutObservations, as the tournament and the terminal game do)")
+                             "(fifthave.agents.base.LayoutObservations, as the tournament and the terminal game do)")
         self._observation = observation
         return super().act(observation, action_mask)
 
@@ -389,7 +389,7 @@ class CandidateValueAgent(SearchAgent):
 # ---- agents from agent files -----------------------------------------------------------------------
 
 def network_from_file(meta, arrays):
-    """The network of an agent file's checked ``(meta, arrays)`` (``agents.agentfile.read_agent_file``)."""
+    """The network of an agent file's checked ``(meta, arrays)`` (``fifthave.agents.agentfile.read_agent_file``)."""
     if meta["kind"] in POLICY_KINDS:
         return ActorNet.from_arrays(meta["architecture"], arrays)
     return NumpyValueNet.from_arrays(meta["architecture"], arrays)
@@ -397,7 +397,7 @@ def network_from_file(meta, arrays):
 
 def agent_from_file(meta, network, deterministic=False, name=None, other_games="error"):
     """An agent playing ``network`` (``network_from_file``; agents built from one network share it, so that
-    ``train.vec_env`` batches them)."""
+    ``fifthave.train.vec_env`` batches them)."""
     name = name or meta["name"]
     if meta["kind"] in POLICY_KINDS:
         return PolicyAgent(network, deterministic, name, meta, other_games=other_games)
@@ -414,7 +414,7 @@ def checkpoint_agent_file(directory):
         return path
     if os.path.isfile(os.path.join(directory, "actor.pt")):
         raise AgentFileError(f"{directory!r} is a fifthave-rllib checkpoint written before agent files: convert it "
-                             f"once with: python -m train.export {directory}")
+                             f"once with: python -m fifthave.train.export {directory}")
     raise AgentFileError(f"{directory!r} is not a fifthave-rllib checkpoint: it has no {AGENT_FILE} (written by "
                          "fifthave-rllib into RUN_DIR/checkpoints/iter_NNNNNN)")
 

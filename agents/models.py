@@ -1,14 +1,14 @@
 """The trained models committed with the repository, by name (in the manner of RLCard's ``rlcard.models``)::
 
-    from agents import models
+    from fifthave.agents import models
     models.available()                 # [Model(name='policy-4p', num_players=4, board=5, ...), ...]
-    agent = models.load("values-4p")   # a fresh agent (agents.base protocol), numpy alone
+    agent = models.load("values-4p")   # a fresh agent (fifthave.agents.base protocol), numpy alone
     run_tournament([models.factory("values-4p")] + [agent_factory("heuristic")] * 3, games=40)
 
 Each name is also an agent name of every command (``fifthave-tournament --agents values-4p heuristic*3``,
 ``policy-4p:greedy`` for its most likely moves). A model seated in a game of another player count or board
 than it was trained for raises a ``ValueError`` when the game starts; ``other_games="warn"`` plays it anyway
-after a loud warning. The files are agent files (``agents.agentfile``) under ``results/`` of a repository
+after a loud warning. The files are agent files (``fifthave.agents.agentfile``) under ``results/`` of a repository
 checkout: read with numpy alone, nothing unpickled.
 """
 
@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from .learned import AgentFileFactory
 
-RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
+# realpath: in a checkout this file is also reached through the link fifthave/agents
+RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "results")
 
 
 @dataclass(frozen=True)

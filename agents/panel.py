@@ -2,17 +2,17 @@
 
 A strong agent can be narrow (beat the HeuristicAgents and lose to the GreedyAgents it never met), so a
 model is reported by its *panel*: the agent under test in one seat against each field below, every field a
-seat-rotated tournament (``agents.tournament.run_tournament``, cyclic seat orders: every deal is played
+seat-rotated tournament (``fifthave.agents.tournament.run_tournament``, cyclic seat orders: every deal is played
 once with the agent under test in each seat) on the same deals (one ``seed`` for every field), and the
 **panel minimum** -- the lowest win rate over the fields except ``search`` -- as the headline, with the
 ``search`` row beside it (the targets of issue 35 are phrased that way).
 
-Fields (``PANEL_FIELDS``; opponents by their ``agents.registry`` names), with ``players - 1`` opponents:
+Fields (``PANEL_FIELDS``; opponents by their ``fifthave.agents.registry`` names), with ``players - 1`` opponents:
 
 - ``heuristic``: HeuristicAgents with the default bidding; ``heuristic-<strategy>``: HeuristicAgents with
-  each other bidding strategy of ``agents.bidding`` (conservative, aggressive, hoarder, reach, majority);
+  each other bidding strategy of ``fifthave.agents.bidding`` (conservative, aggressive, hoarder, reach, majority);
 - ``greedy``, ``random``: GreedyAgents, RandomAgents;
-- ``search``: search agents with the default settings (``agents.search``);
+- ``search``: search agents with the default settings (``fifthave.agents.search``);
 - ``mixed-strong`` (heuristic, greedy, search) and ``mixed-styles`` (heuristic-reach, heuristic-majority,
   random): mixed tables, seated in that order in the first rotation of every deal. With 2 players (3) the
   first opponent (the first two) of each mix sits: ``heuristic`` and ``heuristic-reach`` alone are the
@@ -23,11 +23,11 @@ Truncation (R29): the tournament names the R28 leaders of a truncated game as it
 rule). The panel does not: **a truncated game is a loss for the agent under test**, whoever leads, and is
 also counted on its own (``truncated``). A shared win counts ``1 / k`` as in the tournament.
 
-Per field: win rate with a 95% interval clustered by deal (``agents.stats.clustered_rate_interval``),
+Per field: win rate with a 95% interval clustered by deal (``fifthave.agents.stats.clustered_rate_interval``),
 fair share, truncated games, mean VP with its interval clustered by deal (truncated games count the VP on
 the track). Same seed, same panel: the JSON differs only under ``"timing"``.
 
-Console: ``python -m agents.panel values-4p --games 200 --workers 2
+Console: ``python -m fifthave.agents.panel values-4p --games 200 --workers 2
 --out results/panel/values_4p`` writes ``OUT.json`` and ``OUT.md``.
 """
 
@@ -125,7 +125,7 @@ def headline(rows):
 
 def run_panel(agent, num_players=4, board=5, games=None, seed=0, workers=1, max_turns=300, fields=None,
               progress=None):
-    """Play the panel of agent name ``agent`` (any name ``agents.tournament.agent_factory`` takes) and return
+    """Play the panel of agent name ``agent`` (any name ``fifthave.agents.tournament.agent_factory`` takes) and return
     a JSON-ready dict: ``settings``, ``rows`` (one per field, ``PANEL_COLUMNS``), ``headline``, ``timing``
     (seconds per field: the only part that differs between runs of the same seed).
 

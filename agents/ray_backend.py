@@ -135,7 +135,7 @@ def _play_chunk(play_game, setup, indices):
 
 
 def play_games(play_game, setup, games, address=None):
-    """Yield the records of games ``0 .. games-1`` of ``setup`` (an ``agents.tournament._Setup``), each played
+    """Yield the records of games ``0 .. games-1`` of ``setup`` (an ``fifthave.agents.tournament._Setup``), each played
     by ``play_game(setup, index)`` (passed in, so this module need not import the tournament), as Ray
     tasks finish them (in no fixed order; each record holds its ``"game"`` index)."""
     ray = init_ray(address)

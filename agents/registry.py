@@ -1,7 +1,7 @@
 """The scripted agents by name (``random``, ``greedy``, ``heuristic``, ``heuristic-<strategy>``), and the
 list of every agent name the command lines take (``agent_names_help``).
 
-Kept apart from ``agents.tournament`` so that training configs can check names without importing the
+Kept apart from ``fifthave.agents.tournament`` so that training configs can check names without importing the
 tournament.
 """
 
@@ -21,17 +21,17 @@ AGENT_FACTORIES = {
 
 PARAMETERIZED_AGENT_NAMES = (
     "search[:ROLLOUTS[:DEPTH[:POLICY]]] (POLICY: heuristic, greedy, random or a trained agent's name)",
-    "a committed model (agents.models: policy-4p, values-4p)[:greedy]",
-    "AGENT_FILE.npz[:greedy]",  # agents.agentfile, written by every training method
+    "a committed model (fifthave.agents.models: policy-4p, values-4p)[:greedy]",
+    "AGENT_FILE.npz[:greedy]",  # fifthave.agents.agentfile, written by every training method
     "policy:AGENT_FILE.npz[:greedy]",  # the same, policies only
     "rllib:CHECKPOINT_DIR[:greedy]",  # CHECKPOINT_DIR/agent.npz
     "values:AGENT_FILE.npz",  # candidate-value networks only
 )
-"""The agents ``agents.tournament.agent_factory`` builds from a name with parameters."""
+"""The agents ``fifthave.agents.tournament.agent_factory`` builds from a name with parameters."""
 
 
 def agent_names_help():
-    """Every agent name ``agents.tournament.agent_factory`` takes, for the help and errors of every command
+    """Every agent name ``fifthave.agents.tournament.agent_factory`` takes, for the help and errors of every command
     that takes agent names (one list, so that they cannot drift apart)."""
     return ", ".join([*AGENT_FACTORIES, *PARAMETERIZED_AGENT_NAMES])
 

@@ -28,8 +28,8 @@ paired comparisons on common samples beat bandit allocation).
 Pluggable parts:
 
 * ``rollout``: ``"heuristic"`` (default), ``"greedy"``, ``"random"``, or any agent
-  factory (a zero-argument callable returning an :mod:`agents.base` agent, e.g.
-  ``agents.learned.AgentFileFactory(path)`` for a trained network);
+  factory (a zero-argument callable returning an :mod:`fifthave.agents.base` agent, e.g.
+  ``fifthave.agents.learned.AgentFileFactory(path)`` for a trained network);
 * ``evaluator``: a callable ``(game, seat) -> value in [0, 1]``; the default,
   :func:`projected_value`, is a logistic of the projected final-score margin
   (score + every open district scored now + Central Park at its expected value);
@@ -38,7 +38,7 @@ Pluggable parts:
 
 What it sees: only its seat's information. The agent protocol gives it the
 observation and mask; the search needs full games, which it gets from a *sampler*
-the game runner attaches (``attach_sampler``; ``agents.base.give_sampler`` does it in the
+the game runner attaches (``attach_sampler``; ``fifthave.agents.base.give_sampler`` does it in the
 tournament, the terminal game, the Gymnasium and the RLlib env): a :class:`fifthave_env.engine.determinize.SeatSampler` that returns
 ``determinize(game, seat, rng)``, whose output depends only on what the seat knows
 (tests/test_determinize.py, tests/test_search.py). Without a sampler it plays as
@@ -293,7 +293,7 @@ class SearchAgent:
 
 def search_factory(name, agent_factory=None):
     """``search`` or ``search:ROLLOUTS[:DEPTH[:ROLLOUT_POLICY]]`` as a picklable agent factory. With
-    ``agent_factory`` (``agents.tournament.agent_factory``), ROLLOUT_POLICY may also be any agent name it takes
+    ``agent_factory`` (``fifthave.agents.tournament.agent_factory``), ROLLOUT_POLICY may also be any agent name it takes
     (an agent file's path, ``PATH:greedy``, a committed model): the rollouts play that agent."""
     import functools
 

@@ -1,7 +1,7 @@
 """Evaluation statistics, in one place: intervals, paired differences, ratings and rankings.
 
-Everything the tournament (``agents.tournament``) and the bidding lab
-(``agents.bidlab``) report goes through these functions, so one interval means
+Everything the tournament (``fifthave.agents.tournament``) and the bidding lab
+(``fifthave.agents.bidlab``) report goes through these functions, so one interval means
 the same thing everywhere.
 
 Sampling unit: games of one *deal* (one env seed, several seat orders) share

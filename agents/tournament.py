@@ -2,14 +2,14 @@
 
 Python API::
 
-    from agents.tournament import run_tournament, agent_factory
+    from fifthave.agents.tournament import run_tournament, agent_factory
     result = run_tournament([agent_factory("heuristic"), agent_factory("random")] + ...,
                             num_players=4, board=5, games=500, seed=0, workers=2)
     result.table            # one dict per agent label (see TABLE_COLUMNS)
     result.save("results/tournament/h_vs_r")   # .json, .csv and .png
 
 ``agent_factories`` lists one entry per seat: a zero-argument callable that
-returns a fresh agent (``agents.base.Agent`` protocol), or a ``(label,
+returns a fresh agent (``fifthave.agents.base.Agent`` protocol), or a ``(label,
 factory)`` pair. Factories must be picklable for ``workers > 1``: a class, a
 ``functools.partial`` of one, or a module-level function (no lambdas). An
 entry's label is the pair's label or else the agent's ``name`` (the factory is
@@ -41,10 +41,10 @@ that is not a legal id, stops the tournament with ``AgentError`` naming the agen
 Statistics per label (``TABLE_COLUMNS``): ``win_rate`` (a shared win counts
 1/k for each of the k winners) with a 95% interval clustered by deal (games of
 one deal, and the seats of one label in one game, are not independent:
-``agents.stats.clustered_rate_interval``; a label in every seat wins exactly
+``fifthave.agents.stats.clustered_rate_interval``; a label in every seat wins exactly
 ``1 / num_players`` by construction, an interval of zero width), ``fair_share``
 (its share if all were equal), mean VP with a 95% interval clustered by deal
-(``agents.stats.clustered_mean_interval``; None from a single deal), mean rank (1 = best, ordered as
+(``fifthave.agents.stats.clustered_mean_interval``; None from a single deal), mean rank (1 = best, ordered as
 R28 orders the winners: most VP, then most cards in hand; a tie on both shares
 the rank), an Elo-scale rating with a 95% bootstrap-over-deals interval, and auction
 statistics per game: auctions entered (at least one confirmed bid) and
@@ -56,7 +56,7 @@ in every game (the better-ranked wins, a tie is half a win each), with one
 virtual draw per label against a fixed 1500-rated reference so that a label that
 always wins keeps a finite rating; reported on the Elo scale (400 log10),
 1500 = the reference. Unlike sequential Elo it does not depend on game order.
-The statistics live in ``agents.stats``.
+The statistics live in ``fifthave.agents.stats``.
 
 Console: ``fifthave-tournament --agents heuristic random*3 --board 5 --games 500
 --seed 0 --workers 2 --seat-orders all --out results/tournament/heuristic_vs_random_4p``
@@ -112,14 +112,14 @@ GREEDY_SUFFIX = ":greedy"
 
 def agent_factory(name):
     """A picklable factory for an agent named in ``AGENT_FACTORIES`` (e.g. ``"heuristic-aggressive"``),
-    ``"search[:ROLLOUTS[:DEPTH[:POLICY]]]"`` (``agents.search``; POLICY a scripted agent or any trained agent's
-    name below), a committed model (``agents.models``, e.g.
-    ``"values-4p"``) or the path of an exported agent file (``agents.agentfile``; ``policy:PATH``,
+    ``"search[:ROLLOUTS[:DEPTH[:POLICY]]]"`` (``fifthave.agents.search``; POLICY a scripted agent or any trained agent's
+    name below), a committed model (``fifthave.agents.models``, e.g.
+    ``"values-4p"``) or the path of an exported agent file (``fifthave.agents.agentfile``; ``policy:PATH``,
     ``rllib:PATH`` (also the checkpoint directory holding ``agent.npz``) and ``values:PATH`` name one too, and
     take only policies or only candidate-value networks). A trained policy samples its moves; ``PATH:greedy``
     plays its most likely legal move instead (as training evaluates with ``eval_deterministic``). Agent files
     are read with numpy alone and nothing is unpickled; older formats are converted once with
-    ``python -m train.export``."""
+    ``python -m fifthave.train.export``."""
     if name == "search" or name.startswith("search:"):
         from .search import search_factory
 
@@ -535,7 +535,7 @@ def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0
     ``workers`` processes share the games (1: in this process). ``seat_orders``:
     ``"cyclic"``, ``"all"`` or ``"sample"`` (``orders_per_deal`` of them, default
     ``num_players``). ``backend="ray"`` plays the games as Ray tasks instead, on a local Ray or on
-    the cluster at ``address`` (``agents.ray_backend``); same table.
+    the cluster at ``address`` (``fifthave.agents.ray_backend``); same table.
     """
     labels, factories = _labelled(agent_factories)
     num_players = len(factories) if num_players is None else num_players

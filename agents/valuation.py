@@ -1,6 +1,6 @@
 """Estimates the scripted agents share: what plots, shops, stops and auctions are worth.
 
-All functions read a :class:`agents.view.SeatView` only. Values are in VP and,
+All functions read a :class:`fifthave.agents.view.SeatView` only. Values are in VP and,
 where they say *relative*, count the viewer's gain minus the mean gain of the
 other seats (so a move that helps everyone equally is worth nothing).
 """

@@ -1,18 +1,18 @@
 """What a game runner does for the agents it seats beyond ``reset`` and ``act``.
 
-The agent protocol (``agents.base``) has two optional parts, duck-typed so that the
+The agent protocol (``fifthave.agents.base``) has two optional parts, duck-typed so that the
 environments need not import ``agents``:
 
-- ``attach_sampler(sampler)``: a searching agent (``agents.search.SearchAgent``) gets its
+- ``attach_sampler(sampler)``: a searching agent (``fifthave.agents.search.SearchAgent``) gets its
   seat's door to the live game (``give_sampler``); without it, it cannot search.
 - ``observation_layout``: the observation layout the agent reads (``observation.LAYOUTS``,
   default 0); ``LayoutObservations`` builds it whatever layout the runner's env has.
 - ``explain()``: a small JSON-able dict about the agent's latest ``act`` (or None when it has
   nothing to say about it), which game records keep (``replay.record_game``) and the web viewer
-  shows (``agents.web``). Its shape: ``{"kind": ..., "value": what the numbers mean,
+  shows (``fifthave.agents.web``). Its shape: ``{"kind": ..., "value": what the numbers mean,
   "candidates": [{"actions": [action ids], "value": number}, ...]}`` plus anything else small, e.g.
-  policy probabilities (``train.policy_agent``), candidate values (``train.values_agent``),
-  search values and samples (``agents.search``).
+  policy probabilities (``fifthave.train.policy_agent``), candidate values (``fifthave.train.values_agent``),
+  search values and samples (``fifthave.agents.search``).
 - ``reads_view = True`` with a method ``act_view(view)``: the agent decides from a seat view
   (``fifthave_env.seat_view``); a runner that holds the game calls ``act_view(StateView(game,
   seat))`` (``reads_view(agent)``) and builds no observation for it, several times cheaper than
@@ -28,7 +28,7 @@ from .seat_view import StateView
 
 
 def give_sampler(agent, game, seat):
-    """Hand a searching agent (one with ``attach_sampler``, e.g. ``agents.search.SearchAgent``) its
+    """Hand a searching agent (one with ``attach_sampler``, e.g. ``fifthave.agents.search.SearchAgent``) its
     seat's door to ``game``: a sampler of determinizations that hold only what the seat knows."""
     if hasattr(agent, "attach_sampler"):
         agent.attach_sampler(SeatSampler(game, seat))

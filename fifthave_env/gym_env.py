@@ -1,7 +1,7 @@
 """Fifth Avenue as a single-agent Gymnasium environment (``FifthAvenue-v1``, ``FifthAvenue-v0``).
 
 One seat is the learner; the other seats are played inside ``step()`` by
-opponent agents (the protocol of ``agents.base``: ``reset(config, seat, rng)``,
+opponent agents (the protocol of ``fifthave.agents.base``: ``reset(config, seat, rng)``,
 ``act(observation, action_mask)``) until the learner is asked again or the game
 ends. Importing ``fifthave_env`` registers the id, so::
 
@@ -181,7 +181,7 @@ class FifthAvenueEnv(gym.Env):
         for agent in opponents:
             if not (callable(getattr(agent, "act", None)) and callable(getattr(agent, "reset", None))):
                 raise checks.InvalidTypeError(f"each agent of {name} needs reset(config, seat, rng) and "
-                                              f"act(observation, action_mask) (see agents.base.Agent); got {agent!r}")
+                                              f"act(observation, action_mask) (see fifthave.agents.base.Agent); got {agent!r}")
             if observation_layout(agent) not in LAYOUTS:
                 raise checks.InvalidValueError(f"each agent of {name} must read an observation_layout of "
                                                f"{sorted(LAYOUTS)} (default 0), got {observation_layout(agent)!r} "
@@ -242,7 +242,7 @@ class FifthAvenueEnv(gym.Env):
         opponent and its seat, never that seat's legal actions (the learner must not see them).
 
         ``defer`` (agent -> bool): stop before the move of an opponent it picks and return that
-        seat, for a caller that answers several games' opponents at once (``train.vec_env``
+        seat, for a caller that answers several games' opponents at once (``fifthave.train.vec_env``
         batches policy opponents) and plays the move with ``_play_opponent_action``; else None."""
         game, observations = self.game, self._opponent_observations
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)

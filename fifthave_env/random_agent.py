@@ -1,7 +1,7 @@
 """The uniformly random legal player: the Gymnasium env's default opponent and ``agents.RandomAgent``.
 
 It lives here so that ``fifthave_env`` never imports ``agents/``; it follows the agent
-protocol of ``agents.base``.
+protocol of ``fifthave.agents.base``.
 """
 
 import numpy as np

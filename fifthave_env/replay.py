@@ -23,7 +23,7 @@ as JSON): its picture is the only frame.
 
 A record may also name each seat's agent (``agents``) and keep, per action, what its agent
 reported about it (``explanations``: the agent's optional ``explain()``, see
-``agent_protocol``, or null); ``record_game`` fills both, and the web viewer (``agents.web``)
+``agent_protocol``, or null); ``record_game`` fills both, and the web viewer (``fifthave.agents.web``)
 shows them. Both are checked on load like the rest (an explanation is small JSON data).
 """
 
@@ -187,7 +187,7 @@ def _report(name, value, depth=0):
 
 
 def record_game(agents, config=None, seed=None):
-    """Play one game between ``agents`` (one per seat, see ``agents.base``) and return its record.
+    """Play one game between ``agents`` (one per seat, see ``fifthave.agents.base``) and return its record.
 
     Agents are seated as in tournaments: each sees only its own observation, in the layout it
     reads (``observation_layout``, default 0), and its mask; a searching agent gets its seat's

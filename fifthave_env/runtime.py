@@ -7,7 +7,7 @@ worker processes that die with their parent, and Ctrl-C as a clean exit.
   ``os.access`` is not enough: it says yes to root on a read-only mount.
 * ``atomic_write_bytes`` / ``atomic_write_text`` / ``atomic_open`` / ``atomic_append_csv``: write a temporary file beside the target,
   flush and fsync it, then ``os.replace`` it into place; a crash or kill leaves the old file or the whole
-  new one, never half of one. The temporary is ``.NAME.tmp-PID`` (``train.checkpoint.remove_stale_temporaries``
+  new one, never half of one. The temporary is ``.NAME.tmp-PID`` (``fifthave.train.checkpoint.remove_stale_temporaries``
   removes those a killed writer left).
 * ``die_with_parent(parent_pid)``: called first in a worker process. On Linux the kernel kills the worker
   when its parent dies, by any signal, kill -9 included (``prctl(PR_SET_PDEATHSIG)``, as Ray's and

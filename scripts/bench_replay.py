@@ -30,7 +30,7 @@ def main():
     parser.add_argument("--actions", type=int, default=150)
     parser.add_argument("--scales", type=float, nargs="+", default=[1.0])
     args = parser.parse_args()
-    from agents.registry import AGENT_FACTORIES
+    from fifthave.agents.registry import AGENT_FACTORIES
     from fifthave_env.replay import record_game
 
     record = record_game([AGENT_FACTORIES["heuristic"]() for _ in range(4)], seed=5)

@@ -6,7 +6,7 @@ Reference: sb3-contrib's ``MaskablePPO`` on a do-nothing env with the measured c
 observation and action spaces (its ``observation_version``), the same PPO settings as the training config
 (``n_envs``, ``n_steps``, ``batch_size``, ``n_epochs``, ``net_arch``), sb3's
 ``DummyVecEnv`` and one torch thread: what the learner alone costs per step on one
-core. Measured runs (``train.train.build_model`` / ``make_vec_env``, the code
+core. Measured runs (``fifthave.train.train.build_model`` / ``make_vec_env``, the code
 ``fifthave-train`` runs):
 
 - ``default``: ``train/configs/default.json`` (4 players, random opponents);
@@ -33,7 +33,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import train  # noqa: E402, F401  (first: it sets how long torch's OpenMP threads spin while they wait)
+import fifthave.train  # noqa: E402, F401  (first: it sets how long torch's OpenMP threads spin while they wait)
 
 import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
@@ -41,10 +41,10 @@ import torch  # noqa: E402
 
 from fifthave_env.engine.actions import NUM_ACTIONS  # noqa: E402
 from fifthave_env.gym_env import FifthAvenueEnv  # noqa: E402
-from train.checkpoint import save_checkpoint  # noqa: E402
-from train.config import load_config  # noqa: E402
-from train.opponents import PoolOpponents  # noqa: E402
-from train.train import build_model, make_vec_env  # noqa: E402
+from fifthave.train.checkpoint import save_checkpoint  # noqa: E402
+from fifthave.train.config import load_config  # noqa: E402
+from fifthave.train.opponents import PoolOpponents  # noqa: E402
+from fifthave.train.train import build_model, make_vec_env  # noqa: E402
 
 CONFIGS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "train", "configs")
 

@@ -11,13 +11,13 @@ first on ``PYTHONPATH``: it uses only APIs both have.
 
 Workloads (4 players, 5-plot board; one process, CPU time of this process unless said):
 
-- ``tournament``: ``agents.tournament.run_tournament`` of four HeuristicAgents, decisions/s;
-- ``bidlab``: ``agents.bidlab.compare_many`` (value against conservative bidding, three
+- ``tournament``: ``fifthave.agents.tournament.run_tournament`` of four HeuristicAgents, decisions/s;
+- ``bidlab``: ``fifthave.agents.bidlab.compare_many`` (value against conservative bidding, three
   HeuristicAgents around), deals/s (a deal is both arms over the seat rotations);
 - ``search``: the default ``search`` agent against three HeuristicAgents (seat-rotated),
   its decisions/s (CPU time of its own decisions, its seat's observation included where it
   reads one) and its win rate over these few games (for the strength claim run the 1,000-game tournament of docs/search.md);
-- ``labelling``: ``train.candidate_values.play_labelled`` with the default
+- ``labelling``: ``fifthave.train.candidate_values.play_labelled`` with the default
   ``CandidateValueConfig``, games/s;
 - ``train-default``, ``train-selfplay``, ``train-heuristic``: MaskablePPO env steps/s (wall
   time: the configs run games in worker processes) of ``train/configs/default.json``, of the
@@ -55,8 +55,8 @@ def engine_rate(seconds):
 
 
 def tournament(games):
-    from agents.heuristic import HeuristicAgent
-    from agents.tournament import run_tournament
+    from fifthave.agents.heuristic import HeuristicAgent
+    from fifthave.agents.tournament import run_tournament
 
     start = time.process_time()
     result = run_tournament([HeuristicAgent] * 4, games=games, seed=1, workers=1)
@@ -66,7 +66,7 @@ def tournament(games):
 
 
 def bidlab(deals):
-    from agents.bidlab import compare_many
+    from fifthave.agents.bidlab import compare_many
 
     start = time.process_time()
     compare_many("heuristic-value", ["heuristic-conservative"], deals=deals, seed=1, workers=1)
@@ -75,8 +75,8 @@ def bidlab(deals):
 
 def search(games):
     """The searcher's CPU per decision, measured around its own calls (the tournament times wall clock)."""
-    from agents.base import LayoutObservations, give_sampler
-    from agents.tournament import agent_factory
+    from fifthave.agents.base import LayoutObservations, give_sampler
+    from fifthave.agents.tournament import agent_factory
     from fifthave_env.engine import Game, GameConfig
 
     try:
@@ -109,7 +109,7 @@ def search(games):
 
 
 def labelling(games):
-    from train.candidate_values import CandidateValueConfig, play_labelled
+    from fifthave.train.candidate_values import CandidateValueConfig, play_labelled
 
     config = CandidateValueConfig()
     start = time.process_time()

@@ -149,7 +149,7 @@ def main(argv=None):
         print(f"observe() {spec:5} {times}")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.agents:
-        from agents import GreedyAgent, HeuristicAgent, RandomAgent
+        from fifthave.agents import GreedyAgent, HeuristicAgent, RandomAgent
 
         for agent_class in (RandomAgent, GreedyAgent, HeuristicAgent):
             print(f"{agent_class.__name__:15} act(): {agent_act_time(agent_class, games=5) * 1e3:.3f} ms per call")

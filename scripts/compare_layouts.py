@@ -20,12 +20,12 @@ import os
 
 import numpy as np
 
-from agents.stats import clustered_mean_interval, paired_difference
-from agents.tournament import agent_factory, run_tournament
-from train.checkpoint import checkpoint_path
-from train.config import load_config
-from train.policy_agent import PolicyFactory
-from train.train import DEFAULT_CONFIG, train
+from fifthave.agents.stats import clustered_mean_interval, paired_difference
+from fifthave.agents.tournament import agent_factory, run_tournament
+from fifthave.train.checkpoint import checkpoint_path
+from fifthave.train.config import load_config
+from fifthave.train.policy_agent import PolicyFactory
+from fifthave.train.train import DEFAULT_CONFIG, train
 
 LAYOUTS = (0, 1)
 

@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from agents import stats
+from fifthave.agents import stats
 
 N = 4
 RATE_SCENARIOS = {  # name: (strength per entry, seat_sd, entry_sd, entries pooled under the label)

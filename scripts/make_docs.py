@@ -124,7 +124,7 @@ def refresh(text):
 
 def draw_board_picture(path, seed=4):
     """A 4-player game between heuristic agents, in the first auction with a bid after turn 20."""
-    from agents import HeuristicAgent
+    from fifthave.agents import HeuristicAgent
     from fifthave_env.engine.game import BID_DECISION
     from fifthave_env.render_image import board_image
     from fifthave_env.replay import record_game

@@ -25,8 +25,8 @@ import time
 def sb3_rate(steps):
     import torch
 
-    from train.config import TrainConfig
-    from train.train import build_model, make_vec_env
+    from fifthave.train.config import TrainConfig
+    from fifthave.train.train import build_model, make_vec_env
 
     config = TrainConfig(n_envs=8, workers=0, n_steps=500, batch_size=500, n_epochs=4,
                          total_timesteps=steps, opponents=["random"])
@@ -46,8 +46,8 @@ def rllib_rate(steps, runners, envs_per_runner):
     from ray.rllib.utils.metrics import (ENV_RUNNER_RESULTS, ENV_RUNNER_SAMPLING_TIMER, NUM_ENV_STEPS_SAMPLED,
                                          TIMERS)
 
-    from train.rllib.config import RLlibConfig
-    from train.rllib.train import ppo_config
+    from fifthave.train.rllib.config import RLlibConfig
+    from fifthave.train.rllib.train import ppo_config
 
     config = RLlibConfig(num_env_runners=runners, num_envs_per_env_runner=envs_per_runner, snapshot_every=0,
                          promote_win_rate=2.0, eval_games=0)
@@ -76,7 +76,7 @@ def main():
                         help="games each env runner steps at once (batched inference); each value is measured")
     parser.add_argument("--no-sb3", action="store_true", help="skip the SB3 reference")
     args = parser.parse_args()
-    from agents.ray_backend import init_ray
+    from fifthave.agents.ray_backend import init_ray
 
     rows = [] if args.no_sb3 else [sb3_rate(args.steps)]
     if rows:

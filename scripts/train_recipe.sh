@@ -32,7 +32,7 @@ run_dir=${run_dir:-runs/recipe-$(date +%Y%m%d-%H%M%S)}
 publish_flag=()
 if $publish; then publish_flag=(--publish); fi
 started=$(date +%s)
-"$PYTHON" -m train.experiment --config "$CONFIG" --run-dir "$run_dir" --out "$OUT" ${publish_flag[@]+"${publish_flag[@]}"} \
+"$PYTHON" -m fifthave.train.experiment --config "$CONFIG" --run-dir "$run_dir" --out "$OUT" ${publish_flag[@]+"${publish_flag[@]}"} \
     --no-progress ${other_args[@]+"${other_args[@]}"}
 if $publish; then
     policy=$OUT/policy.npz
@@ -47,7 +47,7 @@ fi
 trained=$(date +%s)
 
 for opponent in heuristic random; do
-    "$PYTHON" -m agents.tournament --agents "policy:$policy:greedy" "$opponent*3" --games "$EVAL_GAMES" \
+    "$PYTHON" -m fifthave.agents.tournament --agents "policy:$policy:greedy" "$opponent*3" --games "$EVAL_GAMES" \
         --seed 2026 --workers "$WORKERS" --quiet --out "$tables/final_vs_$opponent" > "$tables/final_vs_$opponent.txt"
     cat "$tables/final_vs_$opponent.txt"
 done

@@ -31,7 +31,7 @@ fi
 run_dir=${run_dir:-runs/values-$(date +%Y%m%d-%H%M%S)}
 
 started=$(date +%s)
-"$PYTHON" -m train.candidate_values --config "$CONFIG" --run-dir "$run_dir"
+"$PYTHON" -m fifthave.train.candidate_values --config "$CONFIG" --run-dir "$run_dir"
 finished=$(date +%s)
 if $publish; then
     mkdir -p "$OUT"

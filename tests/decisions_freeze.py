@@ -4,7 +4,7 @@
 (2/3/4 players, 5- and 6-plot boards) and records every action into ``tests/data/decisions.npz``;
 ``tests/test_seat_view.py`` replays the same games with today's agents, through the seat view of
 the engine's state (``act_view``) and through the observation (``act``), and compares action by
-action. Recorded with the observation-based agents (``agents.view.SeatView`` parsing every
+action. Recorded with the observation-based agents (``fifthave.agents.view.SeatView`` parsing every
 observation), before the agents could decide from the engine's state (issue 36). Seat ``s`` of
 game ``g`` is ``LINEUP[(g + s) % len(LINEUP)]`` with the generator ``default_rng([seed, g, s])``,
 so every bidding strategy and the GreedyAgent play every seat.
@@ -30,8 +30,8 @@ def fixture():
 
 
 def make_agent(name):
-    from agents.greedy import GreedyAgent
-    from agents.heuristic import HeuristicAgent
+    from fifthave.agents.greedy import GreedyAgent
+    from fifthave.agents.heuristic import HeuristicAgent
 
     return GreedyAgent() if name == "greedy" else HeuristicAgent(bidding=name)
 

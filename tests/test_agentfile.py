@@ -1,4 +1,4 @@
-"""The exported agent file (agents.agentfile): written by training and train.export, played with numpy alone,
+"""The exported agent file (fifthave.agents.agentfile): written by training and fifthave.train.export, played with numpy alone,
 read without unpickling, every crafted file refused with one clear error; the committed models by name."""
 
 import base64
@@ -15,11 +15,11 @@ import zipfile
 import numpy as np
 import pytest
 
-from agents import models
-from agents.agentfile import AgentFileError, MAX_PARAMETERS, read_agent_file, write_agent_file
-from agents.learned import AgentFileFactory
-from agents.registry import agent_names_help
-from agents.tournament import agent_factory
+from fifthave.agents import models
+from fifthave.agents.agentfile import AgentFileError, MAX_PARAMETERS, read_agent_file, write_agent_file
+from fifthave.agents.learned import AgentFileFactory
+from fifthave.agents.registry import agent_names_help
+from fifthave.agents.tournament import agent_factory
 from fifthave_env.engine import GameConfig
 from fifthave_env.replay import record_game
 
@@ -48,9 +48,9 @@ def tiny_policy(num_players=2, advisers=(), layout=1):
     import torch
 
     from fifthave_env.gym_env import FifthAvenueEnv
-    from train.config import config_from_dict
-    from train.hints import advised_observation_space
-    from train.policy_agent import policy_spec
+    from fifthave.train.config import config_from_dict
+    from fifthave.train.hints import advised_observation_space
+    from fifthave.train.policy_agent import policy_spec
 
     config = config_from_dict({"num_players": num_players, "net_arch": [32, 16], "advisers": list(advisers),
                                "observation_version": layout})
@@ -65,8 +65,8 @@ def tiny_policy(num_players=2, advisers=(), layout=1):
 def written_policy(path, **options):
     """Write an untrained policy to ``path``; returns a factory of agents playing it read by torch (``greedy``:
     its most likely moves) and its config."""
-    from train.export import write_policy
-    from train.policy_agent import ActorNet, PolicyAgent
+    from fifthave.train.export import write_policy
+    from fifthave.train.policy_agent import ActorNet, PolicyAgent
 
     policy, config = tiny_policy(**options)
     write_policy(path, ActorNet(policy), config.to_dict(), "tiny")
@@ -80,7 +80,7 @@ class NoTrainingLibraries:  # what a user who installed the package without the 
         if name.split(".")[0] in ("torch", "stable_baselines3", "sb3_contrib", "ray", "train"):
             raise ImportError(f"{name} is blocked: playing must not need it")
 sys.meta_path.insert(0, NoTrainingLibraries())
-from agents.tournament import agent_factory
+from fifthave.agents.tournament import agent_factory
 from fifthave_env.engine import GameConfig
 from fifthave_env.replay import record_game
 names, num_players, seeds = json.loads(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
@@ -118,8 +118,8 @@ def test_a_candidate_value_network_round_trips_and_plays_without_torch(tmp_path)
 
     import torch
 
-    from train.candidate_values import CandidateValueConfig
-    from train.values_agent import CandidateValueAgent, CandidateValueEnsemble, numpy_net, save_values
+    from fifthave.train.candidate_values import CandidateValueConfig
+    from fifthave.train.values_agent import CandidateValueAgent, CandidateValueEnsemble, numpy_net, save_values
 
     config = CandidateValueConfig(num_players=2, observation_layout=0, hidden=16, ensemble=2)
     torch.manual_seed(1)
@@ -137,8 +137,8 @@ def test_the_committed_models_play_exactly_as_their_original_files():
     continue training from): the same moves on the same seeds as those files read by torch."""
     import torch
 
-    from train.policy_agent import PolicyAgent
-    from train.values_agent import CandidateValueAgent, CandidateValueEnsemble, numpy_net
+    from fifthave.train.policy_agent import PolicyAgent
+    from fifthave.train.values_agent import CandidateValueAgent, CandidateValueEnsemble, numpy_net
 
     seeds = [0, 1]
     original = PolicyAgent.load(os.path.join(TRAINING, "policy.zip"))
@@ -274,7 +274,7 @@ def test_damaged_and_mislabelled_files_are_refused(good, tmp_path):
             "format must be 'fifthave-agent' version 1")
     (tmp_path / "text.npz").write_text("hello")
     refused(tmp_path / "text.npz", "is not an agent file")
-    refused(os.path.join(TRAINING, "policy.zip"), "python -m train.export .*policy.zip")
+    refused(os.path.join(TRAINING, "policy.zip"), "python -m fifthave.train.export .*policy.zip")
     with pytest.raises(AgentFileError, match="holds a policy agent; this name takes candidate-values"):
         agent_factory(f"values:{good}")
 
@@ -292,8 +292,8 @@ def test_written_files_are_reproducible_and_checked_as_they_are_written(good, tm
 
 
 def test_old_formats_are_refused_fast_when_their_metadata_declares_a_huge_network(tmp_path):
-    from train.checkpoint import CheckpointError, read_meta
-    from train.export import export
+    from fifthave.train.checkpoint import CheckpointError, read_meta
+    from fifthave.train.export import export
 
     checkpoint = tmp_path / "wide.zip"
     with zipfile.ZipFile(os.path.join(TRAINING, "policy.zip")) as source, zipfile.ZipFile(checkpoint, "w") as target:

@@ -4,10 +4,10 @@
 import numpy as np
 import pytest
 
-from agents import BIDDING_STRATEGIES, GreedyAgent, HeuristicAgent, RandomAgent
-from agents.bidding import AuctionSituation, cheapest_raise, make_bidding
-from agents.tournament import run_tournament
-from agents.view import SeatView
+from fifthave.agents import BIDDING_STRATEGIES, GreedyAgent, HeuristicAgent, RandomAgent
+from fifthave.agents.bidding import AuctionSituation, cheapest_raise, make_bidding
+from fifthave.agents.tournament import run_tournament
+from fifthave.agents.view import SeatView
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine.actions import BID_CONFIRM, BID_PASS, DECLARE_STOP, action_name
 from fifthave_env.engine.auction import ALEA

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 import torch
 
-from train.bc import Records, agreement, collect, fit, play_recorded
-from train.config import BCConfig, TrainConfig
-from train.train import build_model, make_vec_env, train
+from fifthave.train.bc import Records, agreement, collect, fit, play_recorded
+from fifthave.train.config import BCConfig, TrainConfig
+from fifthave.train.train import build_model, make_vec_env, train
 
 
 def bc_config(run_dir, advisers=("heuristic",), **bc):

@@ -5,11 +5,11 @@ import json
 import numpy as np
 import pytest
 
-from agents import HeuristicAgent, bidlab, bidlab_cli, stats
-from agents.bidding import BIDDING_STRATEGIES, AuctionSituation, MajorityBidding, ReachBidding, opponent_reach
-from agents.search import SearchAgent
-from agents.tournament import agent_factory
-from agents.view import SeatView
+from fifthave.agents import HeuristicAgent, bidlab, bidlab_cli, stats
+from fifthave.agents.bidding import BIDDING_STRATEGIES, AuctionSituation, MajorityBidding, ReachBidding, opponent_reach
+from fifthave.agents.search import SearchAgent
+from fifthave.agents.tournament import agent_factory
+from fifthave.agents.view import SeatView
 from fifthave_env.engine.cards import BLACK, FACE_UP, KIND_VALUE, NUM_COLORS, SEEN_FACE_DOWN
 from fifthave_env.engine.game import BID_DECISION
 from fifthave_env.observation import OBS_SIZES, Observer

@@ -12,7 +12,7 @@ least-squares coefficient.
 import numpy as np
 import pytest
 
-from agents import bidlab
+from fifthave.agents import bidlab
 from fifthave_env.engine import Game, GameConfig
 from fifthave_env.engine.actions import CHOOSE_ACTION, SCORE_DISTRICT
 from fifthave_env.engine.cards import BLACK, VALUES

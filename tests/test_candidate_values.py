@@ -11,16 +11,16 @@ import numpy as np
 import pytest
 import torch
 
-from agents.search import SearchAgent, decision_kinds
-from agents.tournament import agent_factory, run_tournament
-from agents.view import SeatView
+from fifthave.agents.search import SearchAgent, decision_kinds
+from fifthave.agents.tournament import agent_factory, run_tournament
+from fifthave.agents.view import SeatView
 from fifthave_env.engine import Game, GameConfig
 from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS
 from fifthave_env.engine.game import BID_DECISION
 from fifthave_env.observation import OBS_SIZES, Observer
-from train.candidate_values import CandidateValueConfig, collect, fit, play_labelled
-from agents.learned import _BID, CandidateValueAgent, candidate_features
-from train.values_agent import CandidateValueNet, load_values, numpy_net, save_values
+from fifthave.train.candidate_values import CandidateValueConfig, collect, fit, play_labelled
+from fifthave.agents.learned import _BID, CandidateValueAgent, candidate_features
+from fifthave.train.values_agent import CandidateValueNet, load_values, numpy_net, save_values
 
 TINY = dict(samples=1, observation_layout=0, games=2, held_out_games=1, workers=1, hidden=16, epochs=2, ensemble=2,
             eval_games=0)
@@ -176,7 +176,7 @@ def test_config_refuses_bad_fields():
 
 
 def test_labels_do_not_depend_on_workers_and_an_interrupted_collection_resumes(tmp_path, monkeypatch):
-    import train.candidate_values as cv
+    import fifthave.train.candidate_values as cv
 
     monkeypatch.setattr(cv, "CHUNK_GAMES", 1)
     config = CandidateValueConfig(**{**TINY, "workers": 2})
@@ -193,7 +193,7 @@ def test_labels_do_not_depend_on_workers_and_an_interrupted_collection_resumes(t
 
 def test_a_longer_run_reuses_the_labels_of_a_shorter_one(tmp_path, monkeypatch):
     # the first N game seeds do not depend on the number of games: more games only add labels
-    import train.candidate_values as cv
+    import fifthave.train.candidate_values as cv
 
     monkeypatch.setattr(cv, "CHUNK_GAMES", 1)
     config = CandidateValueConfig(**TINY)
@@ -209,7 +209,7 @@ def test_a_longer_run_reuses_the_labels_of_a_shorter_one(tmp_path, monkeypatch):
 
 
 def test_a_run_directory_refuses_labels_of_another_config(tmp_path):
-    import train.candidate_values as cv
+    import fifthave.train.candidate_values as cv
 
     cv._check_store(str(tmp_path), CandidateValueConfig(**TINY))
     cv._check_store(str(tmp_path), CandidateValueConfig(**{**TINY, "epochs": 9}))  # fit settings may change
@@ -222,7 +222,7 @@ def test_the_command_trains_evaluates_and_reproduces_its_weights(tmp_path):
     included: their files are found again under the hash of the first fit's weights)."""
     import json
 
-    from train.candidate_values import main
+    from fifthave.train.candidate_values import main
 
     reports = []
     for name in ("a", "b", "a"):  # the second "a" finds its labels saved and only fits and evaluates again
@@ -236,7 +236,7 @@ def test_the_command_trains_evaluates_and_reproduces_its_weights(tmp_path):
 
 
 def test_a_layout_1_network_plays_the_terminal_game_and_refuses_a_layout_0_observation(tmp_path):
-    from agents.play import play
+    from fifthave.agents.play import play
 
     config = CandidateValueConfig(**{**TINY, "observation_layout": 1})
     rng = np.random.default_rng(2)
@@ -258,7 +258,7 @@ def test_a_layout_1_network_plays_the_terminal_game_and_refuses_a_layout_0_obser
 def test_ctrl_c_stops_a_collection_with_workers_at_once():
     # multiprocessing.Pool's close and join waited forever for the pieces its interrupted workers lost
     code = ("import numpy as np\n"
-            "from train.candidate_values import CandidateValueConfig, collect\n"
+            "from fifthave.train.candidate_values import CandidateValueConfig, collect\n"
             "if __name__ == '__main__':\n"
             f"    config = CandidateValueConfig(**{ {**TINY, 'workers': 2}!r})\n"
             "    print('collecting', flush=True)\n"

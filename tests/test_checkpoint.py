@@ -11,10 +11,10 @@ import zipfile
 import pytest
 from test_train import tiny_config
 
-from train import checkpoint as ckpt
-from train.evaluate import how_to_use
-from train.manifest import write_file_manifest
-from train.train import train
+from fifthave.train import checkpoint as ckpt
+from fifthave.train.evaluate import how_to_use
+from fifthave.train.manifest import write_file_manifest
+from fifthave.train.train import train
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +164,7 @@ def test_a_run_or_resume_starts_by_removing_stale_temporaries(saved, tmp_path):
 
 def test_the_train_command_ends_naming_the_checkpoint_and_how_to_use_it_and_refuses_a_second_start_cleanly(
         tmp_path, capsys):
-    from train.train import main
+    from fifthave.train.train import main
 
     config = tmp_path / "tiny.json"
     config.write_text(json.dumps(tiny_config(tmp_path / "run", eval_every=0, checkpoint_every=0,
@@ -227,13 +227,13 @@ def test_a_policy_with_pickles_in_its_data_loads_without_running_them_as_agent_a
     import numpy as np
 
     from fifthave_env.gym_env import FifthAvenueEnv
-    from train.search_value import network_search_factory
+    from fifthave.train.search_value import network_search_factory
 
     marker = tmp_path / "PWNED"
     evil = with_pickled_payload(ckpt.checkpoint_path(saved[0], 1024), tmp_path / "evil.zip", marker)
     env = FifthAvenueEnv(num_players=2)
     observation, info = env.reset(seed=0)
-    from train.policy_agent import PolicyFactory
+    from fifthave.train.policy_agent import PolicyFactory
 
     agent = PolicyFactory(evil)()  # training's reader of its own checkpoints
     agent.reset(env.unwrapped.game.config, env.unwrapped.learner_seat, np.random.default_rng(0))
@@ -246,14 +246,14 @@ def test_a_policy_with_pickles_in_its_data_loads_without_running_them_as_agent_a
 
 def test_the_tournament_command_refuses_a_tampered_checkpoint_and_plays_its_export_without_running_its_pickles(
         saved, tmp_path, capsys):
-    from agents.tournament import main
-    from train.export import export
+    from fifthave.agents.tournament import main
+    from fifthave.train.export import export
 
     marker = tmp_path / "PWNED"
     evil = with_pickled_payload(ckpt.checkpoint_path(saved[0], 1024), tmp_path / "evil.zip", marker)
     with pytest.raises(SystemExit):  # playing reads agent files only
         main(["--agents", f"policy:{evil}", "random", "--games", "2", "--workers", "1"])
-    assert f"is converted once with: python -m train.export {evil}" in capsys.readouterr().err
+    assert f"is converted once with: python -m fifthave.train.export {evil}" in capsys.readouterr().err
     exported, _ = export(evil)  # the conversion reads the weights with weights_only=True, never the data member
     main(["--agents", f"policy:{exported}", "random", "--games", "2", "--workers", "1"])
     assert not marker.exists()
@@ -262,7 +262,7 @@ def test_the_tournament_command_refuses_a_tampered_checkpoint_and_plays_its_expo
 def test_init_from_and_resume_with_pickles_in_the_data_do_not_run_them(saved, tmp_path):
     import torch
 
-    from train.train import build_model, make_vec_env
+    from fifthave.train.train import build_model, make_vec_env
 
     marker = tmp_path / "PWNED"
     source = ckpt.checkpoint_path(saved[0], 1024)
@@ -317,7 +317,7 @@ def first_tensor_halved(state):
 
 
 def test_weights_that_do_not_fit_the_config_or_do_not_read_are_refused_naming_the_file(saved, tmp_path):
-    from train.policy_agent import PolicyAgent
+    from fifthave.train.policy_agent import PolicyAgent
 
     source = ckpt.checkpoint_path(saved[0], 1024)
     cases = [
@@ -340,7 +340,7 @@ def test_weights_that_do_not_fit_the_config_or_do_not_read_are_refused_naming_th
 
 
 def test_init_from_refuses_optimizer_state_that_does_not_fit(saved, tmp_path):
-    from train.train import build_model, make_vec_env
+    from fifthave.train.train import build_model, make_vec_env
 
     source = ckpt.checkpoint_path(saved[0], 1024)
     config = saved[1]
@@ -416,7 +416,7 @@ def test_resume_refuses_a_checkpoint_that_does_not_match_its_manifest_before_rea
 
 
 def test_resume_without_a_checkpoint_is_an_error_not_a_fresh_run(tmp_path):
-    from train.train import main
+    from fifthave.train.train import main
 
     config = tiny_config(tmp_path / "empty")
     os.makedirs(config.run_dir)

@@ -5,10 +5,10 @@ import re
 
 import pytest
 
-from agents import bidlab_cli, play, tournament
-from agents.registry import AGENT_FACTORIES, PARAMETERIZED_AGENT_NAMES, agent_names_help
+from fifthave.agents import bidlab_cli, play, tournament
+from fifthave.agents.registry import AGENT_FACTORIES, PARAMETERIZED_AGENT_NAMES, agent_names_help
 from fifthave_env import demo
-from train import experiment
+from fifthave.train import experiment
 
 RANDOMS = ["--agents", "random*3", "--games", "3", "--workers", "1", "--quiet"]
 

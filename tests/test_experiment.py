@@ -6,12 +6,12 @@ import zipfile
 
 import numpy as np
 
-from agents.play import play
-from agents.tournament import agent_factory, run_tournament
-from train.checkpoint import OPTIMIZER_MEMBER, latest_checkpoint, read_meta
-from train.config import load_config
-from train.experiment import expected_seconds, main
-from train.policy_agent import PolicyAgent
+from fifthave.agents.play import play
+from fifthave.agents.tournament import agent_factory, run_tournament
+from fifthave.train.checkpoint import OPTIMIZER_MEMBER, latest_checkpoint, read_meta
+from fifthave.train.config import load_config
+from fifthave.train.experiment import expected_seconds, main
+from fifthave.train.policy_agent import PolicyAgent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PUBLISHED = os.path.join(ROOT, "results", "training", "policy.npz")
@@ -71,7 +71,7 @@ def test_the_published_policy_plays(tmp_path):
 
 def test_the_default_config_is_the_one_results_training_publishes():
     # A bare `fifthave-experiment --publish` must reproduce results/training, not overwrite it with another run.
-    from train.experiment import DEFAULT_CONFIG
+    from fifthave.train.experiment import DEFAULT_CONFIG
 
     with open(os.path.join(ROOT, "results", "training", "run.json")) as f:
         command = json.load(f)["command"].split()

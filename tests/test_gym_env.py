@@ -483,7 +483,7 @@ def play_first_legal(env, seed, steps):
     ("FifthAvenue-v1", "policy-4p", 0),
 ])
 def test_opponents_get_the_observation_layout_they_read_whatever_the_envs(env_id, opponent, layout):
-    from agents.tournament import agent_factory
+    from fifthave.agents.tournament import agent_factory
     from fifthave_env.observation import OBS_SIZES
 
     opponents = [agent_factory(opponent)() for _ in range(3)]
@@ -500,7 +500,7 @@ def test_opponents_get_the_observation_layout_they_read_whatever_the_envs(env_id
 
 
 def test_a_search_opponent_gets_its_seats_sampler_and_searches():
-    from agents.search import SearchAgent
+    from fifthave.agents.search import SearchAgent
 
     env = FifthAvenueEnv(num_players=2, learner_seat=1, opponents=[SearchAgent(rollouts=2, depth=1)],
                          observation_version=1)
@@ -510,7 +510,7 @@ def test_a_search_opponent_gets_its_seats_sampler_and_searches():
 
 
 def test_envs_made_from_one_opponent_list_play_their_own_copies():
-    from agents import GreedyAgent, HeuristicAgent
+    from fifthave.agents import GreedyAgent, HeuristicAgent
     from stable_baselines3.common.env_util import make_vec_env
 
     def first_game(opponents):

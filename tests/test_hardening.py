@@ -45,8 +45,8 @@ def _wait_for(condition, seconds):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("command", [
-    ["agents.tournament", "--agents", "random", "random", "--games", "100000", "--workers", "2", "--quiet"],
-    ["agents.bidlab_cli", "compare", "--candidate", "reach", "--players", "2", "--deals", "100000",
+    ["fifthave.agents.tournament", "--agents", "random", "random", "--games", "100000", "--workers", "2", "--quiet"],
+    ["fifthave.agents.bidlab_cli", "compare", "--candidate", "reach", "--players", "2", "--deals", "100000",
      "--workers", "2"],
 ], ids=["tournament", "bidlab"])
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "term"])
@@ -87,7 +87,7 @@ def blocked(tmp_path):
 
 
 def test_tournament_out_is_checked_before_the_games(blocked, capsys, monkeypatch):
-    from agents import tournament
+    from fifthave.agents import tournament
 
     monkeypatch.setattr(tournament, "run_tournament", lambda *a, **k: pytest.fail("played before checking --out"))
     line = _one_line_error(tournament.main, ["--agents", "random", "random", "--games", "2", "--out", blocked],
@@ -96,7 +96,7 @@ def test_tournament_out_is_checked_before_the_games(blocked, capsys, monkeypatch
 
 
 def test_tournament_results_are_saved_before_anything_else(tmp_path, monkeypatch):
-    from agents import tournament
+    from fifthave.agents import tournament
 
     def broken_print(*args, **kwargs):
         raise RuntimeError("late failure")
@@ -117,13 +117,13 @@ def test_tournament_results_are_saved_before_anything_else(tmp_path, monkeypatch
     (["--agents", "search:1e30", "random"], "ROLLOUTS"),
 ])
 def test_tournament_refuses_unbounded_or_meaningless_options(argv, words, capsys):
-    from agents import tournament
+    from fifthave.agents import tournament
 
     assert words in _one_line_error(tournament.main, argv, capsys)
 
 
 def test_bidlab_outputs_are_checked_before_the_games(blocked, capsys, monkeypatch):
-    from agents import bidlab_cli
+    from fifthave.agents import bidlab_cli
 
     monkeypatch.setattr(bidlab_cli, "compare", lambda *a, **k: pytest.fail("played before checking --json"))
     monkeypatch.setattr(bidlab_cli, "run_study", lambda *a, **k: pytest.fail("played before checking --out"))
@@ -150,7 +150,7 @@ class Payload:
 @pytest.fixture
 def rllib_main(monkeypatch):
     pytest.importorskip("ray")
-    from train.rllib import train as rllib_train
+    from fifthave.train.rllib import train as rllib_train
 
     monkeypatch.setattr(rllib_train, "train", lambda *a, **k: pytest.fail("trained despite a bad option"))
     return rllib_train.main
@@ -191,7 +191,7 @@ def test_rllib_resume_refuses_a_checkpoint_without_a_manifest_before_unpickling_
     line = _one_line_error(rllib_main, ["--resume", str(checkpoint)], capsys)
     assert "has no manifest" in line and "resuming unpickles it" in line
     assert not marker.exists()
-    from train.manifest import write_directory_manifest  # a manifest that matches, then a file changes
+    from fifthave.train.manifest import write_directory_manifest  # a manifest that matches, then a file changes
 
     write_directory_manifest(str(checkpoint))
     (checkpoint / "algorithm" / "class_and_ctor_args.pkl").write_bytes(pickle.dumps(Payload(marker)) + b" ")
@@ -203,7 +203,7 @@ def test_rllib_resume_refuses_a_checkpoint_without_a_manifest_before_unpickling_
 
 def test_rllib_refuses_a_used_run_directory_unless_it_resumes_its_newest_checkpoint(tmp_path):
     pytest.importorskip("ray")
-    from train.rllib.train import check_run_dir
+    from fifthave.train.rllib.train import check_run_dir
 
     run = tmp_path / "run"
     check_run_dir(str(run))  # missing: fine
@@ -222,7 +222,7 @@ def test_rllib_refuses_a_used_run_directory_unless_it_resumes_its_newest_checkpo
 
 def test_a_local_ray_that_fails_to_start_is_one_line(monkeypatch, capsys):
     ray = pytest.importorskip("ray")
-    from agents import tournament
+    from fifthave.agents import tournament
 
     def fail(*args, **kwargs):
         raise RuntimeError("Failed to start GCS\nmore lines")
@@ -240,7 +240,7 @@ def test_replay_streams_gif_frames_instead_of_keeping_them(tmp_path, monkeypatch
     import gc
     import weakref
 
-    from agents.registry import AGENT_FACTORIES
+    from fifthave.agents.registry import AGENT_FACTORIES
     from fifthave_env import replay
 
     record = replay.record_game([AGENT_FACTORIES["random"]() for _ in range(2)],
@@ -266,7 +266,7 @@ def test_replay_streams_gif_frames_instead_of_keeping_them(tmp_path, monkeypatch
 
 
 def test_replay_output_is_checked_before_drawing(tmp_path, blocked, capsys, monkeypatch):
-    from agents.registry import AGENT_FACTORIES
+    from fifthave.agents.registry import AGENT_FACTORIES
     from fifthave_env import replay
 
     record = replay.record_game([AGENT_FACTORIES["random"]() for _ in range(2)],
@@ -325,7 +325,7 @@ def test_ctrl_c_in_train_keeps_the_checkpoints_and_says_how_to_resume(tmp_path):
               "eval_every": 0, "checkpoint_every": 128}
     (tmp_path / "config.json").write_text(json.dumps(config))
     checkpoints = tmp_path / "run" / "checkpoints"
-    code, error = _ctrl_c("train.train", ["--config", "config.json", "--run-dir", "run", "--no-progress"],
+    code, error = _ctrl_c("fifthave.train.train", ["--config", "config.json", "--run-dir", "run", "--no-progress"],
                           lambda: checkpoints.is_dir() and any(p.suffix == ".sha256" for p in checkpoints.iterdir()),
                           tmp_path)
     assert code == 130
@@ -336,7 +336,7 @@ def test_ctrl_c_in_train_keeps_the_checkpoints_and_says_how_to_resume(tmp_path):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to a process group")
 def test_ctrl_c_in_bidlab_with_workers_is_one_line(tmp_path):
     started = time.monotonic()
-    code, error = _ctrl_c("agents.bidlab_cli", ["compare", "--candidate", "reach", "--players", "2", "--deals",
+    code, error = _ctrl_c("fifthave.agents.bidlab_cli", ["compare", "--candidate", "reach", "--players", "2", "--deals",
                                                 "100000", "--workers", "2", "--json", "out.json"],
                           lambda: time.monotonic() - started > 4, tmp_path)
     assert code == 130
@@ -346,7 +346,7 @@ def test_ctrl_c_in_bidlab_with_workers_is_one_line(tmp_path):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to a process group")
 def test_ctrl_c_in_replay_and_play(tmp_path):
-    from agents.registry import AGENT_FACTORIES
+    from fifthave.agents.registry import AGENT_FACTORIES
     from fifthave_env import replay
 
     replay.record_game([AGENT_FACTORIES["random"]() for _ in range(4)], seed=1).save(tmp_path / "game.json")
@@ -357,7 +357,7 @@ def test_ctrl_c_in_replay_and_play(tmp_path):
     assert "no GIF written" in _clean(error, "fifthave-replay", "replay.py")
     assert os.listdir(tmp_path) == ["game.json"]  # no GIF, no temporary
     started = time.monotonic()
-    code, _ = _ctrl_c("agents.play", ["--opponents", "random"], lambda: time.monotonic() - started > 3, tmp_path,
+    code, _ = _ctrl_c("fifthave.agents.play", ["--opponents", "random"], lambda: time.monotonic() - started > 3, tmp_path,
                       stdin="")
     assert code == 130
 
@@ -365,7 +365,7 @@ def test_ctrl_c_in_replay_and_play(tmp_path):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to a process group")
 def test_ctrl_c_in_a_tournament_with_workers_is_one_line(tmp_path):
     started = time.monotonic()
-    code, error = _ctrl_c("agents.tournament", ["--agents", "random", "random", "--games", "100000", "--workers",
+    code, error = _ctrl_c("fifthave.agents.tournament", ["--agents", "random", "random", "--games", "100000", "--workers",
                                                 "2", "--quiet", "--out", "r"],
                           lambda: time.monotonic() - started > 3, tmp_path)
     assert code == 130 and "no results written" in _clean(error, "fifthave-tournament", "tournament.py")
@@ -401,7 +401,7 @@ def test_checking_an_output_creates_nothing(tmp_path, blocked):
 
 
 def test_train_run_dir_is_checked_before_anything_starts(blocked, capsys):
-    from train.train import main
+    from fifthave.train.train import main
 
     line = _one_line_error(main, ["--run-dir", blocked, "--no-progress"], capsys)
     assert "--run-dir" in line and "cannot be written" in line
@@ -409,7 +409,7 @@ def test_train_run_dir_is_checked_before_anything_starts(blocked, capsys):
 
 def test_rllib_removes_the_partial_checkpoints_of_a_killed_writer_only(tmp_path):
     pytest.importorskip("ray")
-    from train.rllib.train import remove_partial_checkpoints
+    from fifthave.train.rllib.train import remove_partial_checkpoints
 
     checkpoints = tmp_path / "checkpoints"
     dead = subprocess.Popen([sys.executable, "-c", ""])

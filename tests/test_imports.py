@@ -11,19 +11,21 @@ import os
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PACKAGES = ("train", "agents", "fifthave_env")
+PACKAGES = {"fifthave": "fifthave", "fifthave.train": "train", "fifthave.agents": "agents", "fifthave_env": "fifthave_env"}
+"""Import name -> folder: ``agents/`` and ``train/`` install as ``fifthave.agents`` and ``fifthave.train``."""
 
 
 def module_files():
     found = {}
-    for package in PACKAGES:
-        for directory, _, files in os.walk(os.path.join(ROOT, package)):
+    for package, folder in PACKAGES.items():
+        for directory, subfolders, files in os.walk(os.path.join(ROOT, folder)):
+            if package == "fifthave":
+                subfolders.clear()  # its agents/ and train/ are the links to the folders above
             for name in files:
                 if name.endswith(".py"):
-                    relative = os.path.relpath(os.path.join(directory, name), ROOT)[:-3].split(os.sep)
-                    if relative[-1] == "__init__":
-                        relative = relative[:-1]
-                    found[".".join(relative)] = os.path.join(directory, name)
+                    relative = os.path.relpath(os.path.join(directory, name), os.path.join(ROOT, folder))
+                    parts = [package] + [p for p in relative[:-3].split(os.sep) if p != "__init__"]
+                    found[".".join(parts)] = os.path.join(directory, name)
     return found
 
 
@@ -98,13 +100,13 @@ def test_the_cycle_finder_finds_cycles():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
     graph = import_graph()
-    assert "train.selfplay" in graph["train.train"]  # the graph sees relative imports
-    assert "agents.models" in graph["agents.tournament"]  # ... and imports inside functions
-    graph["train.checkpoint"].add("train.train")
+    assert "fifthave.train.selfplay" in graph["fifthave.train.train"]  # the graph sees relative imports
+    assert "fifthave.agents.models" in graph["fifthave.agents.tournament"]  # ... and imports inside functions
+    graph["fifthave.train.checkpoint"].add("fifthave.train.train")
     assert find_cycle(graph) is not None
 
 
-LAYERS = ("fifthave_env.engine", "fifthave_env", "agents", "train")
+LAYERS = ("fifthave_env.engine", "fifthave_env", "fifthave.agents", "fifthave.train", "fifthave")
 """Lowest first: a module may import its own layer and those below it."""
 
 
@@ -129,9 +131,39 @@ def test_imports_only_go_down_the_layers():
 def test_the_layer_check_finds_an_import_up_the_layers():
     graph = import_graph()
     assert layer("fifthave_env.engine.game") == 0 and layer("fifthave_env.observation") == 1
-    assert layer("agents.learned") == 2 and layer("train.rllib.agent") == 3
-    graph["agents.tournament"].add("train.policy_agent")  # what agent_factory did before the agent file
-    assert imports_up_the_layers(graph) == [("agents.tournament", "train.policy_agent")]
+    assert layer("fifthave.agents.learned") == 2 and layer("fifthave.train.rllib.agent") == 3
+    graph["fifthave.agents.tournament"].add("fifthave.train.policy_agent")  # what agent_factory did before the agent file
+    assert imports_up_the_layers(graph) == [("fifthave.agents.tournament", "fifthave.train.policy_agent")]
     graph = import_graph()
     graph["fifthave_env.engine.game"].add("fifthave_env.observation")
     assert imports_up_the_layers(graph) == [("fifthave_env.engine.game", "fifthave_env.observation")]
+
+
+def top_level_imports(path):
+    names = set()
+    for node in ast.walk(ast.parse(open(path).read(), path)):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_our_code_imports_agents_and_train_through_the_namespace():
+    # A plain "import agents" works in a checkout but not in an install (no top-level agents there).
+    scripts = [os.path.join(ROOT, "scripts", n) for n in os.listdir(os.path.join(ROOT, "scripts")) if n.endswith(".py")]
+    tests = [os.path.join(d, n) for d, _, files in os.walk(os.path.join(ROOT, "tests")) for n in files if n.endswith(".py")]
+    wrong = sorted(os.path.relpath(path, ROOT) for path in list(module_files().values()) + scripts + tests
+                   if top_level_imports(path) & {"agents", "train"})
+    assert not wrong, "import fifthave.agents / fifthave.train, not agents / train: " + ", ".join(wrong)
+
+
+def test_an_install_has_no_generic_top_level_names():
+    import tomllib
+
+    setuptools = pytest.importorskip("setuptools")
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        include = tomllib.load(f)["tool"]["setuptools"]["packages"]["find"]["include"]
+    packages = setuptools.find_packages(ROOT, include=include)
+    assert {p.split(".")[0] for p in packages} == {"fifthave", "fifthave_env"}
+    assert {"fifthave.agents", "fifthave.agents.web", "fifthave.train", "fifthave.train.rllib"} <= set(packages)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from agents import GreedyAgent, RandomAgent
+from fifthave.agents import GreedyAgent, RandomAgent
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.gym_env import FifthAvenueEnv
 

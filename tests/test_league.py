@@ -8,13 +8,13 @@ import torch
 
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.gym_env import FifthAvenueEnv
-from train.checkpoint import export_policy, latest_checkpoint, read_meta
-from train.config import LeagueConfig, TrainConfig, config_from_dict
-from train.hints import AdvisedEnv, Advisers
-from train.league import League, pfsp_weights
-from train.opponents import LeagueOpponents, ScriptedOpponents
-from train.policy_agent import PolicyAgent
-from train.train import build_model, make_vec_env, train
+from fifthave.train.checkpoint import export_policy, latest_checkpoint, read_meta
+from fifthave.train.config import LeagueConfig, TrainConfig, config_from_dict
+from fifthave.train.hints import AdvisedEnv, Advisers
+from fifthave.train.league import League, pfsp_weights
+from fifthave.train.opponents import LeagueOpponents, ScriptedOpponents
+from fifthave.train.policy_agent import PolicyAgent
+from fifthave.train.train import build_model, make_vec_env, train
 
 
 def league_config(run_dir="unused", **league):

@@ -1,13 +1,13 @@
-"""The robustness panel (agents.panel): truncation is a loss, every field at every player count, the minimum
+"""The robustness panel (fifthave.agents.panel): truncation is a loss, every field at every player count, the minimum
 is the minimum, same seed same JSON. Small budgets: the search field is played by RandomAgents here."""
 
 import json
 
 import pytest
 
-from agents import panel
-from agents.base import RandomAgent
-from agents.tournament import agent_factory, run_tournament
+from fifthave.agents import panel
+from fifthave.agents.base import RandomAgent
+from fifthave.agents.tournament import agent_factory, run_tournament
 
 
 def record(deal, rotation, entries, winners, truncated, scores=(10, 10)):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from agents.play import main, match_action, play
+from fifthave.agents.play import main, match_action, play
 
 LEGAL = [92, 93, 96]
 NAMES = ["draw gray", "draw brown", "draw green"]

@@ -11,10 +11,10 @@ from stable_baselines3.common.logger import configure
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from fifthave_env.gym_env import FifthAvenueEnv
-from train.hints import AdvisedPolicy
-from train.policy_agent import ActorNet
-from train.policy_forward import RolloutForward, mlp_first_layers, policy_latents
-from train.ppo import PipelinedMaskablePPO
+from fifthave.train.hints import AdvisedPolicy
+from fifthave.train.policy_agent import ActorNet
+from fifthave.train.policy_forward import RolloutForward, mlp_first_layers, policy_latents
+from fifthave.train.ppo import PipelinedMaskablePPO
 
 N_ENVS, N_STEPS = 2, 48
 

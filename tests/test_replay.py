@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from agents.base import RandomAgent
-from agents.search import SearchAgent
+from fifthave.agents.base import RandomAgent
+from fifthave.agents.search import SearchAgent
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine import Game, GameConfig
 from fifthave_env.observation import OBS_SIZES

@@ -7,11 +7,11 @@ import shutil
 
 import pytest
 
-from train import checkpoint as ckpt
-from train import train as train_module
-from train.config import SelfPlayConfig, TrainConfig
-from train.evaluate import evaluate_checkpoint
-from train.train import main, train
+from fifthave.train import checkpoint as ckpt
+from fifthave.train import train as train_module
+from fifthave.train.config import SelfPlayConfig, TrainConfig
+from fifthave.train.evaluate import evaluate_checkpoint
+from fifthave.train.train import main, train
 
 
 def small_config(run_dir, **changes):
@@ -84,8 +84,8 @@ def test_an_evaluation_row_evaluates_the_checkpoint_of_its_step(tmp_path):
 
 
 def test_a_league_run_with_advisers_resumes_bit_for_bit(tmp_path, monkeypatch):
-    """The recipe's parts (train.hints advisers, train.league PFSP league) keep their state across --resume."""
-    from train.config import LeagueConfig
+    """The recipe's parts (fifthave.train.hints advisers, fifthave.train.league PFSP league) keep their state across --resume."""
+    from fifthave.train.config import LeagueConfig
 
     changes = dict(selfplay=None, advisers=["heuristic"], eval_every=0, total_timesteps=768,
                    league=LeagueConfig(anchors=["random", "greedy"], snapshot_every=256, reweight_every=3,

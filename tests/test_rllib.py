@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from agents.tournament import agent_factory, main as tournament_main, run_tournament
+from fifthave.agents.tournament import agent_factory, main as tournament_main, run_tournament
 from fifthave_env.env_common import end_reward
 from fifthave_env.observation import OBS_SIZES
 
@@ -21,7 +21,7 @@ needs_ray = pytest.mark.skipif(not HAVE_RAY, reason="Ray is not installed (pip i
 
 @pytest.fixture(scope="module")
 def ray_session():
-    from agents.ray_backend import init_ray
+    from fifthave.agents.ray_backend import init_ray
 
     ray = init_ray(num_cpus=2)
     yield ray
@@ -59,7 +59,7 @@ def _play(env, seed, rng):
 def test_rllib_env_check_passes_for_many_sampled_actions(config):
     from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
-    from train.rllib.env import FifthAvenueMultiAgentEnv
+    from fifthave.train.rllib.env import FifthAvenueMultiAgentEnv
 
     illegal = 0
     for seed in range(40):
@@ -82,7 +82,7 @@ def test_rllib_env_check_passes_for_many_sampled_actions(config):
 @needs_ray
 def test_strict_env_raises_on_an_illegal_action_and_keeps_the_game():
     from fifthave_env.engine.game import IllegalActionError
-    from train.rllib.env import FifthAvenueMultiAgentEnv
+    from fifthave.train.rllib.env import FifthAvenueMultiAgentEnv
 
     env = FifthAvenueMultiAgentEnv({"strict": True})
     observations, _ = env.reset(seed=0)
@@ -99,7 +99,7 @@ def test_strict_env_raises_on_an_illegal_action_and_keeps_the_game():
 @pytest.mark.parametrize("config", [{"num_players": 4}, {"num_players": 3, "opponents": ["greedy", "random"],
                                                           "scripted_fraction": 0.6, "reward_scale": 0.02}])
 def test_each_seat_collects_exactly_its_game_outcome(reward, config):
-    from train.rllib.env import FifthAvenueMultiAgentEnv
+    from fifthave.train.rllib.env import FifthAvenueMultiAgentEnv
 
     env = FifthAvenueMultiAgentEnv(dict(config, reward=reward))
     rng = np.random.default_rng(1)
@@ -131,7 +131,7 @@ def _asked(env, seed=0):
                          ids=["4.9", "float32", "str", "bool", "shape-(1,)", "None", "147", "-1"])
 def test_rllib_env_refuses_what_is_no_action_id_as_the_aec_env_does_and_changes_nothing(make_bad):
     from fifthave_env import fifth_avenue_v0
-    from train.rllib.env import FifthAvenueMultiAgentEnv
+    from fifthave.train.rllib.env import FifthAvenueMultiAgentEnv
 
     aec = fifth_avenue_v0.env()
     aec.reset(seed=0)
@@ -151,7 +151,7 @@ def test_rllib_env_refuses_what_is_no_action_id_as_the_aec_env_does_and_changes_
 def test_rllib_env_misuse_raises_the_aec_envs_errors():
     from fifthave_env.engine.game import IllegalActionError
     from fifthave_env.env_common import EnvUsageError
-    from train.rllib.env import FifthAvenueMultiAgentEnv
+    from fifthave.train.rllib.env import FifthAvenueMultiAgentEnv
 
     env = FifthAvenueMultiAgentEnv({"num_players": 2})
     with pytest.raises(EnvUsageError, match="reset"):
@@ -173,7 +173,7 @@ def test_rllib_env_misuse_raises_the_aec_envs_errors():
 def test_rllib_env_observation_version_picks_the_layout():
     from fifthave_env import fifth_avenue_v0, fifth_avenue_v1
     from fifthave_env.engine.checks import InvalidValueError
-    from train.rllib.env import FifthAvenueMultiAgentEnv
+    from fifthave.train.rllib.env import FifthAvenueMultiAgentEnv
 
     for config, aec in (({}, fifth_avenue_v0), ({"observation_version": 1}, fifth_avenue_v1)):
         env = FifthAvenueMultiAgentEnv(dict(config, num_players=3))
@@ -196,7 +196,7 @@ RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
                                                (1, "policy-4p"),
                                                (1, "search:2:1")])
 def test_rllib_env_scripted_opponents_read_their_layout_and_a_search_agent_searches(version, opponent):
-    from train.rllib.env import FifthAvenueMultiAgentEnv
+    from fifthave.train.rllib.env import FifthAvenueMultiAgentEnv
 
     env = FifthAvenueMultiAgentEnv({"num_players": 4, "observation_version": version, "opponents": [opponent],
                                     "scripted_fraction": 1.0})
@@ -217,9 +217,9 @@ def test_masking_module_samples_only_legal_actions_and_numpy_actor_matches_it():
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    from train.policy_agent import ActorNet
-    from train.rllib.agent import actor_modules
-    from train.rllib.env import FifthAvenueMultiAgentEnv
+    from fifthave.train.policy_agent import ActorNet
+    from fifthave.train.rllib.agent import actor_modules
+    from fifthave.train.rllib.env import FifthAvenueMultiAgentEnv
 
     torch.manual_seed(0)
     env = FifthAvenueMultiAgentEnv()
@@ -245,9 +245,9 @@ def test_masking_module_samples_only_legal_actions_and_numpy_actor_matches_it():
 @pytest.mark.xdist_group("ray")
 @pytest.mark.parametrize("version", [0, 1])
 def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_session, tmp_path, version):
-    from train.evaluate import read_eval_log
-    from train.rllib.config import RLlibConfig
-    from train.rllib.train import best_checkpoint_lines, checkpoint_dir, train
+    from fifthave.train.evaluate import read_eval_log
+    from fifthave.train.rllib.config import RLlibConfig
+    from fifthave.train.rllib.train import best_checkpoint_lines, checkpoint_dir, train
 
     config = RLlibConfig(total_env_steps=300, train_batch_size=100, minibatch_size=50, num_epochs=1,
                          hidden=[16], snapshot_every=1, pool_size=2, checkpoint_every=2, eval_games=4,
@@ -277,10 +277,10 @@ def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_sessi
 def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path, capsys):
     import torch
 
-    from train.rllib.agent import ACTOR_FILE, actor_modules
-    from train.rllib.config import RLlibConfig, load_rllib_config
-    from train.rllib.train import build, read_checkpoint_meta, train
-    from train.rllib.train import main as rllib_main
+    from fifthave.train.rllib.agent import ACTOR_FILE, actor_modules
+    from fifthave.train.rllib.config import RLlibConfig, load_rllib_config
+    from fifthave.train.rllib.train import build, read_checkpoint_meta, train
+    from fifthave.train.rllib.train import main as rllib_main
 
     config = RLlibConfig(total_env_steps=200, train_batch_size=100, minibatch_size=50, num_epochs=1, hidden=[16],
                          snapshot_every=1, pool_size=3, checkpoint_every=0, eval_games=0, num_env_runners=0,
@@ -344,8 +344,8 @@ def test_a_local_ray_listens_on_the_loopback_interface_only(ray_session):
 
 @needs_ray
 def test_snapshot_draws_repeat_for_a_seed_and_differ_between_env_runners(monkeypatch):
-    from train.rllib import env as rllib_env
-    from train.rllib.train import MAIN, SelfPlayMapping
+    from fifthave.train.rllib import env as rllib_env
+    from fifthave.train.rllib.train import MAIN, SelfPlayMapping
 
     pool = ["main_v5", "main_v10"]
 
@@ -379,7 +379,7 @@ def test_the_command_repeats_a_run_bit_for_bit(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
     hashes = []
     for run in ("a", "b"):
-        out = subprocess.run([sys.executable, "-c", "from train.rllib.train import cli; cli()", "--config",
+        out = subprocess.run([sys.executable, "-c", "from fifthave.train.rllib.train import cli; cli()", "--config",
                               str(tmp_path / "config.json"), "--run-dir", str(tmp_path / run), "--num-cpus", "2"],
                              capture_output=True, text=True, env=env, timeout=600)
         assert out.returncode == 0, out.stderr[-2000:]
@@ -403,7 +403,7 @@ def test_ray_backend_gives_the_local_table(ray_session):
 
 @needs_ray
 def test_unreachable_address_says_what_to_check(capsys):
-    from agents.ray_backend import init_ray
+    from fifthave.agents.ray_backend import init_ray
 
     with pytest.raises(ConnectionError, match="ray start --head"):
         init_ray("127.0.0.1:9")
@@ -416,7 +416,7 @@ def test_unreachable_address_says_what_to_check(capsys):
 
 def test_missing_ray_says_how_to_install(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
-    from agents.ray_backend import require_ray
+    from fifthave.agents.ray_backend import require_ray
 
     with pytest.raises(ImportError, match=r"fifthave\[distributed\]"):
         require_ray()
@@ -426,8 +426,8 @@ def test_missing_ray_says_how_to_install(monkeypatch, capsys):
 
 
 def test_bad_rllib_config_and_checkpoint_are_refused(tmp_path):
-    from train.rllib.agent import RLlibFactory
-    from train.rllib.config import RLlibConfig, load_rllib_config
+    from fifthave.train.rllib.agent import RLlibFactory
+    from fifthave.train.rllib.config import RLlibConfig, load_rllib_config
 
     with pytest.raises(ValueError, match="eval_games"):
         RLlibConfig(eval_games=10)
@@ -443,8 +443,8 @@ def test_bad_rllib_config_and_checkpoint_are_refused(tmp_path):
 
 @needs_ray
 def test_ppo_settings_reach_rllib_and_bad_ones_are_refused():
-    from train.rllib.config import RLlibConfig
-    from train.rllib.train import ppo_config
+    from fifthave.train.rllib.config import RLlibConfig
+    from fifthave.train.rllib.train import ppo_config
 
     config = ppo_config(RLlibConfig(vf_clip_param=3.0, use_kl_loss=True, batch_mode="complete_episodes", seed=7,
                                     num_envs_per_env_runner=2))
@@ -462,8 +462,8 @@ def test_ppo_settings_reach_rllib_and_bad_ones_are_refused():
 
 @needs_ray
 def test_command_line_options_reach_the_config(monkeypatch, tmp_path):
-    from train.rllib import agent as rllib_agent
-    from train.rllib import train as rllib_train
+    from fifthave.train.rllib import agent as rllib_agent
+    from fifthave.train.rllib import train as rllib_train
 
     seen = []
     monkeypatch.setattr(rllib_train, "train", lambda config, **kwargs: seen.append(config) or ("CKPT", [], 1.0))
@@ -480,7 +480,7 @@ def test_default_config_trains_as_the_committed_run_that_learned():
     budget, evaluation, run directory and env runners may differ, nothing that shapes learning."""
     import json
 
-    from train.rllib.config import RLlibConfig
+    from fifthave.train.rllib.config import RLlibConfig
 
     path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "train", "rllib", "configs",
                         "learn_vs_random.json")

@@ -46,7 +46,7 @@ def test_every_run_gets_its_own_directory_and_resume_continues_the_newest(tmp_pa
 
 
 FAKE_PYTHON = r'''#!/usr/bin/env bash
-# Records its arguments and writes what train.experiment, agents.tournament and train.candidate_values would.
+# Records its arguments and writes what fifthave.train.experiment, fifthave.agents.tournament and fifthave.train.candidate_values would.
 echo "$*" >> calls.log
 module=$2; shift 2
 run_dir="" out="" publish=""
@@ -55,14 +55,14 @@ while (($#)); do
     shift
 done
 case $module in
-    train.experiment)
+    fifthave.train.experiment)
         mkdir -p "$run_dir/checkpoints"
         echo "# experiment" > "$run_dir/README.md"
         touch "$run_dir/checkpoints/ckpt_0000000000.zip" "$run_dir/checkpoints/ckpt_0000000015.zip"
         touch "$run_dir/checkpoints/ckpt_0000000000.npz" "$run_dir/checkpoints/ckpt_0000000015.npz"
         if [ -n "$publish" ]; then mkdir -p "$out"; echo "# experiment" > "$out/README.md"; touch "$out/policy.zip" "$out/policy.npz"; fi ;;
-    agents.tournament) echo "table"; echo "wrote $out.csv" ;;
-    train.candidate_values) mkdir -p "$run_dir"; touch "$run_dir/values.npz" "$run_dir/report.json" "$run_dir/values_vs_heuristic.csv" ;;
+    fifthave.agents.tournament) echo "table"; echo "wrote $out.csv" ;;
+    fifthave.train.candidate_values) mkdir -p "$run_dir"; touch "$run_dir/values.npz" "$run_dir/report.json" "$run_dir/values_vs_heuristic.csv" ;;
 esac
 '''
 
@@ -103,7 +103,7 @@ def test_train_recipe_writes_a_run_directory_and_publishes_only_when_asked(tmp_p
     assert "--publish" not in experiment and f"--run-dir runs/{run_dir.name}" in experiment
     assert experiment.endswith("--no-progress --scale 0.01")
     newest = f"runs/{run_dir.name}/checkpoints/ckpt_0000000015.npz"
-    assert tournaments[0].startswith(f"-m agents.tournament --agents policy:{newest}:greedy heuristic*3 --games 8")
+    assert tournaments[0].startswith(f"-m fifthave.agents.tournament --agents policy:{newest}:greedy heuristic*3 --games 8")
     assert f"--out runs/{run_dir.name}/final_vs_random" in tournaments[1]
     evaluation = (run_dir / "final_evaluation.md").read_text()
     assert "Retrain: `bash scripts/train_recipe.sh --scale 0.01`." in evaluation

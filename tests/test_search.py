@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from agents.search import SearchAgent, projected_value, search_factory
-from agents.tournament import agent_factory, run_tournament
+from fifthave.agents.search import SearchAgent, projected_value, search_factory
+from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave_env.engine import Game, GameConfig
 from fifthave_env.engine.determinize import SeatSampler, determinize
 from fifthave_env.engine.game import BID_DECISION
@@ -111,9 +111,9 @@ def test_a_network_plugs_in_as_evaluator(tmp_path):
     """The documented hook: a MaskablePPO checkpoint's critic scores the rolled-out positions."""
     sb3 = pytest.importorskip("sb3_contrib")
     from fifthave_env.gym_env import FifthAvenueEnv
-    from train.checkpoint import save_checkpoint
-    from train.config import TrainConfig
-    from train.search_value import ValueNetEvaluator, network_search_factory
+    from fifthave.train.checkpoint import save_checkpoint
+    from fifthave.train.config import TrainConfig
+    from fifthave.train.search_value import ValueNetEvaluator, network_search_factory
 
     path = str(tmp_path / "net.zip")
     model = sb3.MaskablePPO("MlpPolicy", FifthAvenueEnv(num_players=2), n_steps=64, seed=0, device="cpu",
@@ -145,10 +145,10 @@ def test_the_network_evaluator_reads_the_critic_by_the_reward_it_was_trained_on(
     import torch
 
     from fifthave_env.gym_env import FifthAvenueEnv
-    from train.checkpoint import read_meta, save_checkpoint
-    from train.config import TrainConfig
-    from train.policy_agent import load_policy
-    from train.search_value import ValueNetEvaluator
+    from fifthave.train.checkpoint import read_meta, save_checkpoint
+    from fifthave.train.config import TrainConfig
+    from fifthave.train.policy_agent import load_policy
+    from fifthave.train.search_value import ValueNetEvaluator
 
     model = sb3.MaskablePPO("MlpPolicy", FifthAvenueEnv(num_players=2), n_steps=64, seed=0, device="cpu",
                             policy_kwargs={"net_arch": [64, 64]})
@@ -174,7 +174,7 @@ def test_the_network_evaluator_reads_the_critic_by_the_reward_it_was_trained_on(
 
 def test_projected_value_stays_in_range_for_any_margin(monkeypatch):
     """A margin of thousands of VP once overflowed math.exp in a 3-player labelling run."""
-    import agents.search as search
+    import fifthave.agents.search as search
 
     game = Game(GameConfig(num_players=3), seed=0)
     for scores, expected in (([0.0, 5000.0, 0.0], 0.0), ([5000.0, 0.0, 0.0], 1.0)):

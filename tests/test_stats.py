@@ -1,9 +1,9 @@
-"""agents.stats: interval code against known cases, clustering, paired differences, ratings, alpha-Rank."""
+"""fifthave.agents.stats: interval code against known cases, clustering, paired differences, ratings, alpha-Rank."""
 
 import numpy as np
 import pytest
 
-from agents.stats import (
+from fifthave.agents.stats import (
     alpha_rank,
     bootstrap_elo,
     bradley_terry_elo,

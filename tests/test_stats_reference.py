@@ -1,4 +1,4 @@
-"""agents.stats checked against independent computations: the Bradley-Terry likelihood with ties
+"""fifthave.agents.stats checked against independent computations: the Bradley-Terry likelihood with ties
 maximized by scipy, the control-variate estimator by ordinary least squares with an intercept,
 and R28's order of places computed by hand."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import optimize, stats as scipy_stats
 
-from agents.stats import (bootstrap_elo, bradley_terry_elo, clustered_mean_interval, clustered_rate_interval,
+from fifthave.agents.stats import (bootstrap_elo, bradley_terry_elo, clustered_mean_interval, clustered_rate_interval,
                           control_variate, seat_ranks, wilson_interval)
 
 

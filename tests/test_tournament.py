@@ -10,9 +10,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents import GreedyAgent, HeuristicAgent, RandomAgent
-from agents.stats import bradley_terry_elo, seat_ranks, wilson_interval
-from agents.tournament import (
+from fifthave.agents import GreedyAgent, HeuristicAgent, RandomAgent
+from fifthave.agents.stats import bradley_terry_elo, seat_ranks, wilson_interval
+from fifthave.agents.tournament import (
     TABLE_COLUMNS,
     AgentError,
     TournamentResult,
@@ -98,7 +98,7 @@ def starting_state(game):
 
 
 def test_the_games_of_a_deal_start_from_the_same_state_and_deals_differ(monkeypatch):
-    import agents.tournament as tournament
+    import fifthave.agents.tournament as tournament
 
     starts = {}
     make_env = tournament.fifth_avenue_v0.env
@@ -185,7 +185,7 @@ def test_a_bool_is_refused_not_played_as_an_action_id():
 
 
 def tournament_setup(lineup, seed=0):
-    import agents.tournament as tournament
+    import fifthave.agents.tournament as tournament
 
     return tournament._Setup([label for label, _ in lineup], [factory for _, factory in lineup], len(lineup), 5,
                              300, seed)

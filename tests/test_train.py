@@ -11,17 +11,17 @@ import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
-from agents.tournament import agent_factory, run_tournament
+from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave_env.gym_env import FifthAvenueEnv
 from fifthave_env.observation import OBS_SIZES
-from train import checkpoint as ckpt
-from train.candidate_values import CandidateValueConfig
-from train.config import BCConfig, SelfPlayConfig, TrainConfig, load_config
-from train.evaluate import best_evaluation, best_evaluation_lines, console_prefix, eval_seed, how_to_use
-from train.experiment import cloning_games, expected_seconds, scaled, write_report
-from train.policy_agent import PolicyAgent, PolicyFactory
-from train.search_value import network_search_factory
-from train.train import build_model, main, make_vec_env, train
+from fifthave.train import checkpoint as ckpt
+from fifthave.train.candidate_values import CandidateValueConfig
+from fifthave.train.config import BCConfig, SelfPlayConfig, TrainConfig, load_config
+from fifthave.train.evaluate import best_evaluation, best_evaluation_lines, console_prefix, eval_seed, how_to_use
+from fifthave.train.experiment import cloning_games, expected_seconds, scaled, write_report
+from fifthave.train.policy_agent import PolicyAgent, PolicyFactory
+from fifthave.train.search_value import network_search_factory
+from fifthave.train.train import build_model, main, make_vec_env, train
 
 
 def tiny_config(run_dir, **changes):
@@ -179,7 +179,7 @@ def test_checkpoint_write_is_atomic(tmp_path, monkeypatch):
 def test_configs_in_the_repo_load_and_bad_configs_are_refused(tmp_path):
     configs = os.path.join(os.path.dirname(__file__), "..", "train", "configs")
     for name in sorted(os.listdir(configs)):
-        if name.startswith("candidate_values"):  # train.candidate_values's configs
+        if name.startswith("candidate_values"):  # fifthave.train.candidate_values's configs
             with open(os.path.join(configs, name)) as f:
                 assert CandidateValueConfig(**json.load(f)).games > 0
             continue

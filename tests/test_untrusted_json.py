@@ -56,9 +56,9 @@ def test_safejson_limits_name_the_source(tmp_path):
 def _readers(tmp_path):
     """(name, read(path) for a file holding the text, how the error names the file) of every place that reads
     a user's JSON file."""
-    from agents import tournament
+    from fifthave.agents import tournament
     from fifthave_env import replay
-    from train.config import load_config
+    from fifthave.train.config import load_config
 
     readers = [
         ("recorded game", replay.GameRecord.load, "input.json"),
@@ -67,11 +67,11 @@ def _readers(tmp_path):
         ("fifthave-train --config", load_config, "input.json"),
     ]
     try:
-        from train.rllib.config import load_rllib_config
+        from fifthave.train.rllib.config import load_rllib_config
         readers.append(("fifthave-rllib --config", load_rllib_config, "input.json"))
     except ImportError:
         pass
-    from train import candidate_values, checkpoint, export
+    from fifthave.train import candidate_values, checkpoint, export
 
     readers.append(("candidate values --config", lambda path: candidate_values.main(["--config", str(path)]),
                     "input.json"))
@@ -94,7 +94,7 @@ def _readers(tmp_path):
     readers += [("checkpoint metadata", sb3_zip, "model.zip: fifthave.json"),
                 ("candidate-value metadata", values_file, "values.pt")]
     try:
-        from train.rllib import agent as rllib_agent
+        from fifthave.train.rllib import agent as rllib_agent
     except ImportError:
         return readers
 

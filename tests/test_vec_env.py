@@ -1,4 +1,4 @@
-"""train.vec_env: batched policy opponents choose what one-at-a-time ones choose; state survives a round trip."""
+"""fifthave.train.vec_env: batched policy opponents choose what one-at-a-time ones choose; state survives a round trip."""
 
 import json
 
@@ -7,11 +7,11 @@ import pytest
 from sb3_contrib import MaskablePPO
 
 from fifthave_env.gym_env import FifthAvenueEnv
-from train.checkpoint import save_checkpoint
-from train.config import TrainConfig
-from train.opponents import PoolOpponents, ScriptedOpponents
-from train.policy_agent import ActorNet
-from train.vec_env import FifthAvenueVecEnv
+from fifthave.train.checkpoint import save_checkpoint
+from fifthave.train.config import TrainConfig
+from fifthave.train.opponents import PoolOpponents, ScriptedOpponents
+from fifthave.train.policy_agent import ActorNet
+from fifthave.train.vec_env import FifthAvenueVecEnv
 
 ENV = dict(num_players=4, board=5)
 
@@ -134,10 +134,10 @@ def test_a_restored_shard_tracks_its_policy_opponents_first_layers_as_the_origin
 
 
 def test_advisers_in_the_worker_processes_match_the_advised_env_and_survive_a_round_trip():
-    """``advisers``: the learner's observations end with the advice block, as ``train.hints.AdvisedEnv``
+    """``advisers``: the learner's observations end with the advice block, as ``fifthave.train.hints.AdvisedEnv``
     writes it one game at a time, also from the worker processes and after ``set_state``."""
-    from train.hints import AdvisedEnv
-    from train.opponents import ScriptedOpponents
+    from fifthave.train.hints import AdvisedEnv
+    from fifthave.train.opponents import ScriptedOpponents
 
     opponents = ScriptedOpponents(["heuristic", "random"])
     env = FifthAvenueVecEnv(3, ENV, opponents, workers=0, advisers=["heuristic"])
@@ -177,8 +177,8 @@ def test_advisers_in_the_worker_processes_match_the_advised_env_and_survive_a_ro
 def test_games_of_one_opponent_list_play_their_own_copies_which_still_share_a_network(pool, monkeypatch):
     """A list of agents (the same objects for every game of the shard) is copied per game, so each game
     plays as with agents of its own; copies of a policy agent share its network, so they still batch."""
-    from agents import HeuristicAgent
-    from train.policy_agent import PolicyFactory
+    from fifthave.agents import HeuristicAgent
+    from fifthave.train.policy_agent import PolicyFactory
 
     def fresh_agents(*_):
         return [PolicyFactory(pool[0])(), PolicyFactory(pool[0])(), HeuristicAgent()]
@@ -205,8 +205,8 @@ def test_saved_games_with_pickled_or_malformed_samplers_are_refused_untouched_an
     before = env.get_state()
     hostile = [
         # what the audit found the old allow-list let through: a dotted name, and any function of our modules
-        pickled_call("train.checkpoint", "os.system", f"touch {marker}"),
-        pickled_call("train.checkpoint", "atomic_write_bytes", str(marker), b"hello"),
+        pickled_call("fifthave.train.checkpoint", "os.system", f"touch {marker}"),
+        pickled_call("fifthave.train.checkpoint", "atomic_write_bytes", str(marker), b"hello"),
         {"kind": "os.system", "names": ["random"]},
         {"kind": "scripted", "names": ["random"], "factory": "os.system"},
         {"kind": "scripted", "names": ["policy:/tmp/x.zip"]},

@@ -15,11 +15,11 @@ with warnings.catch_warnings():  # starlette 1.x would rather have httpx2, which
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
-from agents.registry import AGENT_FACTORIES  # noqa: E402
-from agents.search import SearchAgent  # noqa: E402
-from agents.web.server import create_app  # noqa: E402
-from agents.web.sessions import MAX_RECORD_BYTES  # noqa: E402
-from agents.web.views import state_view  # noqa: E402
+from fifthave.agents.registry import AGENT_FACTORIES  # noqa: E402
+from fifthave.agents.search import SearchAgent  # noqa: E402
+from fifthave.agents.web.server import create_app  # noqa: E402
+from fifthave.agents.web.sessions import MAX_RECORD_BYTES  # noqa: E402
+from fifthave.agents.web.views import state_view  # noqa: E402
 from fifthave_env.engine.determinize import determinize  # noqa: E402
 from fifthave_env.engine.game import Game, GameConfig  # noqa: E402
 from fifthave_env.replay import GameRecord, record_game  # noqa: E402
@@ -206,7 +206,7 @@ def _actors(record):
 
 
 def test_a_tournament_game_is_played_again_from_its_seeds(client):
-    from agents.tournament import run_tournament, agent_factory
+    from fifthave.agents.tournament import run_tournament, agent_factory
 
     names = ["heuristic", "greedy", "random", "search:2"]
     result = run_tournament([(n, agent_factory(n)) for n in names], games=4, seed=1)
@@ -241,7 +241,7 @@ def test_the_command_prints_its_address_and_serves_the_page_with_nothing_from_th
     import sys
     import urllib.request
 
-    server = subprocess.Popen([sys.executable, "-m", "agents.web", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen([sys.executable, "-m", "fifthave.agents.web", "--port", "0"], stdout=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline()
         address = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
@@ -261,7 +261,7 @@ def test_the_command_prints_its_address_and_serves_the_page_with_nothing_from_th
 
 def test_the_learned_agents_explain_their_decisions():
     pytest.importorskip("torch")
-    from agents.tournament import agent_factory
+    from fifthave.agents.tournament import agent_factory
 
     names = ["policy-4p", "values-4p"]
     agents = [agent_factory(n)() for n in names] + [AGENT_FACTORIES["heuristic"]() for _ in range(2)]

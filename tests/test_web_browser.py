@@ -23,9 +23,9 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from agents.registry import AGENT_FACTORIES  # noqa: E402
-from agents.search import SearchAgent  # noqa: E402
-from agents.web.server import create_app  # noqa: E402
+from fifthave.agents.registry import AGENT_FACTORIES  # noqa: E402
+from fifthave.agents.search import SearchAgent  # noqa: E402
+from fifthave.agents.web.server import create_app  # noqa: E402
 from fifthave_env.replay import record_game  # noqa: E402
 
 CHROMIUM = os.environ.get("FIFTHAVE_CHROMIUM", "/usr/bin/chromium")

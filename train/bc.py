@@ -1,7 +1,7 @@
 """Behaviour cloning into a MaskablePPO policy, with DAgger and value pretraining; with a search agent as
 the teacher, one iteration of expert iteration.
 
-A run whose config has ``bc`` (``BCConfig``) starts here: ``train.train`` builds
+A run whose config has ``bc`` (``BCConfig``) starts here: ``fifthave.train.train`` builds
 the MaskablePPO model (the very network PPO then fine-tunes) and calls
 ``behaviour_cloning`` before the first PPO rollout; the report (agreement per
 fit) goes to ``RUN_DIR/bc.json``, and the run's first evaluation row (step 0)
@@ -9,13 +9,13 @@ is the clone's win rate. With ``total_timesteps`` 0 the clone is the result.
 
 Data: games whose recorded seats are played by the teacher, ``bc.teacher``:
 HeuristicAgent (or any scripted agent) in every seat, or a search agent
-(``search:ROLLOUTS:DEPTH``, ``agents.search``) in one seat against the config's
+(``search:ROLLOUTS:DEPTH``, ``fifthave.agents.search``) in one seat against the config's
 ``opponents`` (``bc.teacher_seats``); the searching seat gets its seat's sampler
 of determinizations as in a tournament, so its labels use only what the seat
 knows. Learning to predict the search's choices from the observation is expert
 iteration's apprentice step (Anthony, Tian and Barber, 2017). Each record is the
 seat's features (its observation, plus the advisers' one-hot choices when the
-config names ``advisers``, ``train.hints``), its legal-action mask, the teacher's
+config names ``advisers``, ``fifthave.train.hints``), its legal-action mask, the teacher's
 action and the seat's discounted end-of-game reward (the config's ``reward`` and
 ``gamma``), the target of the value head. Games are played in ``config.workers``
 processes, each from a generator drawn first, so the data does not depend on the
@@ -40,8 +40,8 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import torch
 
-from agents.base import give_sampler
-from agents.tournament import agent_factory
+from fifthave.agents.base import give_sampler
+from fifthave.agents.tournament import agent_factory
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.engine.game import Game
 from fifthave_env.env_common import end_reward, game_config
@@ -183,7 +183,7 @@ def collect(config, games, rng, learner=None):
     jobs = [(config, int(seed), learner) for seed in seeds]
     if config.workers > 1 and games > 1:
         # an executor's exit waits for its workers; a Pool's terminates them, and one killed while sending a
-        # result can leave the pool waiting forever (agents.tournament.fork_pool)
+        # result can leave the pool waiting forever (fifthave.agents.tournament.fork_pool)
         with ProcessPoolExecutor(min(config.workers, games), mp_context=multiprocessing.get_context("spawn"),
                                  initializer=torch.set_num_threads, initargs=(1,)) as pool:
             results = list(pool.map(_play_seeded, *zip(*jobs)))

@@ -1,6 +1,6 @@
 """Learned values of the search's candidates: a network that chooses whole bids and board moves without searching.
 
-The search agent (``agents.search``) wins by comparing *candidates* - whole bids in an auction (pass, the
+The search agent (``fifthave.agents.search``) wins by comparing *candidates* - whole bids in an auction (pass, the
 heuristic's bid, the cheapest raise per colour and building limit), or the legal moves of a board decision -
 on sampled hidden cards. A network trained to predict its card-by-card choices learns little of that
 (``results/training/RECIPE.md``): single searches are noisy labels, and a bid chosen one card at a time loses
@@ -17,12 +17,12 @@ what made the whole bid good. Here the network learns the search's *values* inst
 * **DAgger.** With ``dagger_games``, the fitted ensemble then plays the searched seat in further games, the
   search only labelling its decisions, and the ensemble is fitted again on all labels: the labels then cover
   the positions the network's own play reaches (Ross, Gordon and Bagnell, 2011).
-* **Play.** ``CandidateValueAgent`` (``agents.learned``, numpy alone) lists the same candidates as the search and plays
+* **Play.** ``CandidateValueAgent`` (``fifthave.agents.learned``, numpy alone) lists the same candidates as the search and plays
   the one the network values most, with no bonus for the heuristic's candidate (the fit shrinks the values
   toward 0, so the search's bonus would outweigh nearly every deviation); it needs no sampler and no
   rollout. Decisions outside its ``played_groups`` are the HeuristicAgent's.
 
-``python -m train.candidate_values --config train/configs/candidate_values.json`` runs it; the network is written
+``python -m fifthave.train.candidate_values --config train/configs/candidate_values.json`` runs it; the network is written
 as the agent file ``RUN_DIR/values.npz``, which plays as ``values:PATH`` (or its bare path) in
 ``fifthave-tournament``.
 """
@@ -39,11 +39,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from agents.base import give_sampler, reads_view
-from agents.registry import AGENT_FACTORIES, check_agent_names
-from agents.search import DECISION_GROUPS, SearchAgent
-from agents.tournament import agent_factory, run_tournament
-from agents.view import SeatView, StateView
+from fifthave.agents.base import give_sampler, reads_view
+from fifthave.agents.registry import AGENT_FACTORIES, check_agent_names
+from fifthave.agents.search import DECISION_GROUPS, SearchAgent
+from fifthave.agents.tournament import agent_factory, run_tournament
+from fifthave.agents.view import SeatView, StateView
 from fifthave_env.engine import safejson
 from fifthave_env.engine.game import Game
 from fifthave_env.env_common import game_config
@@ -65,7 +65,7 @@ from .values_agent import (
 
 @dataclass
 class CandidateValueConfig:
-    """How the candidate-value network is trained (``python -m train.candidate_values --config FILE``)."""
+    """How the candidate-value network is trained (``python -m fifthave.train.candidate_values --config FILE``)."""
 
     seed: int = 0
     """Seeds every game and the fit: the same config gives the same weights."""
@@ -76,7 +76,7 @@ class CandidateValueConfig:
     observation_layout: int = 1
     """Observation layout the network reads (``fifthave_env.observation.LAYOUTS``; 1 adds the derived views)."""
     groups: list = field(default_factory=lambda: ["bid", "board"])
-    """Decision groups the search labels and the network learns (``agents.search.DECISION_GROUPS``).
+    """Decision groups the search labels and the network learns (``fifthave.agents.search.DECISION_GROUPS``).
     Where the search gains depends on the player count: in 4 players the A/B/C/D choice and the commissioner
     moves gain nothing (bids and board decisions do), while in 2 and 3 players they gain most (the 2-player
     search wins 0.83 against the heuristic searching only those, 0.54 searching bids and board decisions), so

@@ -17,7 +17,7 @@ own tools read our files) is never read; networks are built from the validated
 config, and ``read_state_dict`` reads their tensors with ``torch.load(...,
 weights_only=True)`` (tensors and plain containers only), which
 ``load_module_state`` and ``load_optimizer_state`` check against the network.
-Each checkpoint gets ``ckpt_N.zip.sha256`` beside it once complete (``train.manifest``); ``--resume``
+Each checkpoint gets ``ckpt_N.zip.sha256`` beside it once complete (``fifthave.train.manifest``); ``--resume``
 reads only a checkpoint that matches it. A ``kill -9`` during a write can leave a ``.ckpt_*.zip.tmp-PID`` file behind;
 ``remove_stale_temporaries`` deletes those whose writer is gone, and
 ``newest_intact_checkpoint`` skips (with a warning) checkpoints that do not read.
@@ -215,12 +215,12 @@ def latest_checkpoint(run_dir):
 
 
 def newest_intact_checkpoint(run_dir):
-    """``(path, meta)`` of the newest checkpoint of ``run_dir`` that matches its manifest (``train.manifest``)
+    """``(path, meta)`` of the newest checkpoint of ``run_dir`` that matches its manifest (``fifthave.train.manifest``)
     and reads (``read_meta``), or ``(None, None)`` if there is none; every newer one skipped is named in a
     warning with what is wrong with it."""
     for path in _checkpoints(run_dir):
         try:
-            verify_file(path)  # before anything of it is read (train.manifest)
+            verify_file(path)  # before anything of it is read (fifthave.train.manifest)
             return path, read_meta(path)
         except (CheckpointError, ManifestError) as err:
             warnings.warn(f"skipping checkpoint {path}: {err}", stacklevel=2)

@@ -11,9 +11,9 @@ an error naming the field, the value and what is allowed.
 import dataclasses
 from dataclasses import dataclass, field
 
-from agents.agentfile import MAX_LAYERS, MAX_WIDTH
-from agents.registry import check_agent_names
-from agents.search import search_factory
+from fifthave.agents.agentfile import MAX_LAYERS, MAX_WIDTH
+from fifthave.agents.registry import check_agent_names
+from fifthave.agents.search import search_factory
 from fifthave_env.engine import checks, safejson
 from fifthave_env.env_common import game_config
 from fifthave_env.observation import LAYOUTS
@@ -62,7 +62,7 @@ class SelfPlayConfig:
 
 @dataclass
 class LeagueConfig:
-    """Opponents by prioritized fictitious self-play (``train.league``): scripted anchors and past snapshots,
+    """Opponents by prioritized fictitious self-play (``fifthave.train.league``): scripted anchors and past snapshots,
     one per training game, drawn with weight ``max(min_weight, (1 - p) ** pfsp_power)`` for the learner's
     win rate ``p`` against each."""
 
@@ -100,12 +100,12 @@ class LeagueConfig:
 
 @dataclass
 class BCConfig:
-    """Behaviour cloning before PPO (``train.bc``): the policy network PPO fine-tunes first imitates the
+    """Behaviour cloning before PPO (``fifthave.train.bc``): the policy network PPO fine-tunes first imitates the
     teacher (masked cross-entropy) and its value head learns the games' outcomes."""
 
     teacher: str = "heuristic"
     """The agent imitated: a name of ``AGENT_FACTORIES``, or a search agent (``search:ROLLOUTS:DEPTH``,
-    ``agents.search``), which makes the clone an apprentice of the search (expert iteration)."""
+    ``fifthave.agents.search``), which makes the clone an apprentice of the search (expert iteration)."""
     teacher_seats: str = "all"
     """``all``: teachers play every seat of the data games, all recorded; ``one``: the teacher plays one seat
     per game (the seat evaluation gives the learner), the config's ``opponents`` the others."""
@@ -160,7 +160,7 @@ class TrainConfig:
     layout 0 plus the derived views, ``fifthave_env.observation.DERIVED_VIEWS``). Its policy agent asks
     tournaments and self-play for the same layout."""
     opponents: list = field(default_factory=lambda: ["random"])
-    """Scripted opponents for training (names of ``agents.registry.AGENT_FACTORIES``: ``random``,
+    """Scripted opponents for training (names of ``fifthave.agents.registry.AGENT_FACTORIES``: ``random``,
     ``greedy``, ``heuristic``, ...): every opponent seat of every game is drawn uniformly from this list,
     so repeating a name weights it."""
     total_timesteps: int = 100_000
@@ -170,7 +170,7 @@ class TrainConfig:
     n_envs: int = 2
     """Environments stepped in parallel."""
     workers: int = 2
-    """Worker processes that step the games (``train.vec_env``), each owning a share of the ``n_envs`` games,
+    """Worker processes that step the games (``fifthave.train.vec_env``), each owning a share of the ``n_envs`` games,
     while this process chooses the learner's actions; 0 steps them in this process."""
     local_shard: bool = False
     """With ``workers`` of at least 1: one more share of the games steps in this process, after it sent the
@@ -220,14 +220,14 @@ class TrainConfig:
     (fine-tuning, or self-play from a trained agent); its network shape must match ``net_arch``."""
     advisers: list = field(default_factory=list)
     """Scripted agents (names of ``AGENT_FACTORIES``) whose choices for the learner's seat are appended to
-    its observation as one-hot blocks (``train.hints``); empty: the bare observation."""
+    its observation as one-hot blocks (``fifthave.train.hints``); empty: the bare observation."""
     advice_prior: float = 5.0
     """With ``advisers``: the logits by which the untrained policy prefers the first adviser's choice (a skip
-    connection from the advice to the actor's output, ``train.hints.AdvisedPolicy``)."""
+    connection from the advice to the actor's output, ``fifthave.train.hints.AdvisedPolicy``)."""
     selfplay: SelfPlayConfig | None = None
     """Self-play settings; None trains against the scripted ``opponents`` only."""
     bc: BCConfig | None = None
-    """Behaviour cloning that makes the starting policy of a new run (``train.bc``); None: no cloning."""
+    """Behaviour cloning that makes the starting policy of a new run (``fifthave.train.bc``); None: no cloning."""
     league: LeagueConfig | None = None
     """League settings (PFSP over scripted anchors and snapshots); replaces ``opponents`` and ``selfplay``."""
 

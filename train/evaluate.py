@@ -1,11 +1,11 @@
-"""Evaluation of a learned agent with the tournament of ``agents.tournament``.
+"""Evaluation of a learned agent with the tournament of ``fifthave.agents.tournament``.
 
 ``evaluate(make_agent, opponent, games, config, seed)`` plays a seeded
 tournament of ``games`` games (rounded up to a multiple of the player count):
 the learned agent in one seat, which rotates through all seats, and the
 scripted ``opponent`` in every other seat. The win rate counts a shared win as
 1/k for each of the k winners (the tournament's rule) and comes with the
-tournament's 95% interval clustered by deal (``agents.stats.clustered_rate_interval``:
+tournament's 95% interval clustered by deal (``fifthave.agents.stats.clustered_rate_interval``:
 the games of a deal share its cards, so they are not independent); tables show it next
 to the fair share 1 / players; ``truncated`` counts the games that reached ``max_turns`` (R29)
 (their winners are the tournament's, so a high count says the win rate is not
@@ -15,7 +15,7 @@ The training run evaluates with ``eval_seed(config)``, the same deals at every
 point. A checkpoint (or a published ``policy.zip``) is evaluated again the same
 way, without retraining, by::
 
-    python -m train.evaluate results/training/policy.zip [--games N] [--opponents heuristic ...]
+    python -m fifthave.train.evaluate results/training/policy.zip [--games N] [--opponents heuristic ...]
 
 which uses the config saved in the checkpoint (opponents, games, seed, whether the
 learner plays its most likely action) and prints the rows of that step of the
@@ -30,7 +30,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from agents.tournament import GREEDY_SUFFIX, agent_factory, run_tournament
+from fifthave.agents.tournament import GREEDY_SUFFIX, agent_factory, run_tournament
 
 from .export import agent_file_of
 
@@ -51,7 +51,7 @@ def console_prefix():
 
 def trained_agent_name(kind, path, greedy):
     """The agent name (``agent_factory``'s) of a trained checkpoint: ``KIND:AGENT_FILE`` (its agent file, written
-    beside it, ``train.export.agent_file_of``; a checkpoint directory for ``rllib``), ``:greedy`` when it plays
+    beside it, ``fifthave.train.export.agent_file_of``; a checkpoint directory for ``rllib``), ``:greedy`` when it plays
     its most likely moves."""
     if kind != "rllib":
         path = agent_file_of(path)
@@ -193,7 +193,7 @@ def format_table(rows, num_players):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m train.evaluate",
+    parser = argparse.ArgumentParser(prog="python -m fifthave.train.evaluate",
                                      description="Evaluate a checkpoint as its training run did (no retraining).")
     parser.add_argument("checkpoint", help="a checkpoint or a published policy.zip")
     parser.add_argument("--opponents", nargs="+", help="default: the run's eval_opponents")

@@ -18,7 +18,7 @@ into a new run directory (the config's ``run_dir`` with the date and time append
 
 ``--publish`` also copies them to ``--out`` (default ``results/training``) with
 ``policy.zip``, the final policy without optimizer state
-(``train.checkpoint.export_policy``), and ``policy.npz``, its agent file (``train.export``), playable as
+(``fifthave.train.checkpoint.export_policy``), and ``policy.npz``, its agent file (``fifthave.train.export``), playable as
 ``results/training/policy.npz``
 in ``fifthave-tournament`` and ``fifthave-play``. Nothing in ``results/`` changes
 without ``--publish``.
@@ -189,7 +189,7 @@ def write_report(config, out, run=None):
         f"{_training_text(config)}; "
         f"{config.eval_games} evaluation games per opponent and point (the learner rotates through the seats, "
         "every other seat plays the opponent; a win shared by k players counts 1/k); 95% intervals clustered "
-        "by deal (the games of a deal share its cards; `agents.stats.clustered_rate_interval`).", "",
+        "by deal (the games of a deal share its cards; `fifthave.agents.stats.clustered_rate_interval`).", "",
         format_table(rows, config.num_players), "",
         "![win rate](win_rate.png)", "",
     ]
@@ -244,7 +244,7 @@ def expected_seconds(config, published_run):
 
 def publish(config, run_dir, out):
     """Copy the run's outputs to ``out`` and export its final policy as ``out/policy.zip`` (to continue training
-    from: ``init_from``) and ``out/policy.npz`` (the agent file every command plays, ``train.export``)."""
+    from: ``init_from``) and ``out/policy.npz`` (the agent file every command plays, ``fifthave.train.export``)."""
     os.makedirs(out, exist_ok=True)
     for name in ("results.csv", "README.md", "win_rate.png", "run.json"):
         shutil.copyfile(os.path.join(run_dir, name), os.path.join(out, name))

@@ -1,11 +1,11 @@
-"""Export trained agents to the one agent file every command plays (``agents.agentfile``): numpy alone, no pickle.
+"""Export trained agents to the one agent file every command plays (``fifthave.agents.agentfile``): numpy alone, no pickle.
 
 Every training method writes one as it goes (``fifthave-train`` / ``fifthave-selfplay``: ``RUN_DIR/agent.npz``
 at the end of the run; ``fifthave-experiment --publish``: ``OUT/policy.npz``; candidate values: ``values.npz``;
 ``fifthave-rllib``: ``agent.npz`` in every checkpoint directory). Files written in the older formats are
 converted once with::
 
-    python -m train.export SOURCE [OUT.npz]
+    python -m fifthave.train.export SOURCE [OUT.npz]
 
 SOURCE: a MaskablePPO checkpoint or published policy (``.zip`` with ``fifthave.json``), a candidate-value
 network (``values.pt``) or a ``fifthave-rllib`` checkpoint directory; OUT defaults to SOURCE with the
@@ -21,8 +21,8 @@ import sys
 import numpy as np
 
 import fifthave_env
-from agents.agentfile import AGENT_FILE, CANDIDATE_FEATURES, VALUE_PARTS, AgentFileError, is_agent_file, write_agent_file
-from agents.learned import ActorNet, NumpyValueNet
+from fifthave.agents.agentfile import AGENT_FILE, CANDIDATE_FEATURES, VALUE_PARTS, AgentFileError, is_agent_file, write_agent_file
+from fifthave.agents.learned import ActorNet, NumpyValueNet
 from fifthave_env.engine import safejson
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.observation import OBS_SIZES
@@ -33,7 +33,7 @@ def _versions(**more):
 
 
 def write_policy(path, net, config, name, kind="policy", training=None, versions=None):
-    """Write the policy network ``net`` (an ``agents.learned.ActorNet``) trained with ``config`` (a dict holding
+    """Write the policy network ``net`` (an ``fifthave.agents.learned.ActorNet``) trained with ``config`` (a dict holding
     num_players, board, observation_version and, for sb3, advisers) as an agent file; returns its sha256."""
     architecture, arrays = net.to_arrays()
     advisers = list(config.get("advisers") or [])
@@ -47,7 +47,7 @@ def write_policy(path, net, config, name, kind="policy", training=None, versions
 
 
 def write_values(path, net, config, report=None, name="values", versions=None):
-    """Write a candidate-value ensemble (an ``agents.learned.NumpyValueNet``) trained with ``config`` (the
+    """Write a candidate-value ensemble (an ``fifthave.agents.learned.NumpyValueNet``) trained with ``config`` (the
     ``CandidateValueConfig`` as a dict) as an agent file; returns its sha256."""
     architecture, arrays = net.to_arrays()
     layout = config["observation_layout"]
@@ -77,7 +77,7 @@ def export_checkpoint(checkpoint, out):
                         versions=meta["versions"])
 
 
-VALUES_PT_FORMAT = "fifthave-candidate-values/2"  # what train.values_agent wrote before the agent file
+VALUES_PT_FORMAT = "fifthave-candidate-values/2"  # what fifthave.train.values_agent wrote before the agent file
 
 
 def load_values_pt(path):
@@ -154,7 +154,7 @@ def export(source, out=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m train.export", description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog="python -m fifthave.train.export", description=__doc__.split("\n\n")[0],
                                      epilog="Converting reads torch weights with torch.load(weights_only=True) "
                                             "(a restricted unpickler); playing the result never unpickles.")
     parser.add_argument("source", help="a MaskablePPO checkpoint .zip, a values.pt or a fifthave-rllib checkpoint "
@@ -165,7 +165,7 @@ def main(argv=None):
     try:
         out, digest = export(args.source, args.out)
     except (AgentFileError, ValueError, OSError) as error:
-        sys.exit(f"python -m train.export: {error}")
+        sys.exit(f"python -m fifthave.train.export: {error}")
     print(f"wrote {out} (weights sha256 {digest}); play it as an agent named {out}")
 
 

@@ -4,13 +4,13 @@ A flat network does not recover HeuristicAgent's arithmetic (each plot's worth,
 district majorities, what a bid buys) from the observation vector: a clone on
 the bare observation agrees with it on 78% of decisions and wins 0.04 against
 three of them. So the learner is given the advisers' choices as inputs: for each
-adviser (a name of ``agents.registry.AGENT_FACTORIES``, e.g. ``heuristic``,
+adviser (a name of ``fifthave.agents.registry.AGENT_FACTORIES``, e.g. ``heuristic``,
 ``heuristic-aggressive``) a one-hot block of ``NUM_ACTIONS`` after the
 observation. The network can copy an adviser, pick between advisers per
 situation, or overrule them; PPO learns where that pays.
 
 Advisers see exactly the seat's own observation and mask (they are agents of the
-``agents.base`` protocol playing the learner's seat), so the features leak
+``fifthave.agents.base`` protocol playing the learner's seat), so the features leak
 nothing. They keep state across a seat's decisions (a bid plan laid card by
 card); when the seat plays something else, ``record`` makes them plan again.
 
@@ -23,7 +23,7 @@ for a plain network to learn to copy (without it a clone at 97% agreement still
 disagreed with the heuristic on 58% of starting placements), and the hidden layers learn
 only where to deviate.
 
-``AdvisedEnv`` wraps ``FifthAvenueEnv`` (one game); ``train.vec_env.FifthAvenueVecEnv(advisers=...)``
+``AdvisedEnv`` wraps ``FifthAvenueEnv`` (one game); ``fifthave.train.vec_env.FifthAvenueVecEnv(advisers=...)``
 adds the advice in its worker processes for training; ``PolicyAgent`` uses
 ``Advisers`` directly when a checkpoint's config names advisers.
 """
@@ -35,7 +35,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 
-from agents.learned import Advisers  # noqa: F401 (playing an advised policy needs only numpy)
+from fifthave.agents.learned import Advisers  # noqa: F401 (playing an advised policy needs only numpy)
 from fifthave_env.engine.actions import NUM_ACTIONS
 
 

@@ -1,6 +1,6 @@
 """A league of opponents sampled by prioritized fictitious self-play (PFSP, as in AlphaStar).
 
-Entries: scripted anchors (names of ``agents.registry.AGENT_FACTORIES``, e.g.
+Entries: scripted anchors (names of ``fifthave.agents.registry.AGENT_FACTORIES``, e.g.
 every HeuristicAgent bidding strategy and GreedyAgent) and snapshots of the
 learner taken every ``snapshot_every`` env steps (the newest ``max_snapshots``
 are kept; the newest stands for the current policy). Each training game draws
@@ -78,7 +78,7 @@ class League:
                                    LeagueOpponents(self.labels(), self.anchors + self.paths, self.pushed_weights))
 
     def state(self):
-        """What a resumed run needs (``train.train`` run state), as JSON-compatible data."""
+        """What a resumed run needs (``fifthave.train.train`` run state), as JSON-compatible data."""
         return {"next_snapshot": self.next_snapshot, "games_since_push": self.games_since_push,
                 "results": {label: list(window) for label, window in self.results.items()},
                 "weights": [float(w) for w in self.pushed_weights]}

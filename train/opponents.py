@@ -1,7 +1,7 @@
 """Opponents for ``FifthAvenueEnv``: scripted agents by name, the self-play pool and the PFSP league.
 
 The samplers are picklable callables ``(rng, count) -> list of agents`` that the
-env calls at every reset (in the game worker processes of ``train.vec_env``), so
+env calls at every reset (in the game worker processes of ``fifthave.train.vec_env``), so
 each game draws its opponents from the env's seeded generator. Checkpoints hold
 them as plain data (``opponents_to_data`` / ``opponents_from_data``, which checks
 every field), never pickled: a checkpoint is untrusted input.
@@ -9,8 +9,8 @@ every field), never pickled: a checkpoint is untrusted input.
 
 import math
 
-from agents.registry import check_agent_names
-from agents.tournament import agent_factory
+from fifthave.agents.registry import check_agent_names
+from fifthave.agents.tournament import agent_factory
 from fifthave_env.engine import checks
 
 from .policy_agent import PolicyFactory
@@ -26,7 +26,7 @@ def _checkpoint_path(name, value):
 
 class ScriptedOpponents:
     """Each opponent seat plays an agent drawn uniformly from ``names`` (repeat a name to weight it);
-    the names are those of ``agents.registry.AGENT_FACTORIES``."""
+    the names are those of ``fifthave.agents.registry.AGENT_FACTORIES``."""
 
     def __init__(self, names):
         self.names = list(names)
@@ -79,7 +79,7 @@ class PoolOpponents:
 
 
 class LeagueOpponents:
-    """One entry of the league (``train.league``) per game, drawn with ``weights``, plays every opponent seat:
+    """One entry of the league (``fifthave.train.league``) per game, drawn with ``weights``, plays every opponent seat:
     a scripted agent (its name as ``spec``) or a snapshot (``spec`` its checkpoint, label ``snapshot@STEP``)."""
 
     def __init__(self, labels, specs, weights):
@@ -128,7 +128,7 @@ _FIELDS = {"scripted": ("names",), "pool": ("scripted_names", "pool_paths", "scr
 def opponents_to_data(sampler):
     """``sampler`` (one of ``SAMPLERS``) as JSON data, for a checkpoint."""
     if type(sampler) not in SAMPLERS.values():
-        raise TypeError(f"only the samplers of train.opponents ({', '.join(c.__name__ for c in SAMPLERS.values())}) "
+        raise TypeError(f"only the samplers of fifthave.train.opponents ({', '.join(c.__name__ for c in SAMPLERS.values())}) "
                         f"can be saved, got {sampler!r}")
     return sampler.to_data()
 

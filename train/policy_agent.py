@@ -1,18 +1,18 @@
 """A MaskablePPO checkpoint as an agent, in training: ``PolicyAgent.load("run/checkpoints/ckpt_....zip")``.
 
-Playing lives in ``agents.learned`` (numpy alone): ``PolicyAgent`` samples from the masked policy with the
+Playing lives in ``fifthave.agents.learned`` (numpy alone): ``PolicyAgent`` samples from the masked policy with the
 generator ``reset`` gives it (or plays the most likely action with ``deterministic=True``), so games with it
 replay from their seeds. This module builds its ``ActorNet`` from a MaskablePPO policy (a copy of the weights
 taken when the agent is built) and reads training's own checkpoints (the self-play pool, evaluation of a
 run's checkpoints); anything a user plays from a file goes through the exported agent file
-(``train.export``), which reads without torch and without unpickling.
+(``fifthave.train.export``), which reads without torch and without unpickling.
 """
 
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
-from agents import learned
+from fifthave.agents import learned
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.gym_env import FifthAvenueEnv
 
@@ -24,8 +24,8 @@ _ACTIVATIONS = {torch.nn.Tanh: learned.ACTIVATION_FUNCTIONS["tanh"], torch.nn.Re
 
 
 class ActorNet(learned.ActorNet):
-    """``agents.learned.ActorNet`` built from the actor of a MaskablePPO ``MlpPolicy`` (or
-    ``train.hints.AdvisedPolicy``): observation -> action logits."""
+    """``fifthave.agents.learned.ActorNet`` built from the actor of a MaskablePPO ``MlpPolicy`` (or
+    ``fifthave.train.hints.AdvisedPolicy``): observation -> action logits."""
 
     def __init__(self, policy):
         if not isinstance(policy.features_extractor, FlattenExtractor):
@@ -36,7 +36,7 @@ class ActorNet(learned.ActorNet):
 
     @staticmethod
     def from_modules(modules):
-        """An ``agents.learned.ActorNet`` from torch ``Linear`` and activation modules in order (also the actor of
+        """An ``fifthave.agents.learned.ActorNet`` from torch ``Linear`` and activation modules in order (also the actor of
         an RLlib PPO module)."""
         layers = []  # (weight transposed, bias, activation or None)
         for module in modules:
@@ -51,7 +51,7 @@ class ActorNet(learned.ActorNet):
 
 
 class PolicyAgent(learned.PolicyAgent):
-    """``agents.learned.PolicyAgent`` that also takes a MaskablePPO policy and reads training's checkpoints."""
+    """``fifthave.agents.learned.PolicyAgent`` that also takes a MaskablePPO policy and reads training's checkpoints."""
 
     def __init__(self, policy, deterministic=False, name="ppo", meta=None, advisers=None, other_games="error"):
         if not isinstance(policy, learned.ActorNet):
@@ -81,7 +81,7 @@ def load_policy(path, meta=None):
     (published checkpoints have none).
 
     The network is built from the validated config (its spaces from the env the config describes) and only the
-    weights are read (``train.checkpoint.load_module_state``): nothing of the checkpoint is unpickled. Unlike
+    weights are read (``fifthave.train.checkpoint.load_module_state``): nothing of the checkpoint is unpickled. Unlike
     ``MaskablePPO.load`` it leaves the process's generators alone, so a self-play run that loads a past policy
     in the middle of training stays reproducible.
     """

@@ -1,6 +1,6 @@
 """How the learner's sb3 policy is evaluated outside autograd, in one place: the rollout's forward passes (in the
-learner's process and in the game workers, ``train.vec_env``) and the reading of sb3's MLP policy that the update
-(``train.ppo``) shares with them."""
+learner's process and in the game workers, ``fifthave.train.vec_env``) and the reading of sb3's MLP policy that the update
+(``fifthave.train.ppo``) shares with them."""
 
 import torch
 from gymnasium import spaces
@@ -38,8 +38,8 @@ class RolloutForward:
     """Logits and values of an sb3 actor-critic ``policy`` for small batches of observations, with the weights as
     they were at the last ``refresh()`` (a rollout does not change them).
 
-    Policies that read the flat observation (sb3's ``MlpPolicy``, ``train.hints.AdvisedPolicy``) run in numpy
-    (``train.policy_agent.ActorNet`` for the actor and the critic): for the few games of one shard, a torch call
+    Policies that read the flat observation (sb3's ``MlpPolicy``, ``fifthave.train.hints.AdvisedPolicy``) run in numpy
+    (``fifthave.train.policy_agent.ActorNet`` for the actor and the critic): for the few games of one shard, a torch call
     chain costs mostly its dispatch, which the games running in between make several times dearer. The values are
     the module's up to float rounding. Any other policy is evaluated by its modules."""
 

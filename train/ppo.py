@@ -4,9 +4,9 @@
 rollout buffer, same saved files) with two changes to how time is spent, not to
 what is computed:
 
-- On a ``train.vec_env.FifthAvenueVecEnv`` (on the CPU), the rollout is a
+- On a ``fifthave.train.vec_env.FifthAvenueVecEnv`` (on the CPU), the rollout is a
   pipeline: each shard of games, once stepped, also runs the learner's policy on
-  its new observations (``train.policy_forward.RolloutForward``, in the worker
+  its new observations (``fifthave.train.policy_forward.RolloutForward``, in the worker
   process next to the games, with the weights sent at the start of the rollout);
   this process only draws that shard's next actions and sends them while the other
   shards are still stepping. Actions are drawn from the masked policy as

@@ -1,7 +1,7 @@
 """A trained network inside the search agent: its critic as the evaluator, its actor as the rollout policy.
 
-    from agents.search import SearchAgent
-    from train.search_value import network_search_factory
+    from fifthave.agents.search import SearchAgent
+    from fifthave.train.search_value import network_search_factory
     factory = network_search_factory("runs/x/checkpoints/ckpt_000100000.zip", rollouts=12, depth=1)
     run_tournament([factory] + [agent_factory("heuristic")] * 3, ...)
 
@@ -13,7 +13,7 @@ positions keep their exact win share); with the ``win`` reward the critic's
 estimate is already in [0, 1]. A checkpoint trained for VP (``vp_margin``,
 ``score_delta``) has no win chance to give and is refused. Only seats and boards the checkpoint
 was trained for make sense. The checkpoint is one ``train`` writes (its config
-describes the network, ``train.policy_agent.load_policy``); a bare sb3 zip is
+describes the network, ``fifthave.train.policy_agent.load_policy``); a bare sb3 zip is
 not read, since sb3 would unpickle parts of it.
 """
 
@@ -22,7 +22,7 @@ import functools
 import numpy as np
 import torch
 
-from agents.search import SearchAgent, projected_value
+from fifthave.agents.search import SearchAgent, projected_value
 from fifthave_env.observation import Observer
 
 from .checkpoint import read_meta

@@ -9,8 +9,8 @@ pushed to the environments (also in worker processes) as a new
 run continues with it.
 
 Command: ``fifthave-selfplay [--config train/configs/selfplay.json] ...`` (the
-options of ``fifthave-train``; the entry point is ``train.train.selfplay_main``,
-so imports flow one way: ``train.train`` uses this module, never the reverse).
+options of ``fifthave-train``; the entry point is ``fifthave.train.train.selfplay_main``,
+so imports flow one way: ``fifthave.train.train`` uses this module, never the reverse).
 """
 
 import os
@@ -40,7 +40,7 @@ class SelfPlayPool:
         model.get_env().env_method("set_opponents", self.sampler())
 
     def state(self):
-        """What a resumed run needs (``train.train`` run state), as JSON-compatible data."""
+        """What a resumed run needs (``fifthave.train.train`` run state), as JSON-compatible data."""
         return {"next_snapshot": self.next_snapshot, "recent": list(self.recent)}
 
     def restore(self, state, model):

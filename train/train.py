@@ -10,7 +10,7 @@ One ``TrainConfig`` (``train/config.py``) describes the run; it is saved as
 ``RUN_DIR/config.json``. While training, a progress bar shows the steps, the
 last evaluation and the recent training win rate; every ``eval_every`` steps the
 learner plays ``eval_games`` games against each of ``eval_opponents``
-(``train.evaluate``) and the win rates with their 95% intervals go to
+(``fifthave.train.evaluate``) and the win rates with their 95% intervals go to
 TensorBoard (``RUN_DIR/tb``, next to sb3's training curves) and to
 ``RUN_DIR/eval.csv``; every ``checkpoint_every`` steps (and at the end) a
 checkpoint is written atomically to ``RUN_DIR/checkpoints``.
@@ -23,7 +23,7 @@ of ``ckpt_N``.
 
 Reproducible bit for bit: a checkpoint holds, besides the weights and the
 optimizer, every generator (numpy's, torch's, Python's, each game's), every game
-in progress with its opponents (``train.vec_env`` state), sb3's last observations
+in progress with its opponents (``fifthave.train.vec_env`` state), sb3's last observations
 and counters, and the self-play pool's state. ``--resume`` continues an
 interrupted run from its newest intact checkpoint (a truncated or corrupt newer
 one is skipped with a warning naming it) with its saved config
@@ -32,7 +32,7 @@ evaluation table as a run that was never interrupted. It continues in the
 ``--run-dir`` it is given: a copied or moved run directory resumes where it is
 now, with its own pool snapshots (to branch a run: copy it, resume the copy). At the end the evaluation
 table, the hash of the final weights and the best evaluated checkpoint against each
-opponent (``train.evaluate.best_evaluation``, with the tournament that plays it on fresh
+opponent (``fifthave.train.evaluate.best_evaluation``, with the tournament that plays it on fresh
 deals) are printed.
 """
 
@@ -250,7 +250,7 @@ def new_model(config, env):
 
 def load_weights(model, path):
     """The policy's weights and Adam's state from the checkpoint at ``path`` into ``model`` (built for the same
-    network), read weights-only and checked (``train.checkpoint``); ``CheckpointError`` if they do not fit."""
+    network), read weights-only and checked (``fifthave.train.checkpoint``); ``CheckpointError`` if they do not fit."""
     load_module_state(model.policy, path)
     load_optimizer_state(model.policy.optimizer, path)
 
@@ -323,7 +323,7 @@ class TrainResult:
     eval_seconds: float
     """Part of ``wall_seconds`` spent in evaluation games."""
     weights_sha256: str
-    """SHA-256 of the final weights (``train.checkpoint.weights_hash``): equal for equal runs."""
+    """SHA-256 of the final weights (``fifthave.train.checkpoint.weights_hash``): equal for equal runs."""
 
     @property
     def steps_per_second(self):

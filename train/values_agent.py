@@ -1,23 +1,23 @@
 """The candidate-value network in torch (to fit it), its labelling agent, and its agent file.
 
-``train.candidate_values`` trains the network; ``agents.learned.CandidateValueAgent`` plays it with numpy alone
+``fifthave.train.candidate_values`` trains the network; ``fifthave.agents.learned.CandidateValueAgent`` plays it with numpy alone
 (``values:PATH``, or the path of its agent file). The network values
 each *candidate* of a decision - a whole bid in an auction (pass, the heuristic's bid, the cheapest raise per
-colour and building limit, as ``agents.search`` lists them), or a legal move of a board decision - from the
+colour and building limit, as ``fifthave.agents.search`` lists them), or a legal move of a board decision - from the
 seat's observation and the candidate's features; ``CandidateValueAgent`` plays the candidate valued most. The
 saved network is an ensemble: the mean of a few networks fitted with different seeds, whose choices vary
 less than any one's.
 
-Saved file: the agent file (``agents.agentfile``, kind ``candidate-values``), written by ``save_values``.
-The older ``values.pt`` is converted once with ``python -m train.export values.pt``.
+Saved file: the agent file (``fifthave.agents.agentfile``, kind ``candidate-values``), written by ``save_values``.
+The older ``values.pt`` is converted once with ``python -m fifthave.train.export values.pt``.
 """
 
 import numpy as np
 import torch
 from torch import nn
 
-from agents.agentfile import VALUE_PARTS, AgentFileError, groups_played, read_agent_file
-from agents.learned import (CANDIDATE_FEATURES, VALUE_SCALE, CandidateValueAgent, NumpyValueNet,  # noqa: F401
+from fifthave.agents.agentfile import VALUE_PARTS, AgentFileError, groups_played, read_agent_file
+from fifthave.agents.learned import (CANDIDATE_FEATURES, VALUE_SCALE, CandidateValueAgent, NumpyValueNet,  # noqa: F401
                             candidate_features)
 
 from .export import write_values
@@ -49,7 +49,7 @@ class CandidateValueEnsemble(nn.Module):
 
 
 def numpy_net(ensemble):
-    """``agents.learned.NumpyValueNet`` of a torch ensemble (weights transposed to inputs x outputs)."""
+    """``fifthave.agents.learned.NumpyValueNet`` of a torch ensemble (weights transposed to inputs x outputs)."""
     members = []
     for member in ensemble.members:
         p = {k: v.detach().numpy().astype(np.float32) for k, v in member.state_dict().items()}
@@ -72,7 +72,7 @@ class LabellingValueAgent(CandidateValueAgent):
 
 def save_values(path, net, config, report):
     """Write the ensemble ``net`` with its training ``config`` (a dict) and ``report`` as an agent file
-    (``train.export.write_values``); returns the weights' sha256."""
+    (``fifthave.train.export.write_values``); returns the weights' sha256."""
     return write_values(path, numpy_net(net), config, report)
 
 

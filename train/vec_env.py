@@ -3,7 +3,7 @@
 ``FifthAvenueVecEnv(n_envs, env_kwargs, opponents, workers)`` splits the games into
 shards, one per worker process (``workers=0``: a single shard in this process). A
 shard advances each game until its learner is asked. Scripted opponents act as in
-``FifthAvenueEnv``; an opponent with a ``batch_net`` (``train.policy_agent.PolicyAgent``:
+``FifthAvenueEnv``; an opponent with a ``batch_net`` (``fifthave.train.policy_agent.PolicyAgent``:
 frozen self-play snapshots) does not act alone: the shard stacks the observations of
 all its games waiting on the same network, runs that network once, and gives each
 agent its row of logits (``agent.choose``), so the agent draws from its own
@@ -14,10 +14,10 @@ snapshot opponents.
 
 Pipelining: ``step_async_shard(k, actions)`` / ``step_wait_shard(k)`` step one shard,
 so the learner can choose the actions of one shard while the others step (what
-``train.ppo.PipelinedMaskablePPO`` does). ``step_async`` / ``step_wait`` step all.
+``fifthave.train.ppo.PipelinedMaskablePPO`` does). ``step_async`` / ``step_wait`` step all.
 After ``set_learner_policy(policy)`` (a CPU torch policy, sent to every shard), a
 shard step started with ``forward=True`` also runs that policy on the learner's new
-observations (``train.policy_forward.RolloutForward``), so the forward passes of the
+observations (``fifthave.train.policy_forward.RolloutForward``), so the forward passes of the
 learner's next moves run in the workers, next to the games, and the learner's
 process only draws the moves; ``worker_seconds()`` tells how long the shards spent
 on games and on those forward passes. With ``local_shard``, one more shard steps in
@@ -33,7 +33,7 @@ learner's action masks travel with the observations, so ``env_method("action_mas
 State: ``get_state()`` returns, for every game in progress, how it started (the env
 generator's state, the opponent sampler) and every move since (learner's and
 opponents'), the env generators and the episode counters, as JSON-compatible data
-(the samplers as ``train.opponents`` describes them: nothing is pickled, as a
+(the samplers as ``fifthave.train.opponents`` describes them: nothing is pickled, as a
 checkpoint is untrusted input); ``set_state`` checks every field, then replays the
 moves, asking each opponent to act on the way so its own state and generator
 advance as they did (a policy opponent through the same first-layer updates, so its
@@ -93,7 +93,7 @@ class GameShard:
 
     def __init__(self, count, env_kwargs, opponents, advisers=()):
         self.envs = [_RecordingEnv(**env_kwargs, opponents=opponents) for _ in range(count)]
-        # the learner's advisers per game (``train.hints``): their advice follows its observation
+        # the learner's advisers per game (``fifthave.train.hints``): their advice follows its observation
         self.advisers = [Advisers(advisers) for _ in range(count)] if advisers else None
         size = self.envs[0].observation_space.shape[0] + (self.advisers[0].size if advisers else 0)
         self.obs = np.zeros((count, size), dtype=np.float32)
@@ -336,7 +336,7 @@ def _generator(state):
 
 
 def _checked_game(name, saved):
-    """One game of ``get_state``'s data with its fields checked and its samplers rebuilt (``train.opponents``);
+    """One game of ``get_state``'s data with its fields checked and its samplers rebuilt (``fifthave.train.opponents``);
     what only replaying can check (the moves, the position) ``set_state`` checks."""
     checks.mapping(name, saved, _GAME_KEYS)
     game = dict(saved)

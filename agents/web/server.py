@@ -119,7 +119,7 @@ def _run(function, *args):
 
 
 def make_agent(name):
-    """An agent by the name a person typed (``agents.tournament.agent_factory``'s names)."""
+    """An agent by the name a person typed (``fifthave.agents.tournament.agent_factory``'s names)."""
     from ..tournament import agent_factory
 
     return agent_factory(name)()
@@ -236,7 +236,7 @@ def create_app(agent_maker=make_agent, allowed_hosts=None):
 
 def _committed_models():
     """The learned agents shipped in results/ (when running from a checkout), as agent names."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
     found = []
     for prefix, path in (("policy:", "results/training/policy.zip"), ("values:", "results/training/values/values.pt")):
         if os.path.exists(os.path.join(root, path)):

@@ -196,7 +196,7 @@ def _tournament_parts(data):
 
 def tournament_game_record(data, index):
     """Game ``index`` of a tournament result, played again from its seeds (the result keeps outcomes, not
-    moves): the same deal, seats and agent generators as ``agents.tournament.play_game``. Only scripted
+    moves): the same deal, seats and agent generators as ``fifthave.agents.tournament.play_game``. Only scripted
     agents and ``search`` are replayed (a record never makes the server load a model from a path), and
     the replayed scores must equal the recorded ones."""
     from fifthave_env import fifth_avenue_v0

@@ -3,10 +3,10 @@
 A checkpoint directory holds RLlib's own algorithm state (``algorithm/``, to
 resume or inspect with RLlib), the actor of the shared policy as ``actor.pt`` (a torch state dict, read with
 ``weights_only=True``) and ``meta.json`` (observation size, layer sizes, activation, the training config,
-versions), and, for playing, the agent file ``agent.npz`` (``agents.agentfile``): ``rllib:DIR`` plays it with
+versions), and, for playing, the agent file ``agent.npz`` (``fifthave.agents.agentfile``): ``rllib:DIR`` plays it with
 numpy alone, nothing unpickled, and samples from the masked policy with the generator ``reset`` gives it, so
 games replay from their seeds, as with ``policy:PATH``. A checkpoint written before the agent file existed is
-converted once with ``python -m train.export DIR``.
+converted once with ``python -m fifthave.train.export DIR``.
 """
 
 import json
@@ -18,8 +18,8 @@ from fifthave_env.engine import safejson
 from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.observation import OBS_SIZES
 
-from agents.agentfile import MAX_LAYERS, MAX_META_BYTES, MAX_WIDTH, POLICY_KINDS
-from agents.learned import AgentFileFactory, checkpoint_agent_file
+from fifthave.agents.agentfile import MAX_LAYERS, MAX_META_BYTES, MAX_WIDTH, POLICY_KINDS
+from fifthave.agents.learned import AgentFileFactory, checkpoint_agent_file
 
 from ..policy_agent import ActorNet, PolicyAgent
 
@@ -62,7 +62,7 @@ def load_actor(directory):
 
 
 def actor_weights_hash(directory):
-    """SHA-256 of a checkpoint's actor weights (``train.checkpoint.weights_hash``): runs that repeat match."""
+    """SHA-256 of a checkpoint's actor weights (``fifthave.train.checkpoint.weights_hash``): runs that repeat match."""
     from ..checkpoint import weights_hash
 
     return weights_hash(_load_torch_actor(directory)[0])

@@ -1,4 +1,4 @@
-"""The ``fifthave-rllib`` run as one dataclass, a docstring per field (as ``train.config.TrainConfig``).
+"""The ``fifthave-rllib`` run as one dataclass, a docstring per field (as ``fifthave.train.config.TrainConfig``).
 
 ``load_rllib_config(path, overrides, base=None)`` reads a JSON file (unknown keys are an
 error) and applies command-line overrides; ``config.to_dict()`` is what every
@@ -8,7 +8,7 @@ checkpoint's ``meta.json`` stores.
 import dataclasses
 from dataclasses import dataclass, field
 
-from agents.registry import check_agent_names
+from fifthave.agents.registry import check_agent_names
 from fifthave_env.engine import checks, safejson
 from fifthave_env.env_common import game_config
 
@@ -43,7 +43,7 @@ class RLlibConfig:
     +-1, where RLlib's value-loss clipping (``vf_clip_param`` 10) and global gradient clipping do not mute
     the value function or let it drown the policy's gradient."""
     opponents: list = field(default_factory=lambda: ["random"])
-    """Scripted agents (names of ``agents.registry.AGENT_FACTORIES``) that may take opponent seats in
+    """Scripted agents (names of ``fifthave.agents.registry.AGENT_FACTORIES``) that may take opponent seats in
     training; repeat a name to weight it. Every self-play run here with greedy or heuristic opponents in the mix
     peaked early and then collapsed against random players (results/rllib/README.md)."""
     scripted_fraction: float = 0.75
@@ -170,7 +170,7 @@ class RLlibConfig:
         return dataclasses.asdict(self)
 
     def env_config(self):
-        """RLlib's ``env_config`` for ``train.rllib.env.FifthAvenueMultiAgentEnv`` in training."""
+        """RLlib's ``env_config`` for ``fifthave.train.rllib.env.FifthAvenueMultiAgentEnv`` in training."""
         return dict(num_players=self.num_players, board=self.board, max_turns=self.max_turns, reward=self.reward,
                     observation_version=self.observation_version, reward_scale=self.reward_scale,
                     opponents=list(self.opponents),

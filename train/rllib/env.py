@@ -7,7 +7,7 @@ The AEC game of ``fifthave_env.fifth_avenue_v0`` (or ``fifth_avenue_v1``, see
 returns the observation of the one agent asked next, and that agent's action
 is the only one read. Opponent seats can be played inside the env by scripted
 agents (``agents``: random, greedy, heuristic, or any name of
-``agents.tournament.agent_factory``), so RLlib sees only the seats its modules
+``fifthave.agents.tournament.agent_factory``), so RLlib sees only the seats its modules
 play. They are seated as in a tournament (``fifthave_env.agent_protocol``): each
 reads its own ``observation_layout``, a searching agent gets its seat's sampler.
 
@@ -57,7 +57,7 @@ RLlib-played agent gets its final observation, reward and done flag.
 - ``num_players``, ``board``, ``max_turns``, ``reward``, ``layout``,
   ``random_start``, ``skyscrapers_per_color``: as ``fifth_avenue_v0.env``.
 - ``observation_version``: the observation layout, 0 (default) or 1; see above.
-- ``opponents``: scripted agent names (``agents.registry.AGENT_FACTORIES``);
+- ``opponents``: scripted agent names (``fifthave.agents.registry.AGENT_FACTORIES``);
   empty (default): every seat is an RLlib agent named ``player_<seat>``.
   Otherwise (self-play training) agents are named by role: ``learner`` (a seat
   drawn uniformly each game) and ``opponent_1`` .. ``opponent_<n-1>``; each
@@ -75,9 +75,9 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from agents.base import LayoutObservations, give_sampler
+from fifthave.agents.base import LayoutObservations, give_sampler
 from fifthave_env.agent_protocol import act
-from agents.tournament import agent_factory
+from fifthave.agents.tournament import agent_factory
 from fifthave_env import fifth_avenue_v0, fifth_avenue_v1
 from fifthave_env.engine import checks
 from fifthave_env.engine.actions import NUM_ACTIONS, as_action_id
@@ -107,7 +107,7 @@ def role_agent_ids(num_players):
 
 
 # The index of the RLlib env runner this process samples for (0: the driver's own): RLlib passes it in the
-# env config (an EnvContext). train.rllib.train.SelfPlayMapping seeds its draws with it, so that the runners
+# env config (an EnvContext). fifthave.train.rllib.train.SelfPlayMapping seeds its draws with it, so that the runners
 # of a run draw apart and the run repeats; one process serves one runner, so one value per process.
 _runner_index = 0
 

@@ -12,7 +12,7 @@ caps it); with ``--address HOST:PORT`` the run joins the cluster whose head
 and the evaluation games spread over its nodes.
 
 Self-play, in the manner of RLlib's ``self_play_with_open_spiel.py`` example: the
-env (``train.rllib.env``) names the seats by role; the ``learner`` seat (drawn
+env (``fifthave.train.rllib.env``) names the seats by role; the ``learner`` seat (drawn
 each game) always plays the trained module ``main``; each other seat is played
 inside the env by a scripted agent (``scripted_fraction``) or by an RLlib
 module: with probability ``pool_fraction`` a frozen snapshot ``main_vN`` from the
@@ -24,12 +24,12 @@ when the pool is full. Masks are honoured by RLlib's action-masking RLModule
 
 Every ``checkpoint_every`` iterations and at the end a checkpoint is written to
 ``RUN_DIR/checkpoints/iter_NNNNNN`` (RLlib's algorithm state plus the actor for
-``rllib:PATH``, see ``train.rllib.agent``) and evaluated with our tournament
+``rllib:PATH``, see ``fifthave.train.rllib.agent``) and evaluated with our tournament
 (``eval_games`` seat-rotated games against each of ``eval_opponents``, played as
 Ray tasks); the results go to ``RUN_DIR/eval.csv``. ``RUN_DIR/cluster.txt``
 records the Ray nodes and where the env runners and evaluation games ran. At the end
 the run names its best evaluated checkpoint against each opponent and the tournament that
-plays it on fresh deals (``train.evaluate.best_evaluation``): a long run drifts, and its
+plays it on fresh deals (``fifthave.train.evaluate.best_evaluation``): a long run drifts, and its
 best checkpoint may be a better policy than its last.
 
 Repeatable: the same config, seed and number of env runners give the same weights (their SHA-256 is printed
@@ -54,7 +54,7 @@ import zlib
 
 import numpy as np
 
-from agents.ray_backend import init_ray, node_summary, require_ray
+from fifthave.agents.ray_backend import init_ray, node_summary, require_ray
 from fifthave_env.engine import checks
 from fifthave_env.runtime import (atomic_append_csv, atomic_write_text, check_writable_directory, exit_on_interrupt,
                                   process_exists)
@@ -64,7 +64,7 @@ from ..evaluate import best_checkpoint_report, read_eval_log
 from ..manifest import write_directory_manifest, verify_directory
 from .config import load_rllib_config
 
-# the columns of fifthave-train's eval.csv (train.evaluate), counted in RLlib iterations and env steps
+# the columns of fifthave-train's eval.csv (fifthave.train.evaluate), counted in RLlib iterations and env steps
 EVAL_FIELDS = ("iteration", "env_steps") + tuple(f for f in TRAIN_EVAL_FIELDS if f != "timesteps")
 MAIN = "main"
 
@@ -212,9 +212,9 @@ def _versions(config):
 
 
 def save(algo, config, directory, iteration, env_steps, pool=None):
-    """Write RLlib's algorithm state and the playable actor (``train.rllib.agent``) to ``directory``, which must
+    """Write RLlib's algorithm state and the playable actor (``fifthave.train.rllib.agent``) to ``directory``, which must
     not exist: all is written to a temporary directory beside it, with its SHA-256 manifest
-    (``train.manifest``), which is then renamed into place, so a checkpoint is whole or absent and never
+    (``fifthave.train.manifest``), which is then renamed into place, so a checkpoint is whole or absent and never
     rewritten."""
     from ..export import agent_file_of, write_policy
     from ..policy_agent import ActorNet
@@ -299,7 +299,7 @@ def build(config, resume=None):
 def read_checkpoint_meta(directory):
     """``meta.json`` of a checkpoint written by ``save`` to resume from; a clear error if ``directory`` is not
     one, or if its files do not match the manifest ``save`` wrote (checked before any file is read: RLlib's
-    restore unpickles, ``train.manifest``)."""
+    restore unpickles, ``fifthave.train.manifest``)."""
     from .agent import load_actor
 
     if not os.path.isdir(os.path.join(directory, "algorithm")):
@@ -468,7 +468,7 @@ def main(argv=None):
 
 
 def best_checkpoint_lines(config):
-    """The run's best evaluated checkpoint against each evaluation opponent (``train.evaluate.best_evaluation``):
+    """The run's best evaluated checkpoint against each evaluation opponent (``fifthave.train.evaluate.best_evaluation``):
     a long run drifts, and its best checkpoint can beat its last on fresh deals too (results/rllib/README.md)."""
     if not config.eval_games or not os.path.exists(os.path.join(config.run_dir, "eval.csv")):
         return []
@@ -483,7 +483,7 @@ def cli():
     gave other weights on every run: some order in RLlib's sampling or learning follows Python's string hashes.
     Local Ray workers inherit the variable; ``init_ray`` passes it to a cluster's."""
     if os.environ.get("PYTHONHASHSEED", "random") == "random":
-        os.execve(sys.executable, [sys.executable, "-m", "train.rllib.train", *sys.argv[1:]],
+        os.execve(sys.executable, [sys.executable, "-m", "fifthave.train.rllib.train", *sys.argv[1:]],
                   dict(os.environ, PYTHONHASHSEED="0"))
     sys.exit(main())
 
