@@ -41,7 +41,7 @@ observation and mask; the search needs full games, which it gets from a *sampler
 the game runner attaches (``attach_sampler``; ``fifthave.agents.base.give_sampler`` does it in the
 tournament, the terminal game, the Gymnasium and the RLlib env): a :class:`fifthave_env.engine.determinize.SeatSampler` that returns
 ``determinize(game, seat, rng)``, whose output depends only on what the seat knows
-(tests/test_determinize.py, tests/test_search.py). Without a sampler it plays as
+(tests/engine/test_determinize.py, tests/agents/test_search.py). Without a sampler it plays as
 the HeuristicAgent.
 """
 

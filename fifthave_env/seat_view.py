@@ -1,6 +1,6 @@
 """A seat's readable view of the game: what that seat may know (R30, R31), as plain ints and lists.
 
-Two sources give the same fields (``tests/test_seat_view.py`` compares them field by field
+Two sources give the same fields (``tests/env/test_seat_view.py`` compares them field by field
 and decision by decision over thousands of positions of every configuration):
 
 - :class:`StateView` ``(game, seat)`` reads the engine's state directly. Cheap (a few

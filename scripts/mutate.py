@@ -27,12 +27,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 RULES = sorted(f"tests/{name}" for name in os.listdir(os.path.join(ROOT, "tests")) if name.startswith("test_rules_"))
 # Fast, focused tests first: pytest stops at the first failure, so a caught mutation costs little.
-ENGINE = RULES + ["tests/test_env.py", "tests/test_replay.py", "tests/test_properties.py"]
-OBSERVATION = ["tests/test_observation.py", "tests/test_observation_details.py", "tests/test_env.py",
-               "tests/test_gym_env.py", "tests/test_rules_information.py", "tests/test_agents.py"]
-ENVS = ["tests/test_env.py", "tests/test_gym_env.py"]
-TOURNAMENT = ["tests/test_tournament.py", "tests/test_agents.py"]
-BIDDING = ["tests/test_agents.py", "tests/test_tournament.py"]
+ENGINE = RULES + ["tests/env/test_env.py", "tests/env/test_replay.py", "tests/engine/test_properties.py"]
+OBSERVATION = ["tests/env/test_observation.py", "tests/env/test_observation_details.py", "tests/env/test_env.py",
+               "tests/env/test_gym_env.py", "tests/engine/test_rules_information.py", "tests/agents/test_agents.py"]
+ENVS = ["tests/env/test_env.py", "tests/env/test_gym_env.py"]
+TOURNAMENT = ["tests/agents/test_tournament.py", "tests/agents/test_agents.py"]
+BIDDING = ["tests/agents/test_agents.py", "tests/agents/test_tournament.py"]
 COPIED = ("fifthave_env", "agents", "train", "tests", "pyproject.toml", "README.md")
 
 ENGINE_DIR = "fifthave_env/engine/"
@@ -90,7 +90,7 @@ MUTATIONS = [
     (ENGINE_DIR + "cards.py", "BUILD_LIMIT = (3, 2, 1)", "BUILD_LIMIT = (3, 2, 2)", ENGINE),
     (ENGINE_DIR + "cards.py", "if cards[k] and KIND_LIMIT[k] < limit:", "if KIND_LIMIT[k] < limit:", ENGINE),
     (ENGINE_DIR + "actions.py", "if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):",
-     "if not isinstance(action, (int, np.integer)):", ENVS + ["tests/test_tournament.py"]),
+     "if not isinstance(action, (int, np.integer)):", ENVS + ["tests/agents/test_tournament.py"]),
     # the observation (seat-relative, hidden information)
     ("fifthave_env/observation.py", "a[fp + g.first_player] = 1", "a[fp + g.actor] = 1", OBSERVATION),
     ("fifthave_env/observation.py", "a[kc:kc + NUM_KINDS] = array.array(\"f\", known)",

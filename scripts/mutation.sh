@@ -22,17 +22,17 @@ JOBS=${MUTATION_JOBS:-2}
 
 # module name -> "source file|test files" (the tests that exercise the module)
 declare -A MODULES=(
-  [determinize]="fifthave_env/engine/determinize.py|tests/test_determinize.py tests/test_determinize_leaks.py"
-  [stats]="agents/stats.py|tests/test_stats.py tests/test_stats_reference.py"
-  [checks]="fifthave_env/engine/checks.py|tests/test_validation.py tests/test_checks.py tests/test_savefile.py"
-  [savefile]="fifthave_env/engine/savefile.py|tests/test_savefile.py tests/test_savefile_reference.py"
-  [bidlab]="agents/bidlab.py|tests/test_bidlab.py tests/test_bidlab_reference.py"
-  [search]="agents/search.py|tests/test_search.py tests/test_search_reference.py"
-  [ppo]="train/ppo.py|tests/test_ppo.py tests/test_ppo_kl.py"
-  [candidate_values]="train/candidate_values.py|tests/test_candidate_values.py tests/test_candidate_values_reference.py"
-  [values_agent]="train/values_agent.py|tests/test_candidate_values.py"
-  [checkpoint]="train/checkpoint.py|tests/test_checkpoint.py"
-  [openspiel_game]="fifthave_env/openspiel_game.py|tests/test_openspiel_game.py"
+  [determinize]="fifthave_env/engine/determinize.py|tests/engine/test_determinize.py tests/engine/test_determinize_leaks.py"
+  [stats]="agents/stats.py|tests/agents/test_stats.py tests/agents/test_stats_reference.py"
+  [checks]="fifthave_env/engine/checks.py|tests/env/test_validation.py tests/engine/test_checks.py tests/engine/test_savefile.py"
+  [savefile]="fifthave_env/engine/savefile.py|tests/engine/test_savefile.py tests/engine/test_savefile_reference.py"
+  [bidlab]="agents/bidlab.py|tests/agents/test_bidlab.py tests/agents/test_bidlab_reference.py"
+  [search]="agents/search.py|tests/agents/test_search.py tests/test_search_reference.py"
+  [ppo]="train/ppo.py|tests/train/test_ppo.py tests/train/test_ppo_kl.py"
+  [candidate_values]="train/candidate_values.py|tests/train/test_candidate_values.py tests/test_candidate_values_reference.py"
+  [values_agent]="train/values_agent.py|tests/train/test_candidate_values.py"
+  [checkpoint]="train/checkpoint.py|tests/train/test_checkpoint.py"
+  [openspiel_game]="fifthave_env/openspiel_game.py|tests/env/test_openspiel_game.py"
 )
 ORDER="determinize stats checks savefile bidlab search ppo candidate_values values_agent checkpoint openspiel_game"
 

@@ -2,7 +2,7 @@
 
 ``python tests/decisions_freeze.py`` plays seeded games of scripted agents in every configuration
 (2/3/4 players, 5- and 6-plot boards) and records every action into ``tests/data/decisions.npz``;
-``tests/test_seat_view.py`` replays the same games with today's agents, through the seat view of
+``tests/env/test_seat_view.py`` replays the same games with today's agents, through the seat view of
 the engine's state (``act_view``) and through the observation (``act``), and compares action by
 action. Recorded with the observation-based agents (``fifthave.agents.view.SeatView`` parsing every
 observation), before the agents could decide from the engine's state (issue 36). Seat ``s`` of

@@ -2,10 +2,10 @@
 
 ``python tests/observation_freeze.py LAYOUT`` records them into
 ``tests/data/observations_v{LAYOUT}.npz`` with the builder of the day;
-``tests/test_observation_frozen.py`` replays the same positions and compares. Layout 0
+``tests/env/test_observation_frozen.py`` replays the same positions and compares. Layout 0
 was recorded with the first, simple builder (before the incremental one); layout 1
 (every view, the derived ones too) with the builder whose derived views
-``tests/test_derived_views.py`` checks against their definitions. The positions come from seeded random legal play in every
+``tests/env/test_derived_views.py`` checks against their definitions. The positions come from seeded random legal play in every
 configuration (2/3/4 players, both boards, a fixed and a random starting seat, one short
 ``max_turns`` so truncation is covered). At every decision a seeded random subset of the
 seats is observed, in random order, through one long-lived ``Observer`` per game, so the

@@ -10,6 +10,8 @@ Card names are those of :func:`engine.cards.kind_name` (``"gray 4"``,
 (``"bid gray 4"``, ``"move white -> City Hall"``).
 """
 
+import numpy as np
+
 from fifthave_env.engine import Game, GameConfig, action_from_name
 from fifthave_env.engine.board import CENTRAL_PARK, CITY_HALL, NUM_PLOTS, PLOTS_PER_DISTRICT, SHOP_NAMES
 from fifthave_env.engine.cards import COLOR_NAMES, NUM_KINDS, VALUES, kind_name
@@ -157,3 +159,22 @@ def play(game, *names):
 def legal_names(game):
     """The legal actions now, as a set of names."""
     return {game.describe(a) for a in game.legal_actions()}
+
+
+CONFIGS = [(n, b) for n in (2, 3, 4) for b in (5, 6)]
+"""Every (players, board) configuration."""
+
+
+def random_positions(num_players, board, seed, count, skip=37):
+    """Games cloned at every ``skip``-th decision of random legal play."""
+    game = Game(GameConfig(num_players=num_players, board=board), seed=seed)
+    rng = np.random.default_rng(seed)
+    positions = []
+    step = 0
+    while not game.is_over and len(positions) < count:
+        if step % skip == 0:
+            positions.append(game.clone())
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+        step += 1
+    return positions

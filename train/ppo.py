@@ -26,7 +26,7 @@ what is computed:
   exactly nothing to the products and get a zero gradient, as in the full
   product. tanh is computed as 2 sigmoid(2x) - 1 and the entropy's probabilities
   by softmax (the same functions; torch's CPU kernels for tanh, and for exp on
-  -1e8, are several times slower). ``tests/test_ppo.py`` checks the weights against
+  -1e8, are several times slower). ``tests/train/test_ppo.py`` checks the weights against
   ``MaskablePPO.train`` on the same rollout. Adam runs fused (same formula, one
   kernel). The update may use ``update_threads`` torch threads: the games wait
   during the update, so both cores can work on it.
@@ -99,7 +99,7 @@ class PipelinedMaskablePPO(MaskablePPO):
         """1 or ``update_threads``: on an idle machine two threads share the update's products, on a busy one
         threads that wait for each other can make it several times slower. Each count is tried, then the faster
         is used and the other tried again every ``RETRY_EVERY`` updates. The weights do not depend on the choice
-        (``tests/test_ppo.py`` checks that 1 and 2 threads update alike), so runs stay reproducible."""
+        (``tests/train/test_ppo.py`` checks that 1 and 2 threads update alike), so runs stay reproducible."""
         candidates = sorted({1, max(1, self.update_threads)})
         untried = [n for n in candidates if n not in self._update_seconds]
         if untried:

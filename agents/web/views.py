@@ -9,7 +9,7 @@ observation holds: the board, the row, the box, the commissioners, the scores an
 each pile, the cards on the auction table, the seat's own hand, and of every other hand its size per
 color and the cards known exactly. ``seat=None`` is the omniscient view (every hand). The hidden
 parts (other hands' unknown cards, the piles under their tops, the black pile, the generator) never
-enter a seat view: ``tests/test_web.py`` changes them and compares.
+enter a seat view: ``tests/agents/test_web.py`` changes them and compares.
 """
 
 from fifthave_env.engine.actions import (

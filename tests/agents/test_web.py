@@ -247,7 +247,7 @@ def test_the_command_prints_its_address_and_serves_the_page_with_nothing_from_th
         address = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
         page = urllib.request.urlopen(address, timeout=10).read().decode()
         assert "/static/app.js" in page
-        static = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "agents", "web", "static")
+        static = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "agents", "web", "static")
         for name in os.listdir(static):
             served = urllib.request.urlopen(address + "static/" + name, timeout=10).read().decode()
             with open(os.path.join(static, name)) as f:

@@ -16,7 +16,7 @@ from fifthave_env.engine import Game
 from fifthave_env.engine.cards import BLACK, NUM_COLORS
 from fifthave_env.engine.determinize import determinize
 from fifthave_env.observation import Observer
-from test_observation import CONFIGS, random_positions
+from rules_helpers import CONFIGS, random_positions
 
 BLACK_KINDS = range(BLACK * 3, BLACK * 3 + 3)
 

@@ -12,7 +12,7 @@ from fifthave_env.engine.cards import BLACK_COUNTS, COLORED_PER_COLOR, NUM_COLOR
 from fifthave_env.engine.determinize import determinize
 from fifthave_env.engine.savefile import card_totals
 from fifthave_env.observation import Observer
-from test_observation import CONFIGS, random_positions
+from rules_helpers import CONFIGS, random_positions
 
 HIDDEN_FIELDS = ("hands", "piles", "black")  # the only parts a sample may change (the generator aside)
 FULL_DECK = [n for _ in range(NUM_COLORS) for n in COLORED_PER_COLOR] + list(BLACK_COUNTS)  # R1

@@ -188,7 +188,7 @@ def test_rllib_env_observation_version_picks_the_layout():
         FifthAvenueMultiAgentEnv({"observation_version": 2})
 
 
-RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "training")
+RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "results", "training")
 
 
 @needs_ray
@@ -482,7 +482,7 @@ def test_default_config_trains_as_the_committed_run_that_learned():
 
     from fifthave.train.rllib.config import RLlibConfig
 
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "train", "rllib", "configs",
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "train", "rllib", "configs",
                         "learn_vs_random.json")
     with open(path) as f:
         committed = json.load(f)

@@ -8,23 +8,7 @@ from fifthave_env.engine.game import BUILD_DECISION
 from fifthave_env.engine.cards import NUM_KINDS
 from fifthave_env.engine.determinize import determinize
 from fifthave_env.observation import LATEST, LAYOUTS, OBS_SIZE, OBS_SIZES, VIEWS, VIEWS_V0, Observer, views
-
-CONFIGS = [(n, b) for n in (2, 3, 4) for b in (5, 6)]
-
-
-def random_positions(num_players, board, seed, count, skip=37):
-    """Games cloned at every ``skip``-th decision of random legal play."""
-    game = Game(GameConfig(num_players=num_players, board=board), seed=seed)
-    rng = np.random.default_rng(seed)
-    positions = []
-    step = 0
-    while not game.is_over and len(positions) < count:
-        if step % skip == 0:
-            positions.append(game.clone())
-        legal = game.legal_actions()
-        game.apply(legal[rng.integers(len(legal))])
-        step += 1
-    return positions
+from rules_helpers import CONFIGS, random_positions
 
 
 def hide_differently(game, seat, rng):

@@ -177,7 +177,7 @@ def test_checkpoint_write_is_atomic(tmp_path, monkeypatch):
 
 
 def test_configs_in_the_repo_load_and_bad_configs_are_refused(tmp_path):
-    configs = os.path.join(os.path.dirname(__file__), "..", "train", "configs")
+    configs = os.path.join(os.path.dirname(__file__), "..", "..", "train", "configs")
     for name in sorted(os.listdir(configs)):
         if name.startswith("candidate_values"):  # fifthave.train.candidate_values's configs
             with open(os.path.join(configs, name)) as f:

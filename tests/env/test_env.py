@@ -314,7 +314,7 @@ def test_observation_is_fresh_after_unpickling_in_another_process():
     import sys
     from pathlib import Path
 
-    environ = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    environ = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     pickled = subprocess.run([sys.executable, "-c", PICKLE_IN_A_FRESH_PROCESS], capture_output=True,
                              env=environ, check=True).stdout
     played = subprocess.run([sys.executable, "-c", PLAY_AFTER_UNPICKLING_IN_A_FRESH_PROCESS], input=pickled,

@@ -13,7 +13,7 @@ from fifthave.train.config import load_config
 from fifthave.train.experiment import expected_seconds, main
 from fifthave.train.policy_agent import PolicyAgent
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PUBLISHED = os.path.join(ROOT, "results", "training", "policy.npz")
 
 

@@ -30,7 +30,7 @@ from fifthave_env.replay import record_game  # noqa: E402
 
 CHROMIUM = os.environ.get("FIFTHAVE_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("FIFTHAVE_CHROMEDRIVER", "/usr/bin/chromedriver")
-ARTIFACTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test-artifacts")
+ARTIFACTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "test-artifacts")
 
 HAVE_CHROMIUM = os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)
 pytestmark = [

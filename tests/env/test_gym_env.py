@@ -393,7 +393,7 @@ assert any("matplotlib" in str(w.message) and "rgb_array" in str(w.message) for 
 render_test(lambda render_mode=None: fifthave_env.fifth_avenue_v0.env(num_players=2, render_mode=render_mode))
 print("ok")
 """
-    environ = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    environ = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, env=environ, text=True)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr
 

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PACKAGES = {"fifthave": "fifthave", "fifthave.train": "train", "fifthave.agents": "agents", "fifthave_env": "fifthave_env"}
 """Import name -> folder: ``agents/`` and ``train/`` install as ``fifthave.agents`` and ``fifthave.train``."""
 

@@ -1,7 +1,7 @@
 """Component counts over whole random games: cards (R1), shop tiles (R2, R10), commissioners'
 markers and building-stop markers (R4).
 
-tests/test_properties.py checks totals (110 cards, 36 shops, skyscrapers per owner) over many
+tests/engine/test_properties.py checks totals (110 cards, 36 shops, skyscrapers per owner) over many
 games; these tests check the finer counts the rulings fix: every card *kind* and every shop
 *type* stays accounted for wherever it goes, the 9 unused tiles never move, a commissioner never
 has more than its three markers out, and there are never more than two stops.

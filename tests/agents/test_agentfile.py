@@ -23,7 +23,7 @@ from fifthave.agents.tournament import agent_factory
 from fifthave_env.engine import GameConfig
 from fifthave_env.replay import record_game
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TRAINING = os.path.join(ROOT, "results", "training")
 
 

@@ -9,7 +9,7 @@ from fifthave_env.engine import Game, GameConfig
 from fifthave_env.engine.determinize import SeatSampler, determinize
 from fifthave_env.engine.game import BID_DECISION
 from fifthave_env.observation import Observer
-from test_observation import random_positions
+from rules_helpers import random_positions
 
 
 def searcher(game, seat, seed, sample_from=None, **options):
