@@ -15,16 +15,7 @@ from fifthave_env.engine.cards import BLACK
 from fifthave_env.engine.scoring import district_scores
 from fifthave_env.observation import Observer
 from rules_helpers import (
-    WHITE,
-    auction_round,
-    cards,
-    plot_of,
-    put_shops,
-    put_skyscrapers,
-    set_hand,
-    start_turn,
-    started_game,
-)
+    WHITE, auction_round, cards, plot_of, put_shops, put_skyscrapers, set_hand, start_turn, started_game)
 
 CONFIGS = [(n, b) for n in (2, 3, 4) for b in (5, 6)]
 AGENT_MAKERS = {

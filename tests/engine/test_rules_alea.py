@@ -10,18 +10,8 @@ from fifthave_env.engine.auction import ALEA
 from fifthave_env.engine.cards import FACE_UP, SEEN_FACE_DOWN
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, CHOOSE_ACTION_DECISION, GAME_OVER
 from rules_helpers import (
-    CENTRAL_PARK,
-    auction_round,
-    hand_of,
-    legal_names,
-    play,
-    plot_of,
-    put_shops,
-    put_skyscrapers,
-    set_hand,
-    stack_black,
-    started_game,
-)
+    CENTRAL_PARK, auction_round, hand_of, legal_names, play, plot_of, put_shops, put_skyscrapers, set_hand,
+    stack_black, started_game)
 
 HAND = ("gray 4", "brown 4", "violet 4", "orange 4", "green 4", "black 4", "black 5", "black 6")
 

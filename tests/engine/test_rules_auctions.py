@@ -7,17 +7,8 @@ violet, orange, green) started by seat 0, followed by the Central Park auction.
 from fifthave_env.engine.cards import FACE_UP
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, CHOOSE_ACTION_DECISION
 from rules_helpers import (
-    CENTRAL_PARK,
-    auction_round,
-    hand_of,
-    legal_names,
-    play,
-    plot_of,
-    put_shops,
-    put_skyscrapers,
-    set_hand,
-    started_game,
-)
+    CENTRAL_PARK, auction_round, hand_of, legal_names, play, plot_of, put_shops, put_skyscrapers, set_hand,
+    started_game)
 
 ALL_HAND = ("gray 4", "brown 4", "violet 4", "orange 4", "green 4", "black 4", "black 5")
 

@@ -5,19 +5,8 @@
 
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, GAME_OVER
 from rules_helpers import (
-    BEIGE,
-    CENTRAL_PARK,
-    auction_round,
-    legal_names,
-    play,
-    plot_of,
-    put_shops,
-    put_skyscrapers,
-    set_hand,
-    start_move,
-    start_turn,
-    started_game,
-)
+    BEIGE, CENTRAL_PARK, auction_round, legal_names, play, plot_of, put_shops, put_skyscrapers, set_hand,
+    start_move, start_turn, started_game)
 
 RED, YELLOW, BLUE = 0, 1, 2
 

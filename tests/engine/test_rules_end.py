@@ -4,16 +4,7 @@ import pytest
 
 from fifthave_env.engine.game import GAME_OVER
 from rules_helpers import (
-    auction_round,
-    legal_names,
-    play,
-    plot_of,
-    put_shops,
-    put_skyscrapers,
-    set_hand,
-    start_turn,
-    started_game,
-)
+    auction_round, legal_names, play, plot_of, put_shops, put_skyscrapers, set_hand, start_turn, started_game)
 
 B, J, G, P = range(4)  # boutique, jeweler, gallery, perfume
 

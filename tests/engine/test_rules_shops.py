@@ -1,15 +1,7 @@
 """The shop row and shop placement: R9 (groups, the Central Park box) and R17 (placement, special scoring)."""
 
 from fifthave_env.engine.game import DRAW_COLOR_DECISION, GAME_OVER, SHOP_PLOT_DECISION
-from rules_helpers import (
-    legal_names,
-    play,
-    plot_of,
-    put_shops,
-    put_skyscrapers,
-    start_turn,
-    started_game,
-)
+from rules_helpers import legal_names, play, plot_of, put_shops, put_skyscrapers, start_turn, started_game
 
 B, J, G, P = range(4)  # boutique, jeweler, gallery, perfume
 

@@ -3,21 +3,8 @@
 from fifthave_env.engine.cards import FACE_UP
 from fifthave_env.engine.game import CHOOSE_ACTION_DECISION, DRAW_COLOR_DECISION, MOVE_DECISION
 from rules_helpers import (
-    CENTRAL_PARK,
-    CITY_HALL,
-    auction_round,
-    hand_of,
-    legal_names,
-    play,
-    plot_of,
-    put_shops,
-    put_skyscrapers,
-    set_hand,
-    stack_black,
-    stack_pile,
-    start_turn,
-    started_game,
-)
+    CENTRAL_PARK, CITY_HALL, auction_round, hand_of, legal_names, play, plot_of, put_shops, put_skyscrapers,
+    set_hand, stack_black, stack_pile, start_turn, started_game)
 
 
 def test_r13_action_a_takes_three_skyscrapers():
