@@ -24,7 +24,8 @@ from fifthave_env.runtime import atomic_write_text
 
 from . import models
 from .bidding import BIDDING_STRATEGIES
-from .panel import DEFAULT_STRATEGY, PANEL_FIELDS, default_games, fields_for, format_markdown, run_panel
+from .panel import (DEFAULT_STRATEGY, PANEL_FIELDS, default_games, fields_for, format_markdown, panel_settings,
+                    run_panel)
 
 SCRIPTED = ("random", "greedy", "heuristic",
             *(f"heuristic-{name}" for name in BIDDING_STRATEGIES if name != DEFAULT_STRATEGY), "search")
@@ -57,8 +58,7 @@ def build(out, num_players=4, board=5, games=None, seed=0, workers=1, max_turns=
     panels = []
     for agent in agents or entrants(num_players, board):
         stem = panel_stem(out, agent, num_players)
-        settings = {"agent": agent, "num_players": num_players, "board": board, "games_per_field": games,
-                    "seed": seed, "max_turns": max_turns, "seat_orders": "cyclic"}
+        settings = panel_settings(agent, num_players, board, games, seed, max_turns)
         panel = None if fresh else _reusable(stem, settings)
         if panel is None:
             start = time.perf_counter()
@@ -89,7 +89,8 @@ def format_page(panels, num_players):
              f"Every entrant in one seat against each field of the robustness panel ({s['games_per_field']} "
              f"seat-rotated games per field, the same deals for everyone: seed {s['seed']}; "
              f"fair share {1 / num_players:.2f}). Win rate with its 95% interval clustered by deal; a truncated "
-             "game (R29) is a loss and is counted in brackets. Ranked by the panel minimum (every field but "
+             "game (R29) is a loss and is counted in brackets; the `search` opponents play "
+             f"`{s['search']}`. Ranked by the panel minimum (every field but "
              "`search`). Regenerate: `python -m fifthave.agents.leaderboard --players "
              f"{num_players} --games {s['games_per_field']} --seed {s['seed']} --out DIR`.", "",
              "| entrant | panel minimum | " + " | ".join(fields) + " |",

@@ -42,6 +42,7 @@ from fifthave_env.engine import checks
 
 from .bidding import BIDDING_STRATEGIES
 from .registry import agent_names_help
+from .search import DEFAULT_DEPTH, DEFAULT_ROLLOUTS
 from .stats import clustered_mean_interval, clustered_rate_interval
 from .tournament import AgentError, agent_factory, run_tournament
 
@@ -123,6 +124,12 @@ def headline(rows):
             "most_truncated": max(r["truncated"] / r["games"] for r in rows) if rows else None}
 
 
+def panel_settings(agent, num_players, board, games, seed, max_turns):
+    """What a panel's figures depend on besides the code; ``search`` is what the opponents' ``search`` plays."""
+    return {"agent": agent, "num_players": num_players, "board": board, "games_per_field": games, "seed": seed,
+            "max_turns": max_turns, "seat_orders": "cyclic", "search": f"search:{DEFAULT_ROLLOUTS}:{DEFAULT_DEPTH}"}
+
+
 def run_panel(agent, num_players=4, board=5, games=None, seed=0, workers=1, max_turns=300, fields=None,
               progress=None):
     """Play the panel of agent name ``agent`` (any name ``fifthave.agents.tournament.agent_factory`` takes) and return
@@ -151,8 +158,7 @@ def run_panel(agent, num_players=4, board=5, games=None, seed=0, workers=1, max_
         timing[name] = round(result.seconds, 1)
         if progress:
             progress(name, row)
-    settings = {"agent": agent, "num_players": num_players, "board": board, "games_per_field": games, "seed": seed,
-                "max_turns": max_turns, "seat_orders": "cyclic"}
+    settings = panel_settings(agent, num_players, board, games, seed, max_turns)
     return {"settings": settings, "rows": rows, "headline": headline(rows), "timing": timing}
 
 
