@@ -14,27 +14,30 @@ from agents.search import DECISION_GROUPS, SearchAgent, decision_kinds, projecte
 from fifthave_env.engine import Game, GameConfig
 from fifthave_env.engine.game import BID_DECISION
 from fifthave_env.seat_view import StateView
-from rules_helpers import set_hand, started_game
-from test_rules_end import end_with_last_tile
+from rules_helpers import play, set_hand, start_turn, started_game
 
 
 def finished_game(scores, hands):
-    game = started_game(len(scores))
+    """A game that ends (R29: its one turn is the last) with these scores and, after seat 0's turn (it draws
+    a gray and a brown card), these hands."""
+    game = started_game(len(scores), max_turns=1)
     game.scores = list(scores)
     for seat, hand in enumerate(hands):
         set_hand(game, seat, *hand)
-    end_with_last_tile(game, seat=0)
+    start_turn(game, 0)
+    play(game, "action A", "draw gray", "draw brown", "move white -> 34th St West")
+    assert game.is_over and game.scores == list(scores)
     return game
 
 
 def test_r28_a_win_shared_by_k_seats_is_worth_one_kth_to_each_and_nothing_to_the_others():
-    shared2 = finished_game([12, 12, 12, 3], [["gray 4"], ["gray 4", "black 5"], ["gray 5", "black 6"], []])
+    shared2 = finished_game([3, 12, 12, 12], [[], ["gray 4", "black 5"], ["gray 5", "black 6"], ["gray 4"]])
     assert shared2.winners == [1, 2]  # R28: tied on VP and on cards in hand
     assert [projected_value(shared2, s) for s in range(4)] == [0.0, 0.5, 0.5, 0.0]
-    shared3 = finished_game([9, 9, 9], [["gray 4"], ["gray 5"], ["brown 4"]])
+    shared3 = finished_game([9, 9, 9], [[], ["gray 5", "gray 4"], ["brown 4", "black 4"]])
     assert shared3.winners == [0, 1, 2]
     assert [projected_value(shared3, s) for s in range(3)] == pytest.approx([1 / 3] * 3)
-    alone = finished_game([12, 12, 0], [["gray 4", "gray 5"], ["gray 4"], []])
+    alone = finished_game([12, 12, 0], [["gray 4"], ["gray 4"], []])
     assert alone.winners == [0]  # R28: the tie on VP goes to the most cards in hand
     assert [projected_value(alone, s) for s in range(3)] == [1.0, 0.0, 0.0]
 
