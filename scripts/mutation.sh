@@ -20,19 +20,20 @@ MUTMUT="$(dirname "$PYTHON")/mutmut"
 [ -x "$MUTMUT" ] || MUTMUT=mutmut
 JOBS=${MUTATION_JOBS:-2}
 
-# module name -> "source file|test files" (the tests that exercise the module)
+# module name -> "source file|test files" (the tests that exercise the module, by file name: found
+# anywhere under tests/, so the table holds in a flat tests/ and in the folders per layer)
 declare -A MODULES=(
-  [determinize]="fifthave_env/engine/determinize.py|tests/test_determinize.py tests/test_determinize_leaks.py"
-  [stats]="agents/stats.py|tests/test_stats.py tests/test_stats_reference.py"
-  [checks]="fifthave_env/engine/checks.py|tests/test_validation.py tests/test_checks.py tests/test_savefile.py"
-  [savefile]="fifthave_env/engine/savefile.py|tests/test_savefile.py tests/test_savefile_reference.py"
-  [bidlab]="agents/bidlab.py|tests/test_bidlab.py tests/test_bidlab_reference.py"
-  [search]="agents/search.py|tests/test_search.py tests/test_search_reference.py"
-  [ppo]="train/ppo.py|tests/test_ppo.py tests/test_ppo_kl.py"
-  [candidate_values]="train/candidate_values.py|tests/test_candidate_values.py tests/test_candidate_values_reference.py"
-  [values_agent]="train/values_agent.py|tests/test_candidate_values.py"
-  [checkpoint]="train/checkpoint.py|tests/test_checkpoint.py"
-  [openspiel_game]="fifthave_env/openspiel_game.py|tests/test_openspiel_game.py"
+  [determinize]="fifthave_env/engine/determinize.py|test_determinize.py test_determinize_leaks.py"
+  [stats]="agents/stats.py|test_stats.py test_stats_reference.py"
+  [checks]="fifthave_env/engine/checks.py|test_validation.py test_checks.py test_savefile.py"
+  [savefile]="fifthave_env/engine/savefile.py|test_savefile.py test_savefile_reference.py"
+  [bidlab]="agents/bidlab.py|test_bidlab.py test_bidlab_reference.py"
+  [search]="agents/search.py|test_search.py test_search_reference.py"
+  [ppo]="train/ppo.py|test_ppo.py test_ppo_kl.py"
+  [candidate_values]="train/candidate_values.py|test_candidate_values.py test_candidate_values_reference.py"
+  [values_agent]="train/values_agent.py|test_candidate_values.py"
+  [checkpoint]="train/checkpoint.py|test_checkpoint.py"
+  [openspiel_game]="fifthave_env/openspiel_game.py|test_openspiel_game.py"
 )
 ORDER="determinize stats checks savefile bidlab search ppo candidate_values values_agent checkpoint openspiel_game"
 
@@ -43,18 +44,21 @@ run_module() {
     exit 2
   fi
   local source=${spec%%|*} tests="" t
-  for t in ${spec#*|}; do [ -f "$t" ] && tests="$tests $t"; done
+  for t in ${spec#*|}; do
+    t=$(find tests -name "$t" | head -1)
+    [ -n "$t" ] && tests="$tests $t"
+  done
   local work=$ROOT/build/mutation/$name
   rm -rf "$work"
   mkdir -p "$work"
-  cp -r fifthave_env agents train tests pyproject.toml "$work"/
+  local packages="" p
+  for p in fifthave_env fifthave agents train; do [ -e "$p" ] && packages="$packages $p"; done
+  cp -r $packages tests pyproject.toml "$work"/
   find "$work" -name __pycache__ -prune -exec rm -rf {} +
   {
     echo "[mutmut]"
     echo "source_paths ="
-    echo "    fifthave_env"
-    echo "    agents"
-    echo "    train"
+    for p in $packages; do echo "    $p"; done
     echo "only_mutate = $source"
     echo "pytest_add_cli_args_test_selection ="
     for t in $tests; do echo "    $t"; done
