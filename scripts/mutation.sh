@@ -6,6 +6,8 @@
 #   bash scripts/mutation.sh determinize          # one module (names below)
 #   bash scripts/mutation.sh all                  # every module, one after the other
 #   MUTATION_JOBS=1 bash scripts/mutation.sh stats  # fewer parallel workers on a shared machine
+#   bash scripts/mutation.sh savefile 'fifthave_env.engine.savefile.x__first_player*'
+#                                                 # only the mutants of some functions (mutmut's globs)
 #
 # Each module runs in its own scratch copy of the repository (build/mutation/NAME), so the
 # work tree is never modified; `cd build/mutation/NAME && mutmut results` / `mutmut show
@@ -35,10 +37,12 @@ declare -A MODULES=(
   [checkpoint]="train/checkpoint.py|test_checkpoint.py"
   [openspiel_game]="fifthave_env/openspiel_game.py|test_openspiel_game.py"
 )
-ORDER="determinize stats checks savefile bidlab search ppo candidate_values values_agent checkpoint openspiel_game"
+ORDER="determinize checks values_agent checkpoint search bidlab stats candidate_values openspiel_game savefile ppo"  # fastest first
 
 run_module() {
   local name=$1 spec=${MODULES[$1]:-}
+  shift
+  local only=("$@")  # mutant name globs; none: every mutant of the module
   if [ -z "$spec" ]; then
     echo "unknown module '$name'; one of: $ORDER, all" >&2
     exit 2
@@ -65,7 +69,7 @@ run_module() {
   } > "$work/setup.cfg"
   echo "== $name: mutating $source, tests:$tests"
   # no PYTHONPATH: mutmut puts its mutated copy first on sys.path
-  (cd "$work" && env -u PYTHONPATH "$MUTMUT" run --max-children "$JOBS" > run.log 2>&1) || true
+  (cd "$work" && env -u PYTHONPATH "$MUTMUT" run --max-children "$JOBS" "${only[@]}" > run.log 2>&1) || true
   (cd "$work" && env -u PYTHONPATH "$MUTMUT" results --all true > results.txt 2>&1) || true
   local killed survived other total
   killed=$(grep -c ': killed$' "$work/results.txt" || true)
@@ -87,5 +91,6 @@ mkdir -p build/mutation
 if [ "$target" = all ]; then
   for m in $ORDER; do run_module "$m"; done
 else
-  run_module "$target"
+  shift
+  run_module "$target" "$@"
 fi
