@@ -68,8 +68,10 @@ run_module() {
     for t in $tests; do echo "    $t"; done
   } > "$work/setup.cfg"
   echo "== $name: mutating $source, tests:$tests"
-  # no PYTHONPATH: mutmut puts its mutated copy first on sys.path
-  (cd "$work" && env -u PYTHONPATH "$MUTMUT" run --max-children "$JOBS" "${only[@]}" > run.log 2>&1) || true
+  # no PYTHONPATH: mutmut puts its mutated copy first on sys.path. One torch/OpenMP thread: mutmut
+  # forks a child per mutant from the process that ran the tests, and a fork taken after torch's
+  # thread pool ran can wait forever on a lock a pool thread held (values_agent's run hung so).
+  (cd "$work" && env -u PYTHONPATH OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 "$MUTMUT" run --max-children "$JOBS" "${only[@]}" > run.log 2>&1) || true
   (cd "$work" && env -u PYTHONPATH "$MUTMUT" results --all true > results.txt 2>&1) || true
   local killed survived other total
   killed=$(grep -c ': killed$' "$work/results.txt" || true)
