@@ -6,6 +6,8 @@
 #   bash scripts/mutation.sh determinize          # one module (names below)
 #   bash scripts/mutation.sh all                  # every module, one after the other
 #   MUTATION_JOBS=1 bash scripts/mutation.sh stats  # fewer parallel workers on a shared machine
+#   bash scripts/mutation.sh savefile 'fifthave_env.engine.savefile.x__first_player*'
+#                                                 # only the mutants of some functions (mutmut's globs)
 #
 # Each module runs in its own scratch copy of the repository (build/mutation/NAME), so the
 # work tree is never modified; `cd build/mutation/NAME && mutmut results` / `mutmut show
@@ -20,48 +22,56 @@ MUTMUT="$(dirname "$PYTHON")/mutmut"
 [ -x "$MUTMUT" ] || MUTMUT=mutmut
 JOBS=${MUTATION_JOBS:-2}
 
-# module name -> "source file|test files" (the tests that exercise the module)
+# module name -> "source file|test files" (the tests that exercise the module, by file name: found
+# anywhere under tests/, so the table holds in a flat tests/ and in the folders per layer)
 declare -A MODULES=(
-  [determinize]="fifthave_env/engine/determinize.py|tests/engine/test_determinize.py tests/engine/test_determinize_leaks.py"
-  [stats]="agents/stats.py|tests/agents/test_stats.py tests/agents/test_stats_reference.py"
-  [checks]="fifthave_env/engine/checks.py|tests/env/test_validation.py tests/engine/test_checks.py tests/engine/test_savefile.py"
-  [savefile]="fifthave_env/engine/savefile.py|tests/engine/test_savefile.py tests/engine/test_savefile_reference.py"
-  [bidlab]="agents/bidlab.py|tests/agents/test_bidlab.py tests/agents/test_bidlab_reference.py"
-  [search]="agents/search.py|tests/agents/test_search.py tests/test_search_reference.py"
-  [ppo]="train/ppo.py|tests/train/test_ppo.py tests/train/test_ppo_kl.py"
-  [candidate_values]="train/candidate_values.py|tests/train/test_candidate_values.py tests/test_candidate_values_reference.py"
-  [values_agent]="train/values_agent.py|tests/train/test_candidate_values.py"
-  [checkpoint]="train/checkpoint.py|tests/train/test_checkpoint.py"
-  [openspiel_game]="fifthave_env/openspiel_game.py|tests/env/test_openspiel_game.py"
+  [determinize]="fifthave_env/engine/determinize.py|test_determinize.py test_determinize_leaks.py"
+  [stats]="agents/stats.py|test_stats.py test_stats_reference.py"
+  [checks]="fifthave_env/engine/checks.py|test_validation.py test_checks.py test_savefile.py"
+  [savefile]="fifthave_env/engine/savefile.py|test_savefile.py test_savefile_reference.py"
+  [bidlab]="agents/bidlab.py|test_bidlab.py test_bidlab_reference.py"
+  [search]="agents/search.py|test_search.py test_search_reference.py"
+  [ppo]="train/ppo.py|test_ppo.py test_ppo_kl.py"
+  [candidate_values]="train/candidate_values.py|test_candidate_values.py test_candidate_values_reference.py"
+  [values_agent]="train/values_agent.py|test_candidate_values.py"
+  [checkpoint]="train/checkpoint.py|test_checkpoint.py"
+  [openspiel_game]="fifthave_env/openspiel_game.py|test_openspiel_game.py"
 )
-ORDER="determinize stats checks savefile bidlab search ppo candidate_values values_agent checkpoint openspiel_game"
+ORDER="determinize checks values_agent checkpoint search bidlab stats candidate_values openspiel_game savefile ppo"  # fastest first
 
 run_module() {
   local name=$1 spec=${MODULES[$1]:-}
+  shift
+  local only=("$@")  # mutant name globs; none: every mutant of the module
   if [ -z "$spec" ]; then
     echo "unknown module '$name'; one of: $ORDER, all" >&2
     exit 2
   fi
   local source=${spec%%|*} tests="" t
-  for t in ${spec#*|}; do [ -f "$t" ] && tests="$tests $t"; done
+  for t in ${spec#*|}; do
+    t=$(find tests -name "$t" | head -1)
+    [ -n "$t" ] && tests="$tests $t"
+  done
   local work=$ROOT/build/mutation/$name
   rm -rf "$work"
   mkdir -p "$work"
-  cp -r fifthave_env agents train tests pyproject.toml "$work"/
+  local packages="" p
+  for p in fifthave_env fifthave agents train; do [ -e "$p" ] && packages="$packages $p"; done
+  cp -r $packages tests pyproject.toml "$work"/
   find "$work" -name __pycache__ -prune -exec rm -rf {} +
   {
     echo "[mutmut]"
     echo "source_paths ="
-    echo "    fifthave_env"
-    echo "    agents"
-    echo "    train"
+    for p in $packages; do echo "    $p"; done
     echo "only_mutate = $source"
     echo "pytest_add_cli_args_test_selection ="
     for t in $tests; do echo "    $t"; done
   } > "$work/setup.cfg"
   echo "== $name: mutating $source, tests:$tests"
-  # no PYTHONPATH: mutmut puts its mutated copy first on sys.path
-  (cd "$work" && env -u PYTHONPATH "$MUTMUT" run --max-children "$JOBS" > run.log 2>&1) || true
+  # no PYTHONPATH: mutmut puts its mutated copy first on sys.path. One torch/OpenMP thread: mutmut
+  # forks a child per mutant from the process that ran the tests, and a fork taken after torch's
+  # thread pool ran can wait forever on a lock a pool thread held (values_agent's run hung so).
+  (cd "$work" && env -u PYTHONPATH OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 "$MUTMUT" run --max-children "$JOBS" "${only[@]}" > run.log 2>&1) || true
   (cd "$work" && env -u PYTHONPATH "$MUTMUT" results --all true > results.txt 2>&1) || true
   local killed survived other total
   killed=$(grep -c ': killed$' "$work/results.txt" || true)
@@ -83,5 +93,6 @@ mkdir -p build/mutation
 if [ "$target" = all ]; then
   for m in $ORDER; do run_module "$m"; done
 else
-  run_module "$target"
+  shift
+  run_module "$target" "$@"
 fi

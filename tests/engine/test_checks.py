@@ -157,3 +157,72 @@ def test_cli_positive_takes_finite_positive_numbers():
 def test_type_errors_are_also_value_errors():
     assert issubclass(InvalidTypeError, TypeError) and issubclass(InvalidTypeError, InvalidValueError)
     assert issubclass(InvalidValueError, ValueError)
+
+
+class _LongRepr:
+    def __repr__(self):
+        return "L" * 100
+
+
+@pytest.mark.parametrize("short_repr", [checks._short_repr, checks._ShortRepr()], ids=["module's", "new"])
+def test_the_short_repr_bounds_every_kind_of_value(short_repr):
+    """At most 8 items of a list or tuple, 6 of a dict, 3 levels deep, 60 characters of a string or another
+    object's repr (a fresh instance too: the module's is built once, at import)."""
+    assert short_repr.repr([0] * 8) == "[0, 0, 0, 0, 0, 0, 0, 0]"
+    assert short_repr.repr([0] * 9) == "[0, 0, 0, 0, 0, 0, 0, 0, ...]"
+    assert short_repr.repr((0,) * 9) == "(0, 0, 0, 0, 0, 0, 0, 0, ...)"
+    assert short_repr.repr({i: i for i in range(7)}) == "{0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, ...}"
+    assert short_repr.repr([[[1]]]) == "[[[1]]]" and short_repr.repr([[[[1]]]]) == "[[[[...]]]]"
+    assert short_repr.repr("a" * 58) == repr("a" * 58)
+    assert short_repr.repr("a" * 100) == "'" + "a" * 27 + "..." + "a" * 28 + "'"
+    assert short_repr.repr(_LongRepr()) == "L" * 28 + "..." + "L" * 29
+
+
+def test_huge_ints_are_shown_by_their_number_of_digits():
+    assert checks.int_text(2**200 - 1) == str(2**200 - 1)  # 200 bits: still in digits
+    for value in (2**200, 10**100, -(10**80), 10**400):
+        assert checks.int_text(value) == f"<an int of about {len(str(abs(value)))} digits>"
+
+
+def test_shown_cuts_a_repr_longer_than_80_characters_to_77_and_dots():
+    eighty = [10**7] * 8  # its repr is 80 characters
+    assert checks.shown(eighty) == f"{eighty!r} of type list"
+    eighty_one = [10**7] * 7 + [10**8]
+    assert checks.shown(eighty_one) == f"{eighty_one!r}"[:77] + "... of type list"
+
+
+def test_error_messages_in_full():
+    """The whole message (the contract's tests match its start): the value as shown, keys joined by ', '."""
+    def message(check, *args):
+        with pytest.raises(InvalidValueError) as error:
+            check(*args)
+        return str(error.value), type(error.value)
+
+    assert message(checks.real, "lr", "fast") == (
+        "lr must be a finite number (int or float), got 'fast' of type str", InvalidTypeError)
+    assert message(checks.real, "lr", 10**400) == (
+        "lr must be a finite number (int or float), got <an int of about 401 digits>", InvalidValueError)
+    assert message(checks.sequence, "xs", [1, 2], 3) == (
+        "xs must be a list of 3 items, got 2 items: [1, 2] of type list", InvalidValueError)
+    assert message(checks.mapping, "m", {"a": 1}, ["a", "b", "c"]) == (
+        "m lacks the key(s) 'b', 'c'; it must hold exactly 'a', 'b', 'c'", InvalidValueError)
+    assert message(checks.mapping, "m", {"a": 1, "b": 2, "x": 3, "y": 4}, ["a", "b"]) == (
+        "m has the unknown key(s) 'x', 'y'; it must hold exactly 'a', 'b'", InvalidValueError)
+    assert message(checks.options, "options", [1]) == ("options must be None or a dict, got [1] of type list",
+                                                       InvalidTypeError)
+    # a value of an allowed type but not allowed: a value error only; of another type: a type error too
+    assert message(checks.choice, "mode", "c", ["a", "b"]) == ("mode must be one of 'a', 'b', got 'c' of type str",
+                                                               InvalidValueError)
+    assert message(checks.choice, "mode", 1.0, ["a", "b"])[1] is InvalidTypeError
+
+
+def test_cli_seed_and_workers_take_their_documented_ranges():
+    assert [checks.cli_seed(t) for t in ("0", str(checks.MAX_SEED))] == [0, 2**32 - 1]
+    assert [checks.cli_workers(t) for t in ("1", "256")] == [1, 256]
+    for parse, text, allowed in ((checks.cli_seed, "-1", "an int from 0 to 4294967295"),
+                                 (checks.cli_seed, "4294967296", "an int from 0 to 4294967295"),
+                                 (checks.cli_workers, "0", "an int from 1 to 256"),
+                                 (checks.cli_workers, "257", "an int from 1 to 256")):
+        with pytest.raises(argparse.ArgumentTypeError) as error:
+            parse(text)
+        assert str(error.value) == f"must be {allowed}, got {text}"
