@@ -122,7 +122,7 @@ def test_the_best_evaluation_is_the_highest_win_rate_of_the_weights_saved_under_
     assert sampling[1].endswith("--agents policy:ck.npz random*3 --games 1000 --seed 6")  # its agent file
     # spelled as the run's other closing commands are (.venv/bin/fifthave tournament when installed there)
     assert f"fresh deals: {console_prefix()}fifthave tournament --agents" in greedy[1]
-    assert how_to_use("ck.zip", 4)[2].split()[1] == f"{console_prefix()}fifthave tournament"
+    assert how_to_use("ck.zip", 4)[2].split()[1:3] == [f"{console_prefix()}fifthave", "tournament"]
 
 
 def test_selfplay_snapshots_join_the_pool_and_play(tmp_path):
