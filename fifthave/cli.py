@@ -12,6 +12,7 @@ Each subcommand is the ``main(argv)`` of an existing module, imported only when 
 import argparse
 import difflib
 import importlib
+import os
 import sys
 from contextlib import contextmanager
 
@@ -117,7 +118,13 @@ def main(argv=None):
                      + f"; commands: {', '.join(COMMANDS)}")
     command = _load(name)
     with _program_name(f"fifthave {name}"):
-        return command(rest)
+        try:
+            return command(rest)
+        except BrokenPipeError:
+            # the reader went away (fifthave tournament ... | head): no traceback; as the Python docs advise,
+            # point stdout at devnull so the interpreter's final flush does not fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
 
 
 if __name__ == "__main__":

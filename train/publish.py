@@ -154,7 +154,8 @@ def _parser():
         sub.add_argument("--config", default=os.path.join(ROOT, config), help=f"default {config}")
         sub.add_argument("--out", default=os.path.join(ROOT, out), help=f"where --write-results writes (default {out})")
         if kind == "recipe":
-            sub.add_argument("--eval-games", type=checks.cli_int(1), default=1000, help="games per evaluation table (default 1000)")
+            sub.add_argument("--eval-games", type=checks.cli_int(1), default=1000,
+                             help="games per evaluation table (default 1000)")
             sub.add_argument("--workers", type=checks.cli_int(1), default=2, help="tournament processes (default 2)")
     return parser
 

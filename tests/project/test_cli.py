@@ -129,3 +129,16 @@ def test_the_console_script_runs_the_command():
     result = subprocess.run([sys.executable, "-m", "fifthave.cli", "nosuch"], capture_output=True, text=True,
                             cwd=ROOT)
     assert result.returncode == 2 and "unknown command 'nosuch'" in result.stderr
+
+
+def test_a_reader_that_goes_away_ends_the_command_without_a_traceback():
+    """``fifthave tournament ... | head``: the closed pipe is exit code 1 and no traceback."""
+    code = ("import sys\nfrom fifthave import cli\n"
+            "def spam(argv):\n    for _ in range(10**6):\n        print('x' * 100)\n"
+            "cli.spam = spam\ncli.COMMANDS['spam'] = ('fifthave.cli:spam', 'prints', None)\n"
+            "sys.exit(cli.main(['spam']))\n")
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    process.stdout.readline()
+    process.stdout.close()
+    error = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 1 and error == ""
