@@ -4,8 +4,8 @@
 - ``GreedyAgent`` (``fifthave.agents.greedy``): the best immediate VP gain, else a simple default.
 - ``HeuristicAgent`` (``fifthave.agents.heuristic``): the rulebook's tips, with a pluggable
   bidding strategy from ``fifthave.agents.bidding.BIDDING_STRATEGIES``.
-- ``fifthave.agents.tournament``: seeded, seat-rotated tournaments (``fifthave-tournament``).
-- ``fifthave.agents.play``: a person against agents in a terminal (``fifthave-play``).
+- ``fifthave.agents.tournament``: seeded, seat-rotated tournaments (``fifthave tournament``).
+- ``fifthave.agents.play``: a person against agents in a terminal (``fifthave play``).
 - ``fifthave.agents.learned``: trained agents (policy and candidate-value networks) played with numpy alone, from
   the agent file of ``fifthave.agents.agentfile`` (what every training method writes; read without unpickling).
 - ``fifthave.agents.models``: the committed trained models by name (``models.load("values-4p")``).

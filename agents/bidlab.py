@@ -1,6 +1,6 @@
 """The bidding lab: is bidding strategy X better than Y, all else equal, and by how much?
 
-Paired comparison (``compare``, ``fifthave-bidlab compare``)
+Paired comparison (``compare``, ``fifthave bidlab compare``)
     Every deal (env seed) is played twice in each of its seat orders: once
     with the *baseline* in the focus entry, once with the *candidate*; the
     opponents, seats, env seeds and every agent's generator are the same in
@@ -57,9 +57,9 @@ Auction-level analysis (``auction_effects``)
 
 Console::
 
-    fifthave-bidlab compare --baseline heuristic --candidate heuristic-reach --players 4 --deals 100 \\
+    fifthave bidlab compare --baseline heuristic --candidate heuristic-reach --players 4 --deals 100 \\
         --seat-orders cyclic --json out.json
-    fifthave-bidlab study --out results/bidding      # the committed study (results/bidding/README.md)
+    fifthave bidlab study --out results/bidding      # the committed study (results/bidding/README.md)
 """
 
 import functools

@@ -1,7 +1,7 @@
-"""``fifthave-bidlab`` (or ``python -m fifthave.agents.bidlab_cli``): paired comparisons and the committed study.
+"""``fifthave bidlab`` (or ``python -m fifthave.agents.bidlab_cli``): paired comparisons and the committed study.
 
-    fifthave-bidlab compare --candidate reach --players 3 --deals 100 [--json out.json]
-    fifthave-bidlab study [--out results/bidding] [--quick]
+    fifthave bidlab compare --candidate reach --players 3 --deals 100 [--json out.json]
+    fifthave bidlab study [--out results/bidding] [--quick]
 """
 
 import argparse

@@ -407,16 +407,16 @@ def agent_from_file(meta, network, deterministic=False, name=None, other_games="
 
 
 def checkpoint_agent_file(directory):
-    """The agent file of a ``fifthave-rllib`` checkpoint directory (``DIRECTORY/agent.npz``); a clear error if it
+    """The agent file of a ``fifthave.train.rllib`` checkpoint directory (``DIRECTORY/agent.npz``); a clear error if it
     has none."""
     path = os.path.join(directory, AGENT_FILE)
     if os.path.isfile(path):
         return path
     if os.path.isfile(os.path.join(directory, "actor.pt")):
-        raise AgentFileError(f"{directory!r} is a fifthave-rllib checkpoint written before agent files: convert it "
-                             f"once with: python -m fifthave.train.export {directory}")
-    raise AgentFileError(f"{directory!r} is not a fifthave-rllib checkpoint: it has no {AGENT_FILE} (written by "
-                         "fifthave-rllib into RUN_DIR/checkpoints/iter_NNNNNN)")
+        raise AgentFileError(f"{directory!r} is a fifthave.train.rllib checkpoint written before agent files: "
+                             f"convert it once with: python -m fifthave.train.export {directory}")
+    raise AgentFileError(f"{directory!r} is not a fifthave.train.rllib checkpoint: it has no {AGENT_FILE} (written by "
+                         "fifthave.train.rllib into RUN_DIR/checkpoints/iter_NNNNNN)")
 
 
 KIND_PREFIXES = {"policy": POLICY_KINDS, "rllib": POLICY_KINDS, "values": ("candidate-values",)}

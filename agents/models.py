@@ -5,7 +5,7 @@
     agent = models.load("values-4p")   # a fresh agent (fifthave.agents.base protocol), numpy alone
     run_tournament([models.factory("values-4p")] + [agent_factory("heuristic")] * 3, games=40)
 
-Each name is also an agent name of every command (``fifthave-tournament --agents values-4p heuristic*3``,
+Each name is also an agent name of every command (``fifthave tournament --agents values-4p heuristic*3``,
 ``policy-4p:greedy`` for its most likely moves). A model seated in a game of another player count or board
 than it was trained for raises a ``ValueError`` when the game starts; ``other_games="warn"`` plays it anyway
 after a loud warning. The files are agent files (``fifthave.agents.agentfile``) under ``results/`` of a repository

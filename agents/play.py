@@ -1,6 +1,6 @@
 """Play Fifth Avenue in a terminal against scripted agents.
 
-``fifthave-play --seat 0 --opponents heuristic greedy random --board 5 --seed 1``
+``fifthave play --seat 0 --opponents heuristic greedy random --board 5 --seed 1``
 
 You see the board (the ansi picture) and your own hand before each of your
 decisions, and the legal actions as a numbered list of readable names. Answer

@@ -1,6 +1,6 @@
 """Ray for tournaments and RLlib training: start a local Ray or join a cluster; tournament games as tasks.
 
-``run_tournament(..., backend="ray", address=...)`` (console: ``fifthave-tournament
+``run_tournament(..., backend="ray", address=...)`` (console: ``fifthave tournament
 --backend ray [--address HOST:PORT]``) plays its games as Ray tasks of a few
 deals each, wherever the cluster has a free CPU, and returns the same records as
 the local backend (each game depends only on the tournament seed and its index),

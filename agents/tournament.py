@@ -58,9 +58,9 @@ always wins keeps a finite rating; reported on the Elo scale (400 log10),
 1500 = the reference. Unlike sequential Elo it does not depend on game order.
 The statistics live in ``fifthave.agents.stats``.
 
-Console: ``fifthave-tournament --agents heuristic random*3 --board 5 --games 500
+Console: ``fifthave tournament --agents heuristic random*3 --board 5 --games 500
 --seed 0 --workers 2 --seat-orders all --out results/tournament/heuristic_vs_random_4p``
-(``fifthave-tournament --help`` lists the agent names).
+(``fifthave tournament --help`` lists the agent names).
 """
 
 import argparse

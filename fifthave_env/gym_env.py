@@ -10,7 +10,7 @@ ends. Importing ``fifthave_env`` registers the id, so::
     from sb3_contrib import MaskablePPO        # masks come from env.action_masks()
     model = MaskablePPO("MlpPolicy", env).learn(10_000)
 
-``train/`` (``fifthave-train``) builds full runs on this env: vectorised envs,
+``train/`` (``fifthave.train.train``) builds full runs on this env: vectorised envs,
 evaluation, checkpoints, self-play.
 
 ## Spaces

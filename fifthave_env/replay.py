@@ -15,8 +15,8 @@ Record while playing with the PettingZoo env::
 
 or let :func:`record_game` play a game between agents. Then::
 
-    fifthave-replay game.json game.gif      # one frame per turn (or python -m fifthave_env.replay)
-    fifthave-replay game.json frames/ --every action
+    fifthave replay game.json game.gif      # one frame per turn (or python -m fifthave_env.replay)
+    fifthave replay game.json frames/ --every action
 
 The input may also be a bare saved state (``Game.to_dict()`` / ``env.state_dict()``
 as JSON): its picture is the only frame.

@@ -1,4 +1,4 @@
-"""Time and peak memory of ``fifthave-replay``'s GIF writer on a seeded game (each case in a fresh process).
+"""Time and peak memory of ``fifthave replay``'s GIF writer on a seeded game (each case in a fresh process).
 
     PYTHONPATH=. .venv/bin/python scripts/bench_replay.py --actions 150 --scales 1 4
 

@@ -7,7 +7,7 @@ observation and action spaces (its ``observation_version``), the same PPO settin
 (``n_envs``, ``n_steps``, ``batch_size``, ``n_epochs``, ``net_arch``), sb3's
 ``DummyVecEnv`` and one torch thread: what the learner alone costs per step on one
 core. Measured runs (``fifthave.train.train.build_model`` / ``make_vec_env``, the code
-``fifthave-train`` runs):
+``fifthave.train.train`` runs):
 
 - ``default``: ``train/configs/default.json`` (4 players, random opponents);
 - ``selfplay``: ``train/configs/experiment.json`` with its pool full

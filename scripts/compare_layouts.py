@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python scripts/compare_layouts.py [--seeds 10] [--total-timesteps N] [--games 200] [--greedy]
 [--eval-seed 77] [--opponents random heuristic] [--out runs/layouts]``
 
-For each seed 0..N-1 and observation layout 0 and 1 it trains ``fifthave-train``'s default config (4 players,
+For each seed 0..N-1 and observation layout 0 and 1 it trains ``fifthave.train.train``'s default config (4 players,
 random opponents, 200k steps unless ``--total-timesteps`` says otherwise; ``train/configs/default.json``) with
 that seed and ``observation_version`` into ``OUT/vV/seedS`` (a finished run there is reused), then plays its
 final checkpoint against three of each opponent (``--games`` seat-rotated games each, tournament seed

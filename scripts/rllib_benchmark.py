@@ -6,8 +6,8 @@
 The same PPO settings on both sides (rollouts of 4000 decisions: 8 envs x 500
 steps in SB3, ``train_batch_size=4000`` in RLlib; minibatches of 500, 4 epochs,
 two 256-unit layers). SB3 trains one seat against three random agents inside
-the env (``fifthave-train``'s setup); RLlib trains the shared policy in
-self-play (``fifthave-rllib``'s default setup; snapshots disabled; 1 and 4 games per
+the env (``fifthave.train.train``'s setup); RLlib trains the shared policy in
+self-play (``fifthave.train.rllib``'s default setup; snapshots disabled; 1 and 4 games per
 env runner, i.e. forward passes over batches of one or up to four), so a "training
 step" is one decision that ends up in a training batch on both sides. Reported:
 training steps per second of the whole loop (sampling + update) and, for RLlib,
@@ -38,7 +38,7 @@ def sb3_rate(steps):
     model.learn(steps, reset_num_timesteps=False)
     seconds = time.perf_counter() - start
     env.close()
-    return {"backend": "sb3 MaskablePPO (fifthave-train)", "env_runners": "-", "steps": steps,
+    return {"backend": "sb3 MaskablePPO (fifthave.train.train)", "env_runners": "-", "steps": steps,
             "seconds": round(seconds, 1), "train_steps_per_s": round(steps / seconds, 1)}
 
 
@@ -61,7 +61,7 @@ def rllib_rate(steps, runners, envs_per_runner):
         sampling_seconds += result[TIMERS][ENV_RUNNER_SAMPLING_TIMER]  # RLlib's (smoothed) seconds per iteration
     seconds = time.perf_counter() - start
     algo.stop()
-    return {"backend": "rllib PPO (fifthave-rllib)", "env_runners": runners, "envs_per_runner": envs_per_runner,
+    return {"backend": "rllib PPO (fifthave.train.rllib)", "env_runners": runners, "envs_per_runner": envs_per_runner,
             "steps": sampled,
             "seconds": round(seconds, 1), "train_steps_per_s": round(sampled / seconds, 1),
             "sampling_steps_per_s": round(sampled / sampling_seconds, 1)}

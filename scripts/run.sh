@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Sets up .venv and trains a small agent (fifthave-train; --help lists the flags).
+# Sets up .venv when needed (scripts/setup.sh --if-needed: only when .venv is missing or pyproject.toml
+# changed since the last setup) and trains a small agent (python -m fifthave.train.train; --help lists the flags).
 # Every run writes a new directory runs/run-DATE-TIME unless --run-dir names one;
 # --resume without --run-dir continues the newest runs/run-* directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --if-needed
 args=("$@")
 case " $* " in
   *" --run-dir "* | *" --run-dir="* | *" -h "* | *" --help "*) ;;
@@ -17,4 +18,5 @@ case " $* " in
     args+=(--run-dir "$newest") ;;
   *) args+=(--run-dir "runs/run-$(date +%Y%m%d-%H%M%S)") ;;
 esac
-exec .venv/bin/fifthave-train "${args[@]}"
+# The training of train/configs/default.json until `fifthave train CONFIG` (fifthave.train.run) replaces it.
+exec .venv/bin/python -m fifthave.train.train "${args[@]}"

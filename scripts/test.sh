@@ -2,7 +2,7 @@
 # Sets up .venv and runs the test suite (pass pytest options, e.g. -m slow).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --if-needed
 # The web app's browser tests drive Debian's headless chromium: install it once where it is missing
 # (as root; elsewhere those tests skip and say why).
 if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then

@@ -24,7 +24,7 @@ what made the whole bid good. Here the network learns the search's *values* inst
 
 ``python -m fifthave.train.candidate_values --config train/configs/candidate_values.json`` runs it; the network is written
 as the agent file ``RUN_DIR/values.npz``, which plays as ``values:PATH`` (or its bare path) in
-``fifthave-tournament``.
+``fifthave tournament``.
 """
 
 import argparse

@@ -20,7 +20,7 @@ way, without retraining, by::
 which uses the config saved in the checkpoint (opponents, games, seed, whether the
 learner plays its most likely action) and prints the rows of that step of the
 run's table. ``best_evaluation`` picks the row of a run's best evaluated checkpoint
-against an opponent; ``fifthave-train`` and ``fifthave-rllib`` print it at the end, with the
+against an opponent; ``fifthave.train.train`` and ``fifthave.train.rllib`` print it at the end, with the
 tournament that plays that checkpoint on fresh deals.
 """
 
@@ -44,7 +44,7 @@ def console_prefix():
     """How the commands a run prints spell this package's console scripts: with this Python's bin directory,
     relative (e.g. ``.venv/bin/``), when they were installed there; bare otherwise."""
     bin_dir = os.path.dirname(sys.executable)
-    if os.path.exists(os.path.join(bin_dir, "fifthave-play")):
+    if os.path.exists(os.path.join(bin_dir, "fifthave")):
         return os.path.join(os.path.relpath(bin_dir), "")
     return ""
 
@@ -145,7 +145,7 @@ def best_evaluation_lines(row, step, checkpoint, agent_kind, greedy, num_players
     return [f"best evaluation vs {row['opponent']}: step {int(row[step])}, win rate {float(row['win_rate']):.3f} "
             f"[{float(row['ci_low']):.3f}, {float(row['ci_high']):.3f}] over {row['games']} games (fair share "
             f"{1 / num_players:.2f}): {checkpoint}",
-            f"  picked on these games, so the figure flatters it; on fresh deals: {console_prefix()}fifthave-tournament"
+            f"  picked on these games, so the figure flatters it; on fresh deals: {console_prefix()}fifthave tournament"
             f" --agents {agent} {row['opponent']}*{num_players - 1} --games 1000 --seed {eval_seed_used + 1}"]
 
 
@@ -171,8 +171,8 @@ def how_to_use(path, num_players, greedy=False):
     agent = trained_agent_name("policy", path, greedy)
     return [
         f"checkpoint: {path} (to resume); agent file: {agent_file_of(path)} (to play, numpy alone)",
-        f"play against it:   {prefix}fifthave-play --opponents {agent}" + " heuristic" * (others - 1),
-        f"tournament:        {prefix}fifthave-tournament --agents {agent} heuristic*{others} --games 100",
+        f"play against it:   {prefix}fifthave play --opponents {agent}" + " heuristic" * (others - 1),
+        f"tournament:        {prefix}fifthave tournament --agents {agent} heuristic*{others} --games 100",
         f"TensorBoard:       {prefix}tensorboard --logdir {os.path.join(run_dir, 'tb')}   (then open "
         f"http://localhost:6006)",
     ]

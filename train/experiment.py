@@ -2,7 +2,7 @@
 
 Command (documented in ``results/training/README.md``)::
 
-    fifthave-experiment [--scale 1.0] [--config train/configs/recipe.json] [--run-dir DIR] [--publish]
+    python -m fifthave.train.experiment [--scale 1.0] [--config train/configs/recipe.json] [--run-dir DIR] [--publish]
 
 It trains with the config and seed kept in the repo, evaluating along the way,
 into a new run directory (the config's ``run_dir`` with the date and time appended,
@@ -20,7 +20,7 @@ into a new run directory (the config's ``run_dir`` with the date and time append
 ``policy.zip``, the final policy without optimizer state
 (``fifthave.train.checkpoint.export_policy``), and ``policy.npz``, its agent file (``fifthave.train.export``), playable as
 ``results/training/policy.npz``
-in ``fifthave-tournament`` and ``fifthave-play``. Nothing in ``results/`` changes
+in ``fifthave tournament`` and ``fifthave play``. Nothing in ``results/`` changes
 without ``--publish``.
 
 ``--scale`` multiplies the step budget, the evaluation / checkpoint / snapshot
@@ -35,7 +35,7 @@ weights hash, also after ``--resume --run-dir DIR`` continues an interrupted run
 The default (``train/configs/recipe.json``) is the committed 4-player experiment, the one
 ``results/training`` publishes: a network cloned from the search agent ``search:4:1`` with the
 heuristic's advice as a feature, 1,500 games and one DAgger round, no PPO (about half an hour on
-2 cores; ``scripts/train_recipe.sh`` adds the 1,000-game evaluation). ``--config
+2 cores; ``fifthave publish recipe`` adds the 1,000-game evaluation). ``--config
 train/configs/experiment.json`` is 4-player PPO self-play from scratch on observation layout 1: each opponent seat is a
 past snapshot of the learner or, with probability 0.4 (and always until the first snapshot), a
 RandomAgent; HeuristicAgent is never a training opponent, only an evaluation one. (Training
@@ -254,7 +254,7 @@ def publish(config, run_dir, out):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="fifthave-experiment", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m fifthave.train.experiment", description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"JSON TrainConfig (default {DEFAULT_CONFIG})")
     parser.add_argument("--scale", type=checks.cli_positive, default=1.0,
                         help="multiply the step budget, the intervals, the evaluation games and the cloning's games "
@@ -283,7 +283,7 @@ def main(argv=None):
             result = train(config, resume=args.resume, show_progress=not args.no_progress)
         except (FileExistsError, CheckpointError) as error:
             parser.error(str(error))
-        command = "fifthave-experiment " + shlex.join(argv if argv is not None else sys.argv[1:])
+        command = "python -m fifthave.train.experiment " + shlex.join(argv if argv is not None else sys.argv[1:])
         run = {"command": command.strip(), "steps": result.steps, "wall_seconds": result.wall_seconds,
                "eval_seconds": result.eval_seconds, "steps_per_second": result.steps_per_second,
                "weights_sha256": result.weights_sha256, "cloning_games": cloning_games(config)}

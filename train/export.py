@@ -1,14 +1,14 @@
 """Export trained agents to the one agent file every command plays (``fifthave.agents.agentfile``): numpy alone, no pickle.
 
-Every training method writes one as it goes (``fifthave-train`` / ``fifthave-selfplay``: ``RUN_DIR/agent.npz``
-at the end of the run; ``fifthave-experiment --publish``: ``OUT/policy.npz``; candidate values: ``values.npz``;
-``fifthave-rllib``: ``agent.npz`` in every checkpoint directory). Files written in the older formats are
+Every training method writes one as it goes (``fifthave.train.train``, PPO and self-play: ``RUN_DIR/agent.npz``
+at the end of the run; ``fifthave.train.experiment --publish``: ``OUT/policy.npz``; candidate values: ``values.npz``;
+``fifthave.train.rllib``: ``agent.npz`` in every checkpoint directory). Files written in the older formats are
 converted once with::
 
     python -m fifthave.train.export SOURCE [OUT.npz]
 
 SOURCE: a MaskablePPO checkpoint or published policy (``.zip`` with ``fifthave.json``), a candidate-value
-network (``values.pt``) or a ``fifthave-rllib`` checkpoint directory; OUT defaults to SOURCE with the
+network (``values.pt``) or a ``fifthave.train.rllib`` checkpoint directory; OUT defaults to SOURCE with the
 extension ``.npz`` (``DIR/agent.npz`` for a directory). Converting reads the torch weights with
 ``torch.load(..., weights_only=True)``, torch's restricted unpickler (tensors and plain containers only),
 after the metadata beside them has been validated; only this command does that: playing reads the agent file.
@@ -115,7 +115,7 @@ def export_values(values_pt, out):
 
 
 def export_rllib(directory, out):
-    """Convert a ``fifthave-rllib`` checkpoint directory (``actor.pt`` and ``meta.json``) into an agent file."""
+    """Convert a ``fifthave.train.rllib`` checkpoint directory (``actor.pt`` and ``meta.json``) into an agent file."""
     from .rllib.agent import load_actor
 
     net, meta = load_actor(directory)
@@ -157,8 +157,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m fifthave.train.export", description=__doc__.split("\n\n")[0],
                                      epilog="Converting reads torch weights with torch.load(weights_only=True) "
                                             "(a restricted unpickler); playing the result never unpickles.")
-    parser.add_argument("source", help="a MaskablePPO checkpoint .zip, a values.pt or a fifthave-rllib checkpoint "
-                                       "directory")
+    parser.add_argument("source", help="a MaskablePPO checkpoint .zip, a values.pt or a fifthave.train.rllib "
+                                       "checkpoint directory")
     parser.add_argument("out", nargs="?", help="the agent file to write (default: SOURCE with .npz, or "
                                                f"DIR/{AGENT_FILE})")
     args = parser.parse_args(argv)

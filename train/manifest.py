@@ -6,8 +6,8 @@ a crafted checkpoint directory runs code; sb3's zip holds cloudpickled members (
 manifest beside it, in ``sha256sum`` format (``sha256sum -c`` checks it by hand), written atomically after
 the checkpoint is complete:
 
-* a ``fifthave-train`` checkpoint ``ckpt_N.zip`` has ``ckpt_N.zip.sha256`` next to it;
-* a ``fifthave-rllib`` checkpoint directory ``iter_N`` has ``iter_N/MANIFEST.sha256`` listing every file in it.
+* a ``fifthave.train.train`` checkpoint ``ckpt_N.zip`` has ``ckpt_N.zip.sha256`` next to it;
+* a ``fifthave.train.rllib`` checkpoint directory ``iter_N`` has ``iter_N/MANIFEST.sha256`` listing every file in it.
 
 ``verify`` refuses a checkpoint with no manifest, a file missing, changed or added, or a path that leaves
 the checkpoint, with ``ManifestError`` naming the file. What it proves: the files are those a run of ours

@@ -8,9 +8,8 @@ pushed to the environments (also in worker processes) as a new
 ``PoolOpponents`` sampler; the pool is saved in each checkpoint so a resumed
 run continues with it.
 
-Command: ``fifthave-selfplay [--config train/configs/selfplay.json] ...`` (the
-options of ``fifthave-train``; the entry point is ``fifthave.train.train.selfplay_main``,
-so imports flow one way: ``fifthave.train.train`` uses this module, never the reverse).
+Command: ``python -m fifthave.train.train --config train/configs/selfplay.json ...`` (the
+options of the PPO trainer; imports flow one way: ``fifthave.train.train`` uses this module, never the reverse).
 """
 
 import os

@@ -2,7 +2,7 @@
 
 Command::
 
-    fifthave-train [--config train/configs/default.json] [--run-dir DIR] [--total-timesteps N]
+    python -m fifthave.train.train [--config train/configs/default.json] [--run-dir DIR] [--total-timesteps N]
                    [--seed S] [--num-players N] [--board 5|6] [--opponents random heuristic ...]
                    [--observation-version 0|1] [--resume]
 
@@ -422,7 +422,7 @@ def build_parser(program, default_config):
     return parser
 
 
-def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
+def main(argv=None, default_config=DEFAULT_CONFIG, program="python -m fifthave.train.train"):
     parser = build_parser(program, default_config)
     args = parser.parse_args(argv)
     overrides = {"run_dir": args.run_dir, "total_timesteps": args.total_timesteps, "seed": args.seed,
@@ -471,12 +471,6 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="fifthave-train"):
     closing = how_to_use(latest_checkpoint(config.run_dir), config.num_players, config.eval_deterministic)
     print("\n" + "\n".join(closing))
     return 0
-
-
-def selfplay_main(argv=None):
-    """``fifthave-selfplay``: ``fifthave-train`` with the self-play config as the default."""
-    default = os.path.join(os.path.dirname(__file__), "configs", "selfplay.json")
-    return main(argv, default_config=default, program="fifthave-selfplay")
 
 
 if __name__ == "__main__":

@@ -246,7 +246,7 @@ def _committed_models():
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="fifthave-serve",
+        prog="fifthave serve",
         description="Watch recorded games and play against the agents in your browser (a local web app).")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: only this machine can connect)")

@@ -268,7 +268,7 @@ def load_record(data):
     """A ``GameRecord`` from untrusted JSON text or bytes; ``BadRequest`` with a clear message."""
     parsed = parse_json(data)
     if is_tournament(parsed):
-        raise BadRequest("this is a tournament result (fifthave-tournament --out): pick one of its games to replay")
+        raise BadRequest("this is a tournament result (fifthave tournament --out): pick one of its games to replay")
     try:
         return GameRecord.from_dict(parsed)
     except (ValueError, TypeError, RecursionError) as error:

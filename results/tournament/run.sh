@@ -2,7 +2,7 @@
 # The measured tournaments of results/tournament/README.md (600 games each, seed 0, 2 workers).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-T=".venv/bin/fifthave-tournament --games 600 --seed 0 --workers ${WORKERS:-2} --quiet"
+T=".venv/bin/fifthave tournament --games 600 --seed 0 --workers ${WORKERS:-2} --quiet"
 OUT=results/tournament
 for board in 5 6; do
   $T --board $board --agents heuristic random*3 --out $OUT/heuristic_vs_random_4p_board$board

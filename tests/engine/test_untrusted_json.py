@@ -1,7 +1,7 @@
 """JSON from a user's file is read within limits (engine.safejson): a file nested 100,000 deep, larger than
 the limit, or with a 5,000-digit number gets one clear error naming the file, never a RecursionError, at
-every place we read one (issues 39, 40): recorded games (fifthave-replay), --resummarize, the --config of
-fifthave-train, fifthave-rllib and the candidate-value trainer, and the metadata of saved models.
+every place we read one (issues 39, 40): recorded games (fifthave replay), --resummarize, the --config of
+fifthave.train.train, fifthave.train.rllib and the candidate-value trainer, and the metadata of saved models.
 The files also carry payloads (a base64 pickle, a jsonpickle-style object) that would create a file if
 anything ran them; it never exists afterwards."""
 
@@ -62,13 +62,13 @@ def _readers(tmp_path):
 
     readers = [
         ("recorded game", replay.GameRecord.load, "input.json"),
-        ("fifthave-replay", lambda path: replay.main([str(path), str(tmp_path / "out.gif")]), "input.json"),
+        ("fifthave replay", lambda path: replay.main([str(path), str(tmp_path / "out.gif")]), "input.json"),
         ("--resummarize", lambda path: tournament.main(["--resummarize", str(path)]), "input.json"),
-        ("fifthave-train --config", load_config, "input.json"),
+        ("python -m fifthave.train.train --config", load_config, "input.json"),
     ]
     try:
         from fifthave.train.rllib.config import load_rllib_config
-        readers.append(("fifthave-rllib --config", load_rllib_config, "input.json"))
+        readers.append(("python -m fifthave.train.rllib.train --config", load_rllib_config, "input.json"))
     except ImportError:
         pass
     from fifthave.train import candidate_values, checkpoint, export

@@ -21,7 +21,7 @@ RANDOMS = ["--agents", "random*3", "--games", "3", "--workers", "1", "--quiet"]
     (tournament.main, ["--agents", "values:nope.pt", "random*3", "--games", "4", "--workers", "1", "--quiet"],
      r"cannot read the agent file nope.pt: No such file"),
     (tournament.main, ["--agents", "rllib:nope", "random*3", "--games", "4", "--workers", "1", "--quiet"],
-     r"'nope' is not a fifthave-rllib checkpoint"),
+     r"'nope' is not a fifthave.train.rllib checkpoint"),
     (tournament.main, [*RANDOMS, "--seed", "-1"], r"argument --seed: must be an int from 0 to 4294967295, got -1"),
     (tournament.main, [*RANDOMS, "--workers", "0"], r"argument --workers: must be an int from 1 to 256, got 0"),
     (tournament.main, [*RANDOMS, "--orders-per-deal", "2"], r"orders_per_deal needs seat_orders='sample'"),
@@ -38,7 +38,7 @@ RANDOMS = ["--agents", "random*3", "--games", "3", "--workers", "1", "--quiet"]
      r"orders_per_deal needs seat_orders='sample'"),
 ])
 def test_a_bad_option_is_one_clear_error_line(main, argv, match, capsys, monkeypatch):
-    monkeypatch.setattr("builtins.input", lambda *_: "q")  # fifthave-play reads moves from stdin
+    monkeypatch.setattr("builtins.input", lambda *_: "q")  # fifthave play reads moves from stdin
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
     assert exit_info.value.code == 2

@@ -135,7 +135,7 @@ def test_bidlab_outputs_are_checked_before_the_games(blocked, capsys, monkeypatc
         bidlab_cli.main, ["compare", "--candidate", "reach", "--seed", "4294967296"], capsys)
 
 
-# ---- fifthave-rllib: options, configs, run directories, resume ----------------------------------------------
+# ---- fifthave.train.rllib: options, configs, run directories, resume ----------------------------------------------
 
 class Payload:
     """Unpickled, it writes its marker file: proof that loading ran code from the file."""
@@ -233,7 +233,7 @@ def test_a_local_ray_that_fails_to_start_is_one_line(monkeypatch, capsys):
     assert "could not start a local Ray (RuntimeError: Failed to start GCS)" in line
 
 
-# ---- fifthave-replay: frames streamed, outputs checked -----------------------------------------------------
+# ---- fifthave replay: frames streamed, outputs checked -----------------------------------------------------
 
 def test_replay_streams_gif_frames_instead_of_keeping_them(tmp_path, monkeypatch):
     """issue 40: --every action kept every frame in memory (2 GB at --scale 1, ~30 GB at --scale 4)."""
@@ -329,7 +329,7 @@ def test_ctrl_c_in_train_keeps_the_checkpoints_and_says_how_to_resume(tmp_path):
                           lambda: checkpoints.is_dir() and any(p.suffix == ".sha256" for p in checkpoints.iterdir()),
                           tmp_path)
     assert code == 130
-    line = _clean(error, "fifthave-train")
+    line = _clean(error, "python -m fifthave.train.train")
     assert "--resume --run-dir run" in line and "ckpt_" in line
 
 
@@ -340,7 +340,7 @@ def test_ctrl_c_in_bidlab_with_workers_is_one_line(tmp_path):
                                                 "100000", "--workers", "2", "--json", "out.json"],
                           lambda: time.monotonic() - started > 4, tmp_path)
     assert code == 130
-    _clean(error, "fifthave-bidlab", "bidlab_cli.py")
+    _clean(error, "fifthave bidlab", "bidlab_cli.py")
     assert not (tmp_path / "out.json").exists()
 
 
@@ -354,7 +354,7 @@ def test_ctrl_c_in_replay_and_play(tmp_path):
     code, error = _ctrl_c("fifthave_env.replay", ["game.json", "game.gif", "--every", "action", "--scale", "0.2"],
                           lambda: time.monotonic() - started > 3, tmp_path)
     assert code == 130
-    assert "no GIF written" in _clean(error, "fifthave-replay", "replay.py")
+    assert "no GIF written" in _clean(error, "fifthave replay", "replay.py")
     assert os.listdir(tmp_path) == ["game.json"]  # no GIF, no temporary
     started = time.monotonic()
     code, _ = _ctrl_c("fifthave.agents.play", ["--opponents", "random"], lambda: time.monotonic() - started > 3, tmp_path,
@@ -368,7 +368,7 @@ def test_ctrl_c_in_a_tournament_with_workers_is_one_line(tmp_path):
     code, error = _ctrl_c("fifthave.agents.tournament", ["--agents", "random", "random", "--games", "100000", "--workers",
                                                 "2", "--quiet", "--out", "r"],
                           lambda: time.monotonic() - started > 3, tmp_path)
-    assert code == 130 and "no results written" in _clean(error, "fifthave-tournament", "tournament.py")
+    assert code == 130 and "no results written" in _clean(error, "fifthave tournament", "tournament.py")
     assert os.listdir(tmp_path) == []
 
 

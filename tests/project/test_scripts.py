@@ -1,5 +1,6 @@
-"""scripts/run.sh: a fresh run directory per run, --resume continues the newest, --run-dir is respected;
-scripts/train_recipe.sh and train_values.sh: a run directory per run, results/ only with --publish."""
+"""scripts/run.sh: a fresh run directory per run, --resume continues the newest, --run-dir is respected, and setup
+runs only when .venv is missing or pyproject.toml changed (so --help answers at once);
+fifthave publish: a run directory per run, results/ only with --write-results."""
 
 import os
 import shutil
@@ -8,25 +9,37 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
+
+# Records every call; `-c ...` (setup's "import torch" check) succeeds; anything else prints its arguments.
+FAKE_VENV_PYTHON = '#!/usr/bin/env bash\necho "$*" >> "$(dirname "$0")/../../calls.log"\necho "$@"\n'
 
 
 def fake_repo(tmp_path):
-    """run.sh in a copy of the layout, with setup.sh doing nothing and fifthave-train printing its arguments."""
+    """run.sh and setup.sh in a copy of the layout, with a .venv whose python only records and echoes."""
     (tmp_path / "scripts").mkdir()
-    shutil.copy(ROOT / "scripts" / "run.sh", tmp_path / "scripts" / "run.sh")
-    (tmp_path / "scripts" / "setup.sh").write_text("echo setup\n")
-    train = tmp_path / ".venv" / "bin" / "fifthave-train"
-    train.parent.mkdir(parents=True)
-    train.write_text('#!/usr/bin/env bash\necho "$@"\n')
-    train.chmod(train.stat().st_mode | stat.S_IXUSR)
+    for script in ("run.sh", "setup.sh"):
+        shutil.copy(ROOT / "scripts" / script, tmp_path / "scripts" / script)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'fifthave'\n")
+    python = tmp_path / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(FAKE_VENV_PYTHON)
+    python.chmod(python.stat().st_mode | stat.S_IXUSR)
     return tmp_path
 
 
 def run(repo, *args):
     result = subprocess.run(["bash", str(repo / "scripts" / "run.sh"), *args], capture_output=True, text=True,
                             cwd="/")
-    return result.returncode, result.stdout.splitlines()[-1] if result.stdout else "", result.stderr
+    last = result.stdout.splitlines()[-1] if result.stdout else ""
+    return result.returncode, last.removeprefix("-m fifthave.train.train "), result.stderr
+
+
+def pip_installs(repo):
+    calls = repo / "calls.log"
+    return sum("-m pip install" in line for line in calls.read_text().splitlines()) if calls.exists() else 0
 
 
 def test_every_run_gets_its_own_directory_and_resume_continues_the_newest(tmp_path):
@@ -45,94 +58,126 @@ def test_every_run_gets_its_own_directory_and_resume_continues_the_newest(tmp_pa
     assert run(repo, "--resume", "--run-dir=runs/mine")[1] == "--resume --run-dir=runs/mine"
 
 
-FAKE_PYTHON = r'''#!/usr/bin/env bash
-# Records its arguments and writes what fifthave.train.experiment, fifthave.agents.tournament and fifthave.train.candidate_values would.
-echo "$*" >> calls.log
-module=$2; shift 2
-run_dir="" out="" publish=""
-while (($#)); do
-    case $1 in --run-dir) run_dir=$2 ;; --out) out=$2 ;; --publish) publish=1 ;; esac
-    shift
-done
-case $module in
-    fifthave.train.experiment)
-        mkdir -p "$run_dir/checkpoints"
-        echo "# experiment" > "$run_dir/README.md"
-        touch "$run_dir/checkpoints/ckpt_0000000000.zip" "$run_dir/checkpoints/ckpt_0000000015.zip"
-        touch "$run_dir/checkpoints/ckpt_0000000000.npz" "$run_dir/checkpoints/ckpt_0000000015.npz"
-        if [ -n "$publish" ]; then mkdir -p "$out"; echo "# experiment" > "$out/README.md"; touch "$out/policy.zip" "$out/policy.npz"; fi ;;
-    fifthave.agents.tournament) echo "table"; echo "wrote $out.csv" ;;
-    fifthave.train.candidate_values) mkdir -p "$run_dir"; touch "$run_dir/values.npz" "$run_dir/report.json" "$run_dir/values_vs_heuristic.csv" ;;
-esac
-'''
+def test_run_sets_up_only_when_the_venv_is_new_or_pyproject_changed(tmp_path):
+    repo = fake_repo(tmp_path)
+    assert run(repo, "--help")[:2] == (0, "--help") and pip_installs(repo) == 1  # no stamp yet: setup runs
+    assert (repo / ".venv" / ".setup-stamp").is_file()
+    assert run(repo, "--help")[:2] == (0, "--help") and pip_installs(repo) == 1  # the stamp matches: no setup
+    with open(repo / "pyproject.toml", "a") as f:
+        f.write("version = '0.2.0'\n")
+    assert run(repo, "--help")[:2] == (0, "--help") and pip_installs(repo) == 2  # pyproject changed: setup again
+    assert run(repo, "--help")[:2] == (0, "--help") and pip_installs(repo) == 2
+    result = subprocess.run(["bash", str(repo / "scripts" / "setup.sh")], capture_output=True, text=True)
+    assert result.returncode == 0 and pip_installs(repo) == 3  # without --if-needed setup always installs
+    result = subprocess.run(["bash", str(repo / "scripts" / "setup.sh"), "--if-neded"], capture_output=True, text=True)
+    assert result.returncode == 2 and "unknown option --if-neded (allowed: --if-needed)" in result.stderr
 
 
-def fake_training_repo(tmp_path):
-    """The training scripts in a copy of the layout, with committed results and a PYTHON that only records."""
-    (tmp_path / "scripts").mkdir()
-    for script in ("train_recipe.sh", "train_values.sh", "publish_options.sh"):
-        shutil.copy(ROOT / "scripts" / script, tmp_path / "scripts" / script)
+# ---- fifthave publish ---------------------------------------------------------------------------------------
+
+@pytest.fixture
+def publish_repo(tmp_path, monkeypatch):
+    """fifthave.train.publish in a copy of the layout with committed results, its child processes faked: each
+    call is recorded and writes what fifthave.train.experiment, fifthave.agents.tournament and
+    fifthave.train.candidate_values would."""
+    from fifthave.train import publish
+
     (tmp_path / "train" / "configs").mkdir(parents=True)
-    (tmp_path / "train" / "configs" / "candidate_values.json").write_text("{}\n")
+    for config in ("recipe.json", "candidate_values.json"):
+        (tmp_path / "train" / "configs" / config).write_text("{}\n")
     (tmp_path / "results" / "training" / "values").mkdir(parents=True)
     (tmp_path / "results" / "training" / "README.md").write_text("# committed\n")
     (tmp_path / "results" / "training" / "values" / "values.npz").write_text("committed\n")
-    python = tmp_path / "fake_python"
-    python.write_text(FAKE_PYTHON)
-    python.chmod(python.stat().st_mode | stat.S_IXUSR)
-    return tmp_path
+    calls = []
 
+    def fake_run(module, args, stdout=None):
+        calls.append(" ".join([module, *args]))
+        option = {key: value for key, value in zip(args, args[1:])}
+        run_dir, out = (tmp_path / option[key] if key in option else None for key in ("--run-dir", "--out"))
+        if module == "fifthave.train.experiment":
+            (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+            (run_dir / "README.md").write_text("# experiment\n")
+            for steps in ("0000000000", "0000000015"):
+                for suffix in (".zip", ".npz"):
+                    (run_dir / "checkpoints" / f"ckpt_{steps}{suffix}").touch()
+            if "--publish" in args:
+                out.mkdir(parents=True, exist_ok=True)
+                (out / "README.md").write_text("# experiment\n")
+                (out / "policy.zip").touch()
+                (out / "policy.npz").touch()
+        elif module == "fifthave.agents.tournament":
+            stdout.write(f"table\nwrote {option['--out']}.csv\n")
+        elif module == "fifthave.train.candidate_values":
+            run_dir.mkdir(parents=True, exist_ok=True)
+            for name in ("values.npz", "report.json", "values_vs_heuristic.csv"):
+                (run_dir / name).touch()
 
-def run_training_script(repo, script, *args):
-    return subprocess.run(["bash", str(repo / "scripts" / script), *args], capture_output=True, text=True, cwd="/",
-                          env={**os.environ, "PYTHON": str(repo / "fake_python"), "EVAL_GAMES": "8"})
+    monkeypatch.setattr(publish, "ROOT", str(tmp_path))
+    monkeypatch.setattr(publish, "_run", fake_run)
+    return tmp_path, publish.main, calls
 
 
 def files_under(directory):
     return {path: path.read_bytes() for path in directory.rglob("*") if path.is_file()}
 
 
-def test_train_recipe_writes_a_run_directory_and_publishes_only_when_asked(tmp_path):
-    repo = fake_training_repo(tmp_path)
+def test_publish_recipe_writes_a_run_directory_and_the_results_only_when_asked(publish_repo, capsys):
+    repo, main, calls = publish_repo
     committed = files_under(repo / "results")
-    result = run_training_script(repo, "train_recipe.sh", "--scale", "0.01")
-    assert result.returncode == 0, result.stderr
+    main(["recipe", "--eval-games", "8", "--scale", "0.01"])
     assert files_under(repo / "results") == committed
     (run_dir,) = (repo / "runs").glob("recipe-*")
-    experiment, *tournaments = (repo / "calls.log").read_text().splitlines()
+    experiment, *tournaments = calls
     assert "--publish" not in experiment and f"--run-dir runs/{run_dir.name}" in experiment
+    assert experiment.startswith("fifthave.train.experiment --config train/configs/recipe.json")
     assert experiment.endswith("--no-progress --scale 0.01")
     newest = f"runs/{run_dir.name}/checkpoints/ckpt_0000000015.npz"
-    assert tournaments[0].startswith(f"-m fifthave.agents.tournament --agents policy:{newest}:greedy heuristic*3 --games 8")
+    assert tournaments[0].startswith(f"fifthave.agents.tournament --agents policy:{newest}:greedy heuristic*3 "
+                                     "--games 8")
     assert f"--out runs/{run_dir.name}/final_vs_random" in tournaments[1]
     evaluation = (run_dir / "final_evaluation.md").read_text()
-    assert "Retrain: `bash scripts/train_recipe.sh --scale 0.01`." in evaluation
+    assert "Retrain: `fifthave publish recipe --eval-games 8 --scale 0.01`." in evaluation
+    assert f"    fifthave tournament --agents policy:{newest}:greedy random*3 --games 8 --seed 2026 --out " \
+           f"runs/{run_dir.name}/final_vs_random\n" in evaluation
+    assert "```\ntable\n```" in evaluation and "wrote " not in evaluation
     assert (run_dir / "README.md").read_text() == "# experiment\n"  # the run's own README is not appended to
+    assert "results/ is unchanged" in capsys.readouterr().out
 
     for _ in range(2):  # the experiment rewrites the README, so publishing twice appends the evaluation once
-        result = run_training_script(repo, "train_recipe.sh", "--publish", "--run-dir=runs/mine")
-        assert result.returncode == 0, result.stderr
+        main(["recipe", "--write-results", "--run-dir", str(repo / "runs" / "mine"), "--eval-games", "8"])
     readme = (repo / "results" / "training" / "README.md").read_text()
     assert readme.startswith("# experiment\n") and readme.count("## Final evaluation of policy.npz") == 1
-    assert "policy:results/training/policy.npz:greedy heuristic*3" in readme
-    assert "--out results/training --publish --no-progress" in (repo / "calls.log").read_text()
+    assert "fifthave tournament --agents policy:results/training/policy.npz:greedy heuristic*3" in readme
+    assert "--run-dir runs/mine --out results/training --publish --no-progress" in calls[-3]
+    assert (repo / "runs" / "mine" / "final_evaluation.md").is_file()
 
 
-def test_train_values_writes_a_run_directory_and_publishes_only_when_asked(tmp_path):
-    repo = fake_training_repo(tmp_path)
+def test_publish_values_writes_a_run_directory_and_the_results_only_when_asked(publish_repo, capsys):
+    repo, main, calls = publish_repo
     committed = files_under(repo / "results")
-    result = run_training_script(repo, "train_values.sh")
-    assert result.returncode == 0, result.stderr
+    main(["values"])
     assert files_under(repo / "results") == committed
     (run_dir,) = (repo / "runs").glob("values-*")
-    assert f"play it as values:runs/{run_dir.name}/values.npz" in result.stdout
+    assert calls == [f"fifthave.train.candidate_values --config train/configs/candidate_values.json "
+                     f"--run-dir runs/{run_dir.name}"]
+    assert f"play it as values:runs/{run_dir.name}/values.npz" in capsys.readouterr().out
 
-    result = run_training_script(repo, "train_values.sh", "--run-dir", "runs/mine", "--publish")
-    assert result.returncode == 0, result.stderr
+    main(["values", "--run-dir", str(repo / "runs" / "mine"), "--write-results"])
     published = repo / "results" / "training" / "values"
     assert sorted(path.name for path in published.iterdir()) == [
         "config.json", "report.json", "values.npz", "values_vs_heuristic.csv"]
     assert (published / "values.npz").read_text() == ""
 
-    result = run_training_script(repo, "train_values.sh", "--games", "6")
-    assert result.returncode == 2 and "unknown option --games" in result.stderr
+
+@pytest.mark.parametrize("argv,match", [
+    (["values", "--games", "6"], "unrecognized arguments: --games 6 (fifthave publish values takes its budget"),
+    (["recipe", "--eval-games", "0"], "argument --eval-games: must be an int >= 1, got 0"),
+    (["recipe", "--config", "no/such.json"], "--config no/such.json: no such file"),
+    (["nosuch"], "invalid choice: 'nosuch'"),
+])
+def test_publish_refuses_bad_options_in_one_line_before_running_anything(publish_repo, argv, match, capsys):
+    repo, main, calls = publish_repo
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2 and match in capsys.readouterr().err.splitlines()[-1]
+    assert calls == [] and not (repo / "runs").exists()

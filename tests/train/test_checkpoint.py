@@ -175,8 +175,8 @@ def test_the_train_command_ends_naming_the_checkpoint_and_how_to_use_it_and_refu
     agent_file = checkpoint.removesuffix(".zip") + ".npz"  # written beside it: what the commands play
     assert f"checkpoint: {checkpoint}" in printed and os.path.isfile(agent_file)
     # 2 players: one opponent, the policy, played as the run's evaluations did (greedily)
-    assert f"fifthave-play --opponents policy:{agent_file}:greedy\n" in printed
-    assert f"fifthave-tournament --agents policy:{agent_file}:greedy heuristic*1 --games 100" in printed
+    assert f"fifthave play --opponents policy:{agent_file}:greedy\n" in printed
+    assert f"fifthave tournament --agents policy:{agent_file}:greedy heuristic*1 --games 100" in printed
     assert f"tensorboard --logdir {tmp_path / 'run' / 'tb'}" in printed
     with pytest.raises(SystemExit):
         main(["--config", str(config), "--no-progress"])

@@ -1,4 +1,4 @@
-"""fifthave-experiment: a new run directory by default, results/ only with --publish, a small playable policy."""
+"""fifthave.train.experiment: a new run directory by default, results/ only with --publish, a small playable policy."""
 
 import json
 import os
@@ -62,7 +62,7 @@ def test_experiment_runs_in_a_new_directory_and_publishes_only_when_asked(tmp_pa
 
 def test_the_published_policy_plays(tmp_path):
     if not os.path.exists(PUBLISHED):
-        return  # published by the committed experiment (fifthave-experiment --publish)
+        return  # published by the committed experiment (python -m fifthave.train.experiment --publish)
     assert os.path.getsize(PUBLISHED) < 3_000_000
     result = run_tournament([("ppo", agent_factory(f"policy:{PUBLISHED}"))] + [("random", agent_factory("random"))] * 3,
                             games=4, seed=0)
@@ -70,7 +70,8 @@ def test_the_published_policy_plays(tmp_path):
 
 
 def test_the_default_config_is_the_one_results_training_publishes():
-    # A bare `fifthave-experiment --publish` must reproduce results/training, not overwrite it with another run.
+    # A bare `python -m fifthave.train.experiment --publish` must reproduce results/training, not overwrite it with
+    # another run.
     from fifthave.train.experiment import DEFAULT_CONFIG
 
     with open(os.path.join(ROOT, "results", "training", "run.json")) as f:

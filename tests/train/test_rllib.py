@@ -365,7 +365,7 @@ def test_snapshot_draws_repeat_for_a_seed_and_differ_between_env_runners(monkeyp
 @needs_ray
 @pytest.mark.xdist_group("ray")
 def test_the_command_repeats_a_run_bit_for_bit(tmp_path):
-    """Two runs of fifthave-rllib with the same config and seed, each in a new process whose string hashes are
+    """Two runs of fifthave.train.rllib with the same config and seed, each in a new process whose string hashes are
     salted (Python's default: the command starts itself again with PYTHONHASHSEED fixed), with a snapshot pool
     in play, end with the same weights."""
     import json
@@ -437,7 +437,7 @@ def test_bad_rllib_config_and_checkpoint_are_refused(tmp_path):
         RLlibConfig(observation_version=2)
     with pytest.raises(ValueError, match="unknown config keys"):
         load_rllib_config(None, {"learning_rate": 0.1})
-    with pytest.raises(ValueError, match="not a fifthave-rllib checkpoint"):
+    with pytest.raises(ValueError, match="not a fifthave.train.rllib checkpoint"):
         RLlibFactory(str(tmp_path))()
 
 
@@ -476,7 +476,7 @@ def test_command_line_options_reach_the_config(monkeypatch, tmp_path):
 
 
 def test_default_config_trains_as_the_committed_run_that_learned():
-    """``fifthave-rllib`` without a config must train as the committed run whose table the README quotes: the
+    """``fifthave.train.rllib`` without a config must train as the committed run whose table the README quotes: the
     budget, evaluation, run directory and env runners may differ, nothing that shapes learning."""
     import json
 

@@ -120,9 +120,9 @@ def test_the_best_evaluation_is_the_highest_win_rate_of_the_weights_saved_under_
                          "(fair share 0.25): ck.zip")
     assert greedy[1].endswith("--agents policy:ck.npz:greedy random*3 --games 1000 --seed 6")  # as evaluated
     assert sampling[1].endswith("--agents policy:ck.npz random*3 --games 1000 --seed 6")  # its agent file
-    # spelled as the run's other closing commands are (.venv/bin/fifthave-tournament when installed there)
-    assert f"fresh deals: {console_prefix()}fifthave-tournament --agents" in greedy[1]
-    assert how_to_use("ck.zip", 4)[2].split()[1] == f"{console_prefix()}fifthave-tournament"
+    # spelled as the run's other closing commands are (.venv/bin/fifthave tournament when installed there)
+    assert f"fresh deals: {console_prefix()}fifthave tournament --agents" in greedy[1]
+    assert how_to_use("ck.zip", 4)[2].split()[1:3] == [f"{console_prefix()}fifthave", "tournament"]
 
 
 def test_selfplay_snapshots_join_the_pool_and_play(tmp_path):
@@ -215,13 +215,13 @@ def test_experiment_scale_and_report(tmp_path):
     with open(os.path.join(config.run_dir, "eval.csv"), "w") as f:
         f.write("timesteps,opponent,games,win_rate,ci_low,ci_high,mean_vp,mean_rank,opponent_mean_vp,truncated\n"
                 "1024,random,4,0.5,0.15,0.85,30,2,25,0\n2048,random,4,0.75,0.3,0.95,40,1.5,20,1\n")
-    run = {"command": "fifthave-experiment --scale 1", "steps": 2048, "wall_seconds": 10.0, "eval_seconds": 2.0,
-           "steps_per_second": 256.0}
+    run = {"command": "python -m fifthave.train.experiment --scale 1", "steps": 2048, "wall_seconds": 10.0,
+           "eval_seconds": 2.0, "steps_per_second": 256.0}
     write_report(config, str(tmp_path / "out"), run)
     rows = write_report(config, str(tmp_path / "out"))  # a rewrite keeps the command and timing
     assert [r["win_rate"] for r in rows] == ["0.5", "0.75"]
     report = (tmp_path / "out" / "README.md").read_text()
-    assert "`fifthave-experiment --scale 1`" in report and "| 2048 | random | 4 | 0.750 | [0.300, 0.950] | 0.50 |" in report and "| 1.50 | 1 |" in report
+    assert "`python -m fifthave.train.experiment --scale 1`" in report and "| 2048 | random | 4 | 0.750 | [0.300, 0.950] | 0.50 |" in report and "| 1.50 | 1 |" in report
     assert "throughput 256 env steps/s" in report
     assert report.startswith("# Training results: MaskablePPO on FifthAvenue-v0\n")
     # A cloning-only run says so in its title (its table has the one row of the cloned policy).
@@ -295,7 +295,7 @@ def test_bad_flags_end_with_one_line_before_anything_is_created(tmp_path, capsys
         main(["--run-dir", str(tmp_path / "run"), "--no-progress", *flags])
     error = capsys.readouterr().err
     assert exit_.value.code == 2 and "Traceback" not in error
-    assert re.search(f"fifthave-train: error: {message}", error), error
+    assert re.search(f"python -m fifthave.train.train: error: {message}", error), error
     assert not (tmp_path / "run").exists()
 
 

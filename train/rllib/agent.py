@@ -1,4 +1,4 @@
-"""A ``fifthave-rllib`` checkpoint as an agent: ``rllib:PATH`` in tournaments and the terminal game.
+"""A ``fifthave.train.rllib`` checkpoint as an agent: ``rllib:PATH`` in tournaments and the terminal game.
 
 A checkpoint directory holds RLlib's own algorithm state (``algorithm/``, to
 resume or inspect with RLlib), the actor of the shared policy as ``actor.pt`` (a torch state dict, read with
@@ -71,8 +71,8 @@ def actor_weights_hash(directory):
 def _load_torch_actor(directory):
     meta_path, actor_path = os.path.join(directory, META_FILE), os.path.join(directory, ACTOR_FILE)
     if not (os.path.isfile(meta_path) and os.path.isfile(actor_path)):
-        raise ValueError(f"{directory!r} is not a fifthave-rllib checkpoint: it needs {META_FILE} and "
-                         f"{ACTOR_FILE} (written by fifthave-rllib into RUN_DIR/checkpoints/iter_NNNNNN)")
+        raise ValueError(f"{directory!r} is not a fifthave.train.rllib checkpoint: it needs {META_FILE} and "
+                         f"{ACTOR_FILE} (written by fifthave.train.rllib into RUN_DIR/checkpoints/iter_NNNNNN)")
     meta = safejson.load(meta_path, f"the RLlib checkpoint file {meta_path}", max_bytes=MAX_META_BYTES)
     hidden = meta.get("hidden") if isinstance(meta, dict) else None
     # checked before any network is built: a meta.json saying [20000, 20000] must not allocate gigabytes

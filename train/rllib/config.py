@@ -1,4 +1,4 @@
-"""The ``fifthave-rllib`` run as one dataclass, a docstring per field (as ``fifthave.train.config.TrainConfig``).
+"""The ``fifthave.train.rllib`` run as one dataclass, a docstring per field (as ``fifthave.train.config.TrainConfig``).
 
 ``load_rllib_config(path, overrides, base=None)`` reads a JSON file (unknown keys are an
 error) and applies command-line overrides; ``config.to_dict()`` is what every

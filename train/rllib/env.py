@@ -21,7 +21,7 @@ reads its own ``observation_layout``, a searching agent gets its seat's sampler.
 observation under the key ``"observations"`` and its mask as floats, the layout RLlib's
 action-masking RLModule reads (``ray.rllib.examples.rl_modules.classes.action_masking_rlm``).
 The observation is layout ``observation_version`` of ``fifthave_env.observation``: 0 (the
-default, ``fifth_avenue_v0``, ``(1176,)`` floats: what ``fifthave-rllib`` trains on and its
+default, ``fifth_avenue_v0``, ``(1176,)`` floats: what ``fifthave.train.rllib`` trains on and its
 checkpoints read) or 1 (``fifth_avenue_v1``, ``(1409,)``: layout 0 plus the derived views).
 
 ## Rewards

@@ -2,7 +2,7 @@
 
 Command::
 
-    fifthave-rllib [--config FILE.json | --resume CHECKPOINT_DIR] [--run-dir DIR] [--total-env-steps N] [--num-env-runners K]
+    python -m fifthave.train.rllib.train [--config FILE.json | --resume CHECKPOINT_DIR] [--run-dir DIR] [--total-env-steps N] [--num-env-runners K]
                    [--num-envs-per-env-runner G] [--seed S] [--num-players N] [--board 5|6] [--address HOST:PORT] [--num-cpus C]
 
 One ``RLlibConfig`` (``train/rllib/config.py``) describes the run; it is saved as
@@ -64,7 +64,7 @@ from ..evaluate import best_checkpoint_report, read_eval_log
 from ..manifest import write_directory_manifest, verify_directory
 from .config import load_rllib_config
 
-# the columns of fifthave-train's eval.csv (fifthave.train.evaluate), counted in RLlib iterations and env steps
+# the columns of fifthave.train.train's eval.csv (fifthave.train.evaluate), counted in RLlib iterations and env steps
 EVAL_FIELDS = ("iteration", "env_steps") + tuple(f for f in TRAIN_EVAL_FIELDS if f != "timesteps")
 MAIN = "main"
 
@@ -303,8 +303,8 @@ def read_checkpoint_meta(directory):
     from .agent import load_actor
 
     if not os.path.isdir(os.path.join(directory, "algorithm")):
-        raise ValueError(f"{directory!r} has no RLlib algorithm state to resume from (a fifthave-rllib checkpoint "
-                         f"holds algorithm/, actor.pt and meta.json)")
+        raise ValueError(f"{directory!r} has no RLlib algorithm state to resume from (a fifthave.train.rllib "
+                         f"checkpoint holds algorithm/, actor.pt and meta.json)")
     verify_directory(directory)
     _, meta = load_actor(directory)
     if "config" not in meta:
@@ -410,7 +410,7 @@ def train(config, address=None, num_cpus=None, log=_print_now, resume=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="fifthave-rllib", description="Self-play PPO with RLlib (one shared policy, a snapshot pool "
+    parser = argparse.ArgumentParser(prog="python -m fifthave.train.rllib.train", description="Self-play PPO with RLlib (one shared policy, a snapshot pool "
                                      "and scripted opponents); local Ray or a cluster via --address.")
     parser.add_argument("--config", help="a JSON file of RLlibConfig fields (train/rllib/config.py)")
     parser.add_argument("--resume", metavar="CHECKPOINT_DIR", help="continue from a checkpoint of a run "
@@ -461,7 +461,7 @@ def main(argv=None):
 
     print(f"done in {seconds:.0f} s; last checkpoint {directory}")
     print(f"final weights sha256: {actor_weights_hash(directory)}")
-    print(f"play it: fifthave-tournament --agents rllib:{directory} random*{config.num_players - 1}")
+    print(f"play it: fifthave tournament --agents rllib:{directory} random*{config.num_players - 1}")
     for line in best_checkpoint_lines(config):
         print(line)
     return 0
@@ -478,7 +478,7 @@ def best_checkpoint_lines(config):
 
 
 def cli():
-    """``fifthave-rllib``: ``main`` in a process with unsalted string hashes, started again with
+    """``fifthave.train.rllib``: ``main`` in a process with unsalted string hashes, started again with
     ``PYTHONHASHSEED=0`` unless the variable is set. With a salt per process (Python's default) the same seed
     gave other weights on every run: some order in RLlib's sampling or learning follows Python's string hashes.
     Local Ray workers inherit the variable; ``init_ray`` passes it to a cluster's."""
@@ -489,4 +489,4 @@ def cli():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli()

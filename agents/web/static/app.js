@@ -53,7 +53,7 @@ async function api(method, path, body, raw) {
     response = await fetch(path, {method, body: raw ? body : body === undefined ? undefined : JSON.stringify(body),
       headers: raw ? {"Content-Type": "application/octet-stream"} : {"Content-Type": "application/json"}});
   } catch (error) {
-    throw new Error("the server does not answer (is fifthave-serve still running?)");
+    throw new Error("the server does not answer (is fifthave serve still running?)");
   }
   let data = null;
   try { data = await response.json(); } catch (error) { /* not JSON: reported below */ }
