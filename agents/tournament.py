@@ -431,13 +431,17 @@ class TournamentResult:
     def save(self, stem):
         """Write ``stem.json`` (settings, table, per-game records), ``stem.csv`` (the table) and ``stem.png``."""
         os.makedirs(os.path.dirname(stem) or ".", exist_ok=True)
-        write_json(f"{stem}.json", {"settings": self.settings, "table": self.table, "act_ms": self.act_ms(),
-                                    "seconds": self.seconds}, self.records)
+        self.save_json(f"{stem}.json")
         with atomic_open(f"{stem}.csv", "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=TABLE_COLUMNS)
             writer.writeheader()
             writer.writerows(self.table)
         self.plot(f"{stem}.png")  # last: the games and the table are on disk even if plotting fails
+
+    def save_json(self, path):
+        """Write the settings, the table and the per-game records (what ``load`` and the web viewer read) to ``path``."""
+        write_json(path, {"settings": self.settings, "table": self.table, "act_ms": self.act_ms(),
+                          "seconds": self.seconds}, self.records)
 
     def plot(self, path):
         import matplotlib
