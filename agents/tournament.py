@@ -18,9 +18,10 @@ label (three ``random`` opponents, say) are pooled in the table. A learned
 policy takes part by wrapping it as an agent whose factory loads it; a fresh
 agent is made for every game and ``reset`` before it.
 
-Every game runs through the PettingZoo env (``fifthave_env.fifth_avenue_v0``),
-so each agent receives only its own observation and action mask. The runner
-itself reads ``env.unwrapped.game`` for the auction statistics.
+Every game starts from the PettingZoo env's reset (``fifthave_env.fifth_avenue_v0``) and is
+played by the one game runner (``fifthave_env.runner.play``), so each agent receives only its
+own view or observation and action mask; a hook of the runner (``AuctionStatistics``) counts
+the auction statistics.
 
 Seating and seeds: games come in *deals* that share one env seed, one game per
 seat order of the deal (``seat_orders``): ``"cyclic"`` (default) has
