@@ -69,13 +69,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from fifthave_env import fifth_avenue_v0
-from fifthave_env.agent_protocol import act
+from fifthave_env.agent_protocol import give_sampler
 from fifthave_env.engine.cards import BLACK, COLORED_PER_COLOR, BLACK_COUNTS, FACE_UP, SEEN_FACE_DOWN, VALUES
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, Game
+from fifthave_env.runner import GameHooks, play
 from fifthave_env.runtime import atomic_write_text
 
 from . import stats
-from .base import LayoutObservations, give_sampler
 from .bidding import BIDDING_STRATEGIES, BiddingStrategy
 from .heuristic import HeuristicAgent
 from .tournament import SEAT_ORDERS, agent_factory, deal_seatings, deal_seed, fork_pool, orders_per_deal_for
@@ -165,42 +165,47 @@ class LuckMeter:
         return self.game.to_dict()
 
 
+class _PlayOutHooks(GameHooks):
+    """``play_out``'s hooks: the luck meter around each action, ``on_auction`` at each auction start, and the
+    bidder taking its seat's decisions while the auction running when the game was handed over lasts."""
+
+    def __init__(self, game, meter, bidder, on_auction):
+        self.meter, self.bidder, self.on_auction = meter, bidder, on_auction
+        self.auction_loc = game.auc_loc if bidder is not None and game.decision == BID_DECISION else None
+        self.last_auction = (game.turn, game.auc_loc) if game.decision == BID_DECISION else None
+
+    def choose_agent(self, game, seat, agent):
+        if self.on_auction is not None and game.decision == BID_DECISION and (
+                game.turn, game.auc_loc) != self.last_auction:
+            self.last_auction = (game.turn, game.auc_loc)
+            self.on_auction(game)
+        if self.auction_loc is not None:
+            if game.decision in (BID_DECISION, BUILD_DECISION) and game.auc_loc == self.auction_loc:
+                if seat == self.bidder[0]:
+                    return self.bidder[1]
+            else:
+                self.auction_loc = None
+        return agent
+
+    def decided(self, decision):
+        if self.meter is not None:
+            self.meter.before()
+
+    def applied(self, decision):
+        if self.meter is not None:
+            self.meter.after()
+
+
 def play_out(game, agents, meter=None, bidder=None, on_auction=None):
-    """Play ``game`` to its end with one agent per seat; each sees only its own observation, in the
-    layout it reads, and a searching agent gets its seat's sampler (as in the tournament).
+    """Play ``game`` to its end with one agent per seat (``fifthave_env.runner.play``, as in the tournament).
 
     ``meter``: a :class:`LuckMeter` of this game. ``bidder``: ``(seat, agent)``
     taking that seat's decisions while the auction running now lasts (the
     auction at ``game.auc_loc``). ``on_auction(game)``: called when an auction starts.
     """
-    seated = LayoutObservations(game.config, dict(enumerate(agents)), env_layout=None)
-    for seat, agent in enumerate(agents):
-        give_sampler(agent, game, seat)
     if bidder is not None:
-        bidding = LayoutObservations(game.config, {bidder[0]: bidder[1]}, env_layout=None, observers=seated.observers)
         give_sampler(bidder[1], game, bidder[0])
-    auction_loc = game.auc_loc if bidder is not None and game.decision == BID_DECISION else None
-    last_auction = (game.turn, game.auc_loc) if game.decision == BID_DECISION else None
-    while not game.is_over:
-        if on_auction is not None and game.decision == BID_DECISION and (game.turn, game.auc_loc) != last_auction:
-            last_auction = (game.turn, game.auc_loc)
-            on_auction(game)
-        seat = game.actor
-        agent, observations = agents[seat], seated
-        if auction_loc is not None:
-            if game.decision in (BID_DECISION, BUILD_DECISION) and game.auc_loc == auction_loc:
-                if seat == bidder[0]:
-                    agent, observations = bidder[1], bidding
-            else:
-                auction_loc = None
-        action = int(act(agent, game, seat, observations))
-        if meter is not None:
-            meter.before()
-            game.apply(action)
-            meter.after()
-        else:
-            game.apply(action)
-    return game
+    return play(game, agents, [_PlayOutHooks(game, meter, bidder, on_auction)])
 
 
 def win_shares(game):

@@ -18,9 +18,10 @@ label (three ``random`` opponents, say) are pooled in the table. A learned
 policy takes part by wrapping it as an agent whose factory loads it; a fresh
 agent is made for every game and ``reset`` before it.
 
-Every game runs through the PettingZoo env (``fifthave_env.fifth_avenue_v0``),
-so each agent receives only its own observation and action mask. The runner
-itself reads ``env.unwrapped.game`` for the auction statistics.
+Every game starts from the PettingZoo env's reset (``fifthave_env.fifth_avenue_v0``) and is
+played by the one game runner (``fifthave_env.runner.play``), so each agent receives only its
+own view or observation and action mask; a hook of the runner (``AuctionStatistics``) counts
+the auction statistics.
 
 Seating and seeds: games come in *deals* that share one env seed, one game per
 seat order of the deal (``seat_orders``): ``"cyclic"`` (default) has
@@ -80,13 +81,13 @@ import numpy as np
 
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine import checks, safejson
+from fifthave_env.replay import Recorder
+from fifthave_env.runner import GameHooks, play
 from fifthave_env.runtime import INTERRUPTED_EXIT, atomic_open, atomic_write_text, check_writable, die_with_parent
-from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP, IllegalActionError, as_action_id
+from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
 
-from .base import LayoutObservations, give_sampler, reads_view
-from .view import StateView
 from .registry import AGENT_FACTORIES, agent_names_help
 from .stats import bootstrap_elo, bradley_terry_elo, clustered_mean_interval, clustered_rate_interval, seat_ranks
 
@@ -163,6 +164,7 @@ class _Setup:
     seed: int
     seat_orders: str = "cyclic"
     orders_per_deal: int = 0  # only for "sample"
+    keep_moves: bool = False
 
 
 _WORKER_SETUP = None
@@ -236,8 +238,43 @@ def deal_seatings(num_players, seat_orders="cyclic", seed=0, deal=0, orders_per_
     raise ValueError(f"seat_orders must be one of {', '.join(SEAT_ORDERS)}, got {seat_orders!r}")
 
 
+class AuctionStatistics(GameHooks):
+    """A ``runner.play`` hook counting, per seat, the auctions entered (a confirmed bid) and won, the card points
+    and cards paid for them, the building stops declared and the time spent in ``act``."""
+
+    def __init__(self, num_players):
+        n = num_players
+        self.entered, self.won, self.bid_points, self.cards_spent = [0] * n, [0] * n, [0] * n, [0] * n
+        self.stops, self.act_seconds, self.act_calls = [0] * n, [0.0] * n, [0] * n
+        self.auctions = 0
+        self.confirmed_here = set()
+        self.auction_location = None
+
+    def decided(self, decision):
+        self.auction_location = decision.game.auc_loc
+
+    def applied(self, decision):
+        game, seat, action, before = decision.game, decision.seat, decision.action, decision.kind
+        self.act_seconds[seat] += decision.act_seconds
+        self.act_calls[seat] += 1
+        if before == BID_DECISION and action == BID_CONFIRM and seat not in self.confirmed_here:
+            self.confirmed_here.add(seat)
+            self.entered[seat] += 1
+        if action == DECLARE_STOP:
+            self.stops[seat] += 1
+        if before == BID_DECISION and game.decision == BUILD_DECISION:
+            winner, paid = game.auc_winner, game.auc_last_bid
+            self.won[winner] += 1
+            self.bid_points[winner] += sum(KIND_VALUE[k] * paid[k] for k in range(NUM_KINDS))
+            self.cards_spent[winner] += sum(paid)
+        if game.decision == BID_DECISION and (before != BID_DECISION or game.auc_loc != self.auction_location):
+            self.auctions += 1
+            self.confirmed_here = set()
+
+
 def play_game(setup, game_index):
-    """Play one game of the tournament; a JSON-ready record of what happened.
+    """Play one game of the tournament; a JSON-ready record of what happened (with ``setup.keep_moves``, also
+    the game's moves: ``"record"``, a ``fifthave_env.replay.GameRecord`` as a dict, which the web viewer opens).
 
     Raises ``AgentError`` if an agent fails to make or reset itself, raises in ``act``, or
     answers with something that is not a legal action id (``as_action_id``: 3.9 is refused, not 3)."""
@@ -263,71 +300,27 @@ def play_game(setup, game_index):
             agent.reset(env.unwrapped.config, seat, np.random.default_rng([setup.seed, deal, rotation, entry]))
         except Exception as error:
             raise agent_error(seat, "while being made and reset", error) from error
-        give_sampler(agent, game, seat)
         agents.append(agent)
-    entered = [0] * n
-    won = [0] * n
-    bid_points = [0] * n
-    cards_spent = [0] * n
-    stops = [0] * n
-    act_seconds = [0.0] * n
-    act_calls = [0] * n
-    auctions = 0
-    confirmed_here = set()
-    layouts = LayoutObservations(game.config, dict(enumerate(agents)))
-    for name in env.agent_iter():
-        seat = game.actor
-        view = seat >= 0 and reads_view(agents[seat])
-        reads = seat < 0 or (not view and getattr(agents[seat], "needs_observation", True)
-                             and not layouts.wants(seat))
-        observation, _, terminated, truncated, _ = env.last(observe=reads)
-        if terminated or truncated:
-            env.step(None)
-            continue
-        if view:  # a seat view of the game: no observation built
-            observation = StateView(game, seat)
-        elif observation is None:  # the agent reads only the mask, or another layout than the env's
-            vector = layouts.observe(game, seat) if layouts.wants(seat) else None
-            observation = {"observation": vector, "action_mask": game.action_mask()}
-        before, before_loc = game.decision, game.auc_loc
-        doing = f"in decision '{DECISION_NAMES[before]}'"
-        start = time.perf_counter()
-        try:
-            if view:
-                action = agents[seat].act_view(observation)
-            else:
-                action = agents[seat].act(observation["observation"], observation["action_mask"])
-            if action.__class__ is not int:  # a plain int goes straight to the game, which checks its range
-                action = as_action_id(action)
-        except Exception as error:
-            raise agent_error(seat, doing, error) from error
-        act_seconds[seat] += time.perf_counter() - start
-        act_calls[seat] += 1
-        try:
-            env.step(action)
-        except IllegalActionError as error:  # the game is untouched; the agent chose an illegal id
-            raise agent_error(seat, doing, error) from error
-        if before == BID_DECISION and action == BID_CONFIRM and seat not in confirmed_here:
-            confirmed_here.add(seat)
-            entered[seat] += 1
-        if action == DECLARE_STOP:
-            stops[seat] += 1
-        if before == BID_DECISION and game.decision == BUILD_DECISION:
-            winner, paid = game.auc_winner, game.auc_last_bid
-            won[winner] += 1
-            bid_points[winner] += sum(KIND_VALUE[k] * paid[k] for k in range(NUM_KINDS))
-            cards_spent[winner] += sum(paid)
-        if game.decision == BID_DECISION and (before != BID_DECISION or game.auc_loc != before_loc):
-            auctions += 1
-            confirmed_here = set()
-    return {
+    statistics = AuctionStatistics(n)
+    hooks = [statistics]
+    if setup.keep_moves:
+        hooks.append(Recorder(game, [setup.labels[entry] for entry in seats]))
+    try:
+        play(game, agents, hooks)
+    except Exception as error:  # an agent's: the game stays before the decision it failed (runner.play)
+        raise agent_error(game.actor, f"in decision '{DECISION_NAMES[game.decision]}'", error) from error
+    s = statistics
+    record = {
         "game": game_index, "deal": deal, "rotation": rotation, "entries": seats,
         "scores": list(game.scores), "winners": list(game.winners), "cards_in_hand": [sum(h) for h in game.hands],
-        "truncated": game.truncated, "turns": game.turn, "auctions": auctions,
-        "auctions_entered": entered, "auctions_won": won, "bid_points_won": bid_points,
-        "cards_spent": cards_spent, "stops_declared": stops,
-        "act_seconds": act_seconds, "act_calls": act_calls,
+        "truncated": game.truncated, "turns": game.turn, "auctions": s.auctions,
+        "auctions_entered": s.entered, "auctions_won": s.won, "bid_points_won": s.bid_points,
+        "cards_spent": s.cards_spent, "stops_declared": s.stops,
+        "act_seconds": s.act_seconds, "act_calls": s.act_calls,
     }
+    if setup.keep_moves:
+        record["record"] = hooks[1].record.to_dict()
+    return record
 
 
 def _play_in_worker(game_index):
@@ -439,13 +432,17 @@ class TournamentResult:
     def save(self, stem):
         """Write ``stem.json`` (settings, table, per-game records), ``stem.csv`` (the table) and ``stem.png``."""
         os.makedirs(os.path.dirname(stem) or ".", exist_ok=True)
-        write_json(f"{stem}.json", {"settings": self.settings, "table": self.table, "act_ms": self.act_ms(),
-                                    "seconds": self.seconds}, self.records)
+        self.save_json(f"{stem}.json")
         with atomic_open(f"{stem}.csv", "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=TABLE_COLUMNS)
             writer.writeheader()
             writer.writerows(self.table)
         self.plot(f"{stem}.png")  # last: the games and the table are on disk even if plotting fails
+
+    def save_json(self, path):
+        """Write the settings, the table and the per-game records (what ``load`` and the web viewer read) to ``path``."""
+        write_json(path, {"settings": self.settings, "table": self.table, "act_ms": self.act_ms(),
+                          "seconds": self.seconds}, self.records)
 
     def plot(self, path):
         import matplotlib
@@ -528,14 +525,16 @@ def games_per_deal(num_players, seat_orders="cyclic", orders_per_deal=0):
 
 def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0, workers=1,
                    max_turns=300, progress=False, seat_orders="cyclic", orders_per_deal=None, backend="local",
-                   address=None):
+                   address=None, keep_moves=False):
     """Play ``games`` games (a multiple of the games per deal) and summarize them; see the module docstring.
 
     ``num_players`` defaults to the number of entries, and must equal it.
     ``workers`` processes share the games (1: in this process). ``seat_orders``:
     ``"cyclic"``, ``"all"`` or ``"sample"`` (``orders_per_deal`` of them, default
     ``num_players``). ``backend="ray"`` plays the games as Ray tasks instead, on a local Ray or on
-    the cluster at ``address`` (``fifthave.agents.ray_backend``); same table.
+    the cluster at ``address`` (``fifthave.agents.ray_backend``); same table. ``keep_moves``: each game's
+    record also holds its moves (``"record"``, a ``fifthave_env.replay.GameRecord`` as a dict) for the web
+    viewer, which replays the other games from their seeds, and only those of scripted agents.
     """
     labels, factories = _labelled(agent_factories)
     num_players = len(factories) if num_players is None else num_players
@@ -555,7 +554,7 @@ def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0
     workers = checks.integer("workers", workers, 1, checks.MAX_WORKERS)
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
-    setup = _Setup(labels, factories, num_players, board, max_turns, seed, seat_orders, orders_per_deal)
+    setup = _Setup(labels, factories, num_players, board, max_turns, seed, seat_orders, orders_per_deal, keep_moves)
     start = time.perf_counter()
     indices = range(games)
     if backend == "ray":
@@ -628,6 +627,9 @@ def main(argv=None):
     parser.add_argument("--address", help="with --backend ray: join the Ray cluster whose head is at HOST:PORT "
                         "(default: start a local Ray)")
     parser.add_argument("--out", help="write OUT.json, OUT.csv and OUT.png")
+    parser.add_argument("--keep-moves", action="store_true",
+                        help="OUT.json also keeps every game's moves, so the web viewer (fifthave serve) replays "
+                             "games of learned agents too")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.resummarize:
@@ -651,7 +653,8 @@ def main(argv=None):
         result = run_tournament([(name, agent_factory(name)) for name in lineup], board=args.board,
                                 games=args.games, seed=args.seed, workers=args.workers,
                                 max_turns=args.max_turns, progress=not args.quiet, seat_orders=args.seat_orders,
-                                orders_per_deal=args.orders_per_deal, backend=args.backend, address=args.address)
+                                orders_per_deal=args.orders_per_deal, backend=args.backend, address=args.address,
+                                keep_moves=args.keep_moves)
     except (ValueError, ImportError, ConnectionError, AgentError) as error:  # AgentError: e.g. a missing checkpoint
         parser.error(str(error))
     except KeyboardInterrupt:  # Ctrl-C: one line and the shell's code for it; the workers stop with us

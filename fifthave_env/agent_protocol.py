@@ -19,7 +19,8 @@ environments need not import ``agents``:
   an observation and its parsing. The scripted agents (greedy, heuristic, search) have it;
   their ``act`` reads the same view from the observation.
 
-The tournament, the terminal game, the Gymnasium env and the RLlib env all seat agents this way.
+The game runner (``runner.play``, which every whole game between agents goes through), the terminal
+game, the web app, the Gymnasium env and the RLlib env all seat agents this way.
 """
 
 from .engine.determinize import SeatSampler

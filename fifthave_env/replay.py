@@ -35,10 +35,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .agent_protocol import LayoutObservations, explain, give_sampler
+from .agent_protocol import explain
 from .engine import checks, safejson
 from .engine.actions import NUM_ACTIONS
 from .engine.game import Game, GameConfig, IllegalActionError
+from .runner import GameHooks, play
 from .runtime import atomic_open, atomic_write_text, check_writable, check_writable_directory, exit_on_interrupt
 
 RECORD_FORMAT = 1
@@ -186,11 +187,25 @@ def _report(name, value, depth=0):
                                   f"got {checks.shown(value)}")
 
 
+class Recorder(GameHooks):
+    """A ``runner.play`` hook that records the game: ``record`` (a ``GameRecord``) names each seat's agent and
+    keeps each action with what its agent reported about it (``explain()``, agent protocol)."""
+
+    def __init__(self, game, names):
+        self.record = GameRecord.start(game)
+        self.record.agents = [str(name) for name in names]
+        self.record.explanations = []
+
+    def applied(self, decision):
+        self.record.actions.append(decision.action)
+        self.record.explanations.append(explain(decision.agent))
+
+
 def record_game(agents, config=None, seed=None):
     """Play one game between ``agents`` (one per seat, see ``fifthave.agents.base``) and return its record.
 
-    Agents are seated as in tournaments: each sees only its own observation, in the layout it
-    reads (``observation_layout``, default 0), and its mask; a searching agent gets its seat's
+    Agents are seated as in tournaments (``runner.play``): each sees only its own observation, in the
+    layout it reads (``observation_layout``, default 0), and its mask; a searching agent gets its seat's
     sampler. ``seed`` fixes the game and every agent's generator, so the same seed gives the
     same game. The record names each seat's agent and keeps, per action, what the agent reported
     about it when the agent has the optional ``explain()`` (agent protocol).
@@ -202,18 +217,9 @@ def record_game(agents, config=None, seed=None):
     game = Game(config, rng=np.random.default_rng(game_seed))
     for seat, (agent, agent_seed) in enumerate(zip(agents, agent_seeds)):
         agent.reset(config, seat, np.random.default_rng(agent_seed))
-        give_sampler(agent, game, seat)
-    record = GameRecord.start(game)
-    record.agents = [str(getattr(agent, "name", type(agent).__name__)) for agent in agents]
-    record.explanations = []
-    observations = LayoutObservations(config, dict(enumerate(agents)), env_layout=None)
-    while not game.is_over:
-        seat = game.actor
-        action = int(agents[seat].act(observations.observe(game, seat), game.action_mask()))
-        game.apply(action)
-        record.actions.append(action)
-        record.explanations.append(explain(agents[seat]))
-    return record
+    recorder = Recorder(game, [getattr(agent, "name", type(agent).__name__) for agent in agents])
+    play(game, agents, [recorder])
+    return recorder.record
 
 
 def frames(record, every="turn", hands="actor", scale=0.75):

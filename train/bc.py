@@ -40,12 +40,11 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import torch
 
-from fifthave.agents.base import give_sampler
 from fifthave.agents.tournament import agent_factory
-from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.engine.game import Game
 from fifthave_env.env_common import end_reward, game_config
 from fifthave_env.observation import Observer
+from fifthave_env.runner import GameHooks, play
 
 from .hints import Advisers
 from .opponents import ScriptedOpponents
@@ -72,6 +71,34 @@ class Records:
         return len(self.actions)
 
 
+class _Labeller(GameHooks):
+    """At each decision of a recorded seat: its features and mask, and the teacher's action as the label; the
+    learner (DAgger) plays its own action at its seat, and a teacher it overrode drops its plan."""
+
+    def __init__(self, observer, advisers, learner, learner_seat):
+        self.observer, self.advisers, self.learner, self.learner_seat = observer, advisers, learner, learner_seat
+        self.per_seat = {seat: ([], [], []) for seat in advisers}
+
+    def decided(self, decision):
+        seat, game = decision.seat, decision.game
+        if seat not in self.per_seat:
+            return None
+        observation = self.observer.observe(game, seat).copy()
+        legal = game.action_mask().astype(bool)
+        features = self.advisers[seat].features(observation, legal)
+        label = action = decision.action
+        if self.learner is not None and seat == self.learner_seat:
+            action = int(self.learner.act(observation, legal))
+            if action != label:
+                decision.agent.drop_plan()
+        self.advisers[seat].record(action)
+        feats, masks, labels = self.per_seat[seat]
+        feats.append(features)
+        masks.append(legal)
+        labels.append(label)
+        return action
+
+
 def play_recorded(config, rng, learner=None, learner_seat=None):
     """One game whose recorded seats are labelled by ``config.bc.teacher``; returns their records as lists
     (features, masks, teacher actions, discounted returns).
@@ -95,38 +122,16 @@ def play_recorded(config, rng, learner=None, learner_seat=None):
     for seat in range(n):
         agent = make_teacher() if seat in recorded else next(opponents)
         agent.reset(game_cfg, seat, np.random.default_rng(rng.integers(2**63)))
-        give_sampler(agent, game, seat)
         players.append(agent)
         if seat in recorded:
             advisers[seat] = Advisers(config.advisers)
             advisers[seat].reset(game_cfg, seat, rng)
     if learner is not None:
         learner.reset(game_cfg, learner_seat, np.random.default_rng(rng.integers(2**63)))
-    per_seat = {seat: ([], [], []) for seat in recorded}
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    while not game.is_over:
-        seat = game.actor
-        observation = observer.observe(game, seat).copy()
-        game.action_mask(mask)
-        legal = mask.astype(bool)
-        if seat not in per_seat:
-            game.apply(int(players[seat].act(observation, legal)))
-            continue
-        features = advisers[seat].features(observation, legal)
-        label = int(players[seat].act(observation, legal))
-        action = label
-        if learner is not None and seat == learner_seat:
-            action = int(learner.act(observation, legal))
-            if action != label:
-                players[seat].drop_plan()
-        advisers[seat].record(action)
-        feats, masks, labels = per_seat[seat]
-        feats.append(features)
-        masks.append(legal.copy())
-        labels.append(label)
-        game.apply(action)
+    labeller = _Labeller(observer, advisers, learner, learner_seat)
+    play(game, players, [labeller])
     records = ([], [], [], [])
-    for seat, (feats, masks, labels) in per_seat.items():
+    for seat, (feats, masks, labels) in labeller.per_seat.items():
         outcome = float(end_reward(config.reward, game, seat))
         steps = len(labels)
         returns = [outcome * config.gamma ** (steps - 1 - t) for t in range(steps)]

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from fifthave.agents.base import give_sampler, reads_view
+from fifthave.agents.base import reads_view
 from fifthave.agents.registry import AGENT_FACTORIES, check_agent_names
 from fifthave.agents.search import DECISION_GROUPS, SearchAgent
 from fifthave.agents.tournament import agent_factory, run_tournament
@@ -48,6 +48,7 @@ from fifthave_env.engine import safejson
 from fifthave_env.engine.game import Game
 from fifthave_env.env_common import game_config
 from fifthave_env.observation import OBS_SIZES, Observer
+from fifthave_env.runner import GameHooks, play
 from fifthave_env.runtime import atomic_write_text
 
 from .values_agent import (
@@ -170,32 +171,41 @@ def play_labelled(config, seed, student=None):
         else:
             agent = AGENT_FACTORIES[config.opponents[rng.integers(len(config.opponents))]]()
         agent.reset(cfg, s, np.random.default_rng(rng.integers(2**63)))
-        give_sampler(agent, game, s)
         players.append(agent)
-    searcher = players[seat]
-    observations, features, owners, targets = [], [], [], []
-    while not game.is_over:
-        s = game.actor
-        searcher.last_search = None
-        if reads_view(players[s]):  # the scripted seats and the searcher: no observation unless it searched
+    labeller = _Labeller(players[seat], observer, cfg)
+    play(game, players, [labeller])
+    return labeller.observations, labeller.features, labeller.owners, labeller.targets
+
+
+class _Labeller(GameHooks):
+    """After each decision of the searched seat that ran a search: the seat's observation and, per candidate, its
+    features and its value minus the heuristic candidate's."""
+
+    def __init__(self, searcher, observer, cfg):
+        self.searcher, self.observer, self.cfg = searcher, observer, cfg
+        self.observations, self.features, self.owners, self.targets = [], [], [], []
+
+    def choose_agent(self, game, seat, agent):
+        self.searcher.last_search = None
+        return agent
+
+    def decided(self, decision):
+        searcher = self.searcher
+        if decision.agent is not searcher or searcher.last_search is None:
+            return
+        game, s = decision.game, decision.seat
+        candidates, values, default = searcher.last_search
+        observation = self.observer.observe(game, s)
+        if reads_view(searcher):
             view = StateView(game, s)
-            action = players[s].act_view(view)
         else:  # a network that reads the observation (a student)
-            observation = observer.observe(game, s)
-            action = players[s].act(observation, game.action_mask())
-            view = SeatView(observation, game.action_mask(), cfg)
-        if s == seat and searcher.last_search is not None:
-            candidates, values, default = searcher.last_search
-            if reads_view(players[s]):
-                observation = observer.observe(game, s)
-            base = values[candidates.index(default)] if default in candidates else values.mean()
-            for macro, value in zip(candidates, values):
-                features.append(candidate_features(view, macro, default))
-                owners.append(len(observations))
-                targets.append(value - base)
-            observations.append(observation.copy())
-        game.apply(int(action))
-    return observations, features, owners, targets
+            view = SeatView(observation, game.action_mask(), self.cfg)
+        base = values[candidates.index(default)] if default in candidates else values.mean()
+        for macro, value in zip(candidates, values):
+            self.features.append(candidate_features(view, macro, default))
+            self.owners.append(len(self.observations))
+            self.targets.append(value - base)
+        self.observations.append(observation.copy())
 
 
 def _play_labelled(job):

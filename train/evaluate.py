@@ -19,14 +19,19 @@ way, without retraining, by::
 
 which uses the config saved in the checkpoint (opponents, games, seed, whether the
 learner plays its most likely action) and prints the rows of that step of the
-run's table. ``best_evaluation`` picks the row of a run's best evaluated checkpoint
-against an opponent; ``fifthave.train.train`` and ``fifthave.train.rllib`` print it at the end, with the
+run's table. A run also keeps every evaluation game's moves, one file per evaluation point and opponent
+(``eval_games_path``: ``RUN_DIR/eval_games/step_000100000_vs_heuristic.json``, a tournament result as
+``fifthave tournament --out`` writes it, with ``--keep-moves``); the web app (``fifthave serve``) opens it and
+replays any of its games with what the learner reported at each decision. ``best_evaluation`` picks the row
+of a run's best evaluated checkpoint against an opponent; ``fifthave.train.train`` and ``fifthave.train.rllib``
+print it at the end, with the
 tournament that plays that checkpoint on fresh deals.
 """
 
 import argparse
 import csv
 import os
+import re
 import sys
 from dataclasses import dataclass
 
@@ -83,14 +88,23 @@ class EvalResult:
                 "opponent_mean_vp": round(self.opponent_mean_vp, 2), "truncated": self.truncated}
 
 
-def evaluate(make_agent, opponent, games, config, seed, **tournament_options):
+def eval_games_path(run_dir, point, opponent):
+    """Where a run keeps the games of one evaluation point (e.g. ``step_000100000``) against ``opponent``."""
+    return os.path.join(run_dir, "eval_games", f"{point}_vs_{re.sub(r'[^A-Za-z0-9._-]', '_', opponent)}.json")
+
+
+def evaluate(make_agent, opponent, games, config, seed, games_path=None, **tournament_options):
     """A tournament of the agent ``make_agent()`` returns against ``opponent`` in every other seat
-    (``tournament_options``, e.g. ``workers`` or ``backend``, go to ``run_tournament``)."""
+    (``tournament_options``, e.g. ``workers`` or ``backend``, go to ``run_tournament``). ``games_path``: write
+    the games there, with their moves (``TournamentResult.save_json``), for the web viewer."""
     n = config.num_players
     games = -(-games // n) * n
     lineup = [(LEARNER_LABEL, make_agent)] + [(opponent, agent_factory(opponent))] * (n - 1)
     result = run_tournament(lineup, num_players=n, board=config.board, games=games, seed=seed,
-                            max_turns=config.max_turns, **tournament_options)
+                            max_turns=config.max_turns, keep_moves=games_path is not None, **tournament_options)
+    if games_path is not None:
+        os.makedirs(os.path.dirname(games_path) or ".", exist_ok=True)
+        result.save_json(games_path)
     mine, theirs = result.row(LEARNER_LABEL), result.row(opponent)
     return EvalResult(opponent, games, mine["win_rate"], mine["win_ci_low"], mine["win_ci_high"],
                       mine["mean_vp"], mine["mean_rank"], theirs["mean_vp"],

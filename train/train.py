@@ -73,8 +73,8 @@ from .checkpoint import (
 )
 from .config import load_config
 from .export import agent_file_of, write_policy
-from .evaluate import (EVAL_FIELDS, LEARNER_LABEL, best_checkpoint_report, eval_seed, evaluate, format_table,
-                       how_to_use, read_eval_log)
+from .evaluate import (EVAL_FIELDS, LEARNER_LABEL, best_checkpoint_report, eval_games_path, eval_seed, evaluate,
+                       format_table, how_to_use, read_eval_log)
 from .league import League
 from .opponents import ScriptedOpponents
 from .policy_agent import ActorNet, PolicyAgent, policy_spec
@@ -83,7 +83,7 @@ from .selfplay import SelfPlayPool
 from .vec_env import FifthAvenueVecEnv
 
 DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "default.json")
-RUN_FILES = ("config.json", "eval.csv", "checkpoints", "pool", "tb")
+RUN_FILES = ("config.json", "eval.csv", "eval_games", "checkpoints", "pool", "tb")
 """What a run writes in its directory: any of them marks the directory as used."""
 
 
@@ -182,7 +182,8 @@ class RunCallback(BaseCallback):
         rows = []
         for opponent in cfg.eval_opponents:
             # The same evaluation deals at every point, so successive rows differ only by the policy.
-            result = evaluate(make_agent, opponent, cfg.eval_games, cfg, seed=eval_seed(cfg))
+            result = evaluate(make_agent, opponent, cfg.eval_games, cfg, seed=eval_seed(cfg),
+                              games_path=eval_games_path(self.run_dir, f"step_{self.num_timesteps:09d}", opponent))
             row = {"timesteps": self.num_timesteps, **result.row()}
             rows.append(row)
             self.logger.record(f"eval/win_rate_vs_{opponent}", row["win_rate"])

@@ -235,13 +235,10 @@ def create_app(agent_maker=make_agent, allowed_hosts=None):
 
 
 def _committed_models():
-    """The learned agents shipped in results/ (when running from a checkout), as agent names."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-    found = []
-    for prefix, path in (("policy:", "results/training/policy.zip"), ("values:", "results/training/values/values.pt")):
-        if os.path.exists(os.path.join(root, path)):
-            found.append(prefix + os.path.join(root, path))
-    return found
+    """The committed learned models (``fifthave.agents.models``) whose files this checkout holds, by name."""
+    from .. import models
+
+    return [model.name for model in models.available() if os.path.isfile(model.file)]
 
 
 def main(argv=None):

@@ -195,18 +195,25 @@ def _tournament_parts(data):
 
 
 def tournament_game_record(data, index):
-    """Game ``index`` of a tournament result, played again from its seeds (the result keeps outcomes, not
-    moves): the same deal, seats and agent generators as ``fifthave.agents.tournament.play_game``. Only scripted
-    agents and ``search`` are replayed (a record never makes the server load a model from a path), and
-    the replayed scores must equal the recorded ones."""
-    from fifthave_env import fifth_avenue_v0
-
+    """Game ``index`` of a tournament result: its moves when the result kept them (``--keep-moves``), else
+    played again from its seeds (the same deal, seats and agent generators: ``fifthave.agents.tournament.play_game``).
+    Only scripted agents and ``search`` are played again (a record never makes the server load a model from
+    a path), and the replayed scores must equal the recorded ones."""
     from ..registry import AGENT_FACTORIES
     from ..search import search_factory
-    from ..tournament import deal_seatings, deal_seed, games_per_deal
+    from ..tournament import _Setup, play_game
 
     settings, games = _tournament_parts(data)
     labels = settings["labels"]
+    found = [g for g in games if isinstance(g, dict) and g.get("game") == index]
+    if not checks.is_int(index) or not found:
+        raise BadRequest(f"the tournament has no game {index!r}")
+    outcome = found[0]
+    if "record" in outcome:
+        try:
+            return GameRecord.from_dict(outcome["record"])
+        except (ValueError, TypeError, RecursionError) as error:
+            raise BadRequest(f"game {index}'s moves are not a game record: {error}") from None
     try:
         n = checks.choice("settings.num_players", settings.get("num_players"), (2, 3, 4))
         board = checks.choice("settings.board", settings.get("board"), (5, 6))
@@ -217,10 +224,8 @@ def tournament_game_record(data, index):
         per_deal_orders = checks.integer("settings.orders_per_deal", settings.get("orders_per_deal", n), 1, 24)
     except ValueError as error:
         raise BadRequest(f"the tournament's settings are not valid: {error}") from None
-    found = [g for g in games if isinstance(g, dict) and g.get("game") == index]
-    if not checks.is_int(index) or not found:
-        raise BadRequest(f"the tournament has no game {index!r}")
-    outcome = found[0]
+    if len(labels) != n:
+        raise BadRequest(f"the tournament's settings name {len(labels)} agents for {n} players")
     factories = []
     for label in labels:
         if label in AGENT_FACTORIES:
@@ -232,36 +237,14 @@ def tournament_game_record(data, index):
                 raise BadRequest(f"cannot replay agent {label!r}: {error}") from None
         else:
             raise BadRequest(f"this tournament seats {label!r}: the viewer replays tournament games of scripted agents "
-                             "and search only (it never loads a model named by a file); record such games with "
-                             "fifthave_env.replay.record_game instead")
-    per_deal = games_per_deal(n, seat_orders, per_deal_orders)
-    deal, rotation = divmod(index, per_deal)
-    seats = deal_seatings(n, seat_orders, seed, deal, per_deal_orders)[rotation]
-    env = fifth_avenue_v0.env(num_players=n, board=board, max_turns=max_turns)
-    env.reset(seed=deal_seed(seed, deal))
-    game = env.unwrapped.game
-    agents = {}
-    for seat, entry in enumerate(seats):
-        agent = factories[entry]()
-        agent.reset(game.config, seat, np.random.default_rng([seed, deal, rotation, entry]))
-        give_sampler(agent, game, seat)
-        agents[seat] = agent
-    record = GameRecord.start(game)
-    record.agents = [labels[entry] for entry in seats]
-    record.explanations = []
-    observations = LayoutObservations(game.config, agents, env_layout=None)
-    for _ in range(max_turns * 200):
-        if game.is_over:
-            break
-        seat = game.actor
-        action = int(agents[seat].act(observations.observe(game, seat), game.action_mask()))
-        game.apply(action)
-        record.actions.append(action)
-        record.explanations.append(explain(agents[seat]))
-    if list(game.scores) != outcome.get("scores"):
-        raise BadRequest(f"game {index} played again ends with the scores {game.scores}, not the recorded "
+                             "and search only (it never loads a model named by a file); run the tournament with "
+                             "--keep-moves, or record such games with fifthave_env.replay.record_game")
+    played = play_game(_Setup(labels, factories, n, board, max_turns, seed, seat_orders, per_deal_orders,
+                              keep_moves=True), index)
+    if played["scores"] != outcome.get("scores"):
+        raise BadRequest(f"game {index} played again ends with the scores {played['scores']}, not the recorded "
                          f"{outcome.get('scores')}: the agents or the rules changed since the tournament was run")
-    return record
+    return GameRecord.from_dict(played["record"])
 
 
 def load_record(data):

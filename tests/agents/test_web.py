@@ -274,3 +274,30 @@ def test_the_learned_agents_explain_their_decisions():
     for report in (r for r in record.explanations if r and r["kind"] == "policy"):
         probabilities = [c["value"] for c in report["candidates"]]
         assert probabilities == sorted(probabilities, reverse=True) and 0 < sum(probabilities) <= 1 + 1e-3
+
+
+def test_every_listed_model_starts_a_game(client):
+    from fifthave.agents import models
+
+    listed = client.get("/api/agents").json()["models"]
+    assert listed == [m.name for m in models.available()]  # a checkout holds every committed model
+    for name in listed:
+        model = models.MODELS[name]
+        view = client.post("/api/play", json={"seat": 0, "agents": [name] * (model.num_players - 1),
+                                              "players": model.num_players, "board": model.board, "seed": 1})
+        assert view.status_code == 200, view.json()
+        assert view.json()["agents"] == ["you"] + [name] * (model.num_players - 1)
+
+
+def test_a_tournament_that_kept_its_moves_replays_learned_agents(client):
+    from fifthave.agents.tournament import agent_factory, run_tournament
+
+    names = ["values-4p", "random", "heuristic", "greedy"]
+    result = run_tournament([(n, agent_factory(n)) for n in names], games=4, seed=2, keep_moves=True)
+    data = json.loads(json.dumps({"settings": result.settings, "games": result.records}))
+    summary = client.post("/api/replay?game=3", content=json.dumps(data), headers=OCTETS).json()
+    assert summary["final"]["scores"] == result.records[3]["scores"]
+    assert summary["agents"] == [names[e] for e in result.records[3]["entries"]]
+    del data["games"][3]["record"]  # without its moves a learned agent's game is not played again
+    response = client.post("/api/replay?game=3", content=json.dumps(data), headers=OCTETS)
+    assert response.status_code == 400 and "--keep-moves" in response.json()["error"]

@@ -57,6 +57,7 @@ def test_record_game_is_reproducible_and_survives_saving(tmp_path):
 
 class _LayoutOneRandom(RandomAgent):
     observation_layout = 1
+    needs_observation = True  # RandomAgent reads only the mask
 
     def act(self, observation, action_mask):
         assert observation.shape == (OBS_SIZES[1],)  # the layout it reads, not the default

@@ -254,13 +254,14 @@ def checkpoint_dir(run_dir, iteration):
 
 
 def _evaluate_checkpoint(directory, config, iteration, env_steps, log_path, address):
-    from ..evaluate import evaluate
+    from ..evaluate import eval_games_path, evaluate
     from .agent import RLlibFactory
 
     rows = []
     for opponent in config.eval_opponents:
         result = evaluate(RLlibFactory(directory, config.eval_deterministic, name="rllib"), opponent, config.eval_games, config,
-                          seed=rllib_eval_seed(config), backend="ray", address=address)
+                          seed=rllib_eval_seed(config), backend="ray", address=address,
+                          games_path=eval_games_path(os.path.dirname(log_path), f"iter_{iteration:06d}", opponent))
         rows.append({"iteration": iteration, "env_steps": env_steps, **result.row()})
     atomic_append_csv(log_path, EVAL_FIELDS, rows)
     return rows
@@ -312,7 +313,7 @@ def read_checkpoint_meta(directory):
     return meta
 
 
-RUN_FILES = ("config.json", "eval.csv", "cluster.txt", "checkpoints")
+RUN_FILES = ("config.json", "eval.csv", "eval_games", "cluster.txt", "checkpoints")
 """What a run writes in its directory: any of them marks the directory as used."""
 
 
