@@ -85,8 +85,8 @@ def test_train_save_load_evaluate_resume(tmp_path, capsys):
     with pytest.raises(FileExistsError, match="--resume"):
         train(tiny_config(run_dir), show_progress=False)
     with pytest.raises(SystemExit):  # a flag that would change the run is refused, not ignored
-        main(["--resume", "--run-dir", str(run_dir), "--observation-version", "1", "--seed", "3"])
-    assert "--observation-version differs from it" in capsys.readouterr().err  # --seed 3 is the saved seed
+        main(["--resume", "--run-dir", str(run_dir), "--observation-layout", "1", "--seed", "3"])
+    assert "--observation-layout differs from it" in capsys.readouterr().err  # --seed 3 is the saved seed
     assert main(["--resume", "--run-dir", str(run_dir), "--total-timesteps", "1536", "--no-progress"]) == 0
     assert ckpt.read_meta(ckpt.latest_checkpoint(run_dir))["num_timesteps"] == 1536
     assert [int(r["timesteps"]) for r in eval_rows(run_dir)] == [0, 512, 1024, 1536]
@@ -143,9 +143,9 @@ def test_selfplay_snapshots_join_the_pool_and_play(tmp_path):
 
 
 def test_a_run_on_layout_1_clones_trains_plays_itself_and_is_seated_with_its_layout(tmp_path):
-    """observation_version 1: the network reads the 1409 values of FifthAvenue-v1 (cloning data, PPO, its
+    """observation_layout 1: the network reads the 1409 values of FifthAvenue-v1 (cloning data, PPO, its
     self-play snapshots), the checkpoint says so, and tournaments hand the agent that layout."""
-    config = tiny_config(tmp_path / "v1", observation_version=1, eval_every=0,
+    config = tiny_config(tmp_path / "v1", observation_layout=1, eval_every=0,
                          selfplay=SelfPlayConfig(snapshot_every=512, scripted_fraction=0.0),
                          bc=BCConfig(games=1, held_out_games=1, dagger_rounds=0, epochs=1))
     train(config, show_progress=False)
@@ -158,8 +158,8 @@ def test_a_run_on_layout_1_clones_trains_plays_itself_and_is_seated_with_its_lay
     searcher = network_search_factory(latest, rollouts=2, depth=1, rollout_with_policy=True)  # critic, rollouts
     tournament = run_tournament([("ppo", PolicyFactory(latest)), ("search", searcher)], games=2, seed=0)
     assert tournament.row("ppo")["seat_games"] == tournament.row("search")["seat_games"] == 2
-    with pytest.raises(ValueError, match="observation_version must be one of"):
-        tiny_config(tmp_path, observation_version=2)
+    with pytest.raises(ValueError, match="observation_layout must be one of"):
+        tiny_config(tmp_path, observation_layout=2)
 
 
 def test_checkpoint_write_is_atomic(tmp_path, monkeypatch):
