@@ -218,7 +218,8 @@ class PolicyAgent:
         """The layout the network reads (``agent_protocol``)."""
         if "observation_layout" in self.meta:
             return self.meta["observation_layout"]
-        return self.meta.get("config", {}).get("observation_version", 0)
+        config = self.meta.get("config", {})  # a checkpoint's config; before the schema's names: observation_version
+        return config.get("observation_layout", config.get("observation_version", 0))
 
     def reset(self, config, seat, rng):
         check_trained_for(self, config)

@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 for _version in (0, 1):
     if f"FifthAvenue-v{_version}" not in _gymnasium.registry:
         _gymnasium.register(id=f"FifthAvenue-v{_version}", entry_point="fifthave_env.gym_env:FifthAvenueEnv",
-                            kwargs={"observation_version": _version})
+                            kwargs={"observation_layout": _version})
 
 __all__ = ["Game", "GameConfig", "IllegalActionError", "NUM_ACTIONS", "action_from_name", "action_name",
            "fifth_avenue_v0", "fifth_avenue_v1", "__version__"]

@@ -17,8 +17,8 @@ evaluation, checkpoints, self-play.
 
 - Observation: the learner's own view, exactly the ``"observation"`` of the AEC env
   of the same version (see ``observation.VIEWS``): ``Box(0, 1000, (1409,), float32)``
-  for ``FifthAvenue-v1`` (``observation_version=1``, with the derived views of
-  ``fifth_avenue_v1``), ``(1176,)`` for ``FifthAvenue-v0`` (``observation_version=0``,
+  for ``FifthAvenue-v1`` (``observation_layout=1``, with the derived views of
+  ``fifth_avenue_v1``), ``(1176,)`` for ``FifthAvenue-v0`` (``observation_layout=0``,
   the default of ``FifthAvenueEnv`` itself, so that existing training code and
   checkpoints keep their input size).
 - Action: ``Discrete(147)`` (the table in ``engine.actions``).
@@ -45,7 +45,7 @@ generators are drawn from the env's ``np_random``, so a seeded reset replays
 the same game as long as the opponents are deterministic given their generator.
 
 Opponents are seated as in a tournament (``fifthave_env.agent_protocol``): each
-gets its observation in the layout it reads (``observation_layout``, default 0),
+gets its observation in the layout it reads (its ``observation_layout``, 0 if it declares none),
 whatever the learner's, so an agent trained on ``FifthAvenue-v0`` also plays in
 ``FifthAvenue-v1`` and vice versa; a searching agent (``attach_sampler``, e.g.
 ``search:N``) gets its seat's sampler of the live game.
@@ -99,8 +99,8 @@ opponents' agent names, by seat).
 
 ## Version History
 
-- v1: the observation adds derived views (``fifth_avenue_v1``): ``observation_version=1``.
-- v0: first release: ``observation_version=0``.
+- v1: the observation adds derived views (``fifth_avenue_v1``): ``observation_layout=1``.
+- v0: first release: ``observation_layout=0``.
 """
 
 import copy
@@ -125,7 +125,7 @@ class FifthAvenueEnv(gym.Env):
 
     def __init__(self, num_players=4, board=5, max_turns=300, reward="win_loss", learner_seat=None,
                  opponents=None, illegal_action_reward=-1.0, layout=None, skyscrapers_per_color=18,
-                 random_start=False, render_mode=None, observation_version=0):
+                 random_start=False, render_mode=None, observation_layout=1):
         self.config = game_config(reward, render_mode, num_players=num_players, board=board, layout=layout,
                                   max_turns=max_turns, random_start=random_start,
                                   skyscrapers_per_color=skyscrapers_per_color)
@@ -137,10 +137,10 @@ class FifthAvenueEnv(gym.Env):
         self.illegal_action_reward = checks.real("illegal_action_reward", illegal_action_reward)
         self.render_mode = render_mode
         self._renderer = Renderer(render_mode)
-        self._observer = Observer(self.config, version=observation_version)  # raises for an unknown version
+        self._observer = Observer(self.config, version=observation_layout)  # raises for an unknown version
         # layout -> Observer: opponents get the layout they read, whatever the learner's (agent_protocol)
-        self._observers = {observation_version: self._observer}
-        self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZES[observation_version],), np.float32)
+        self._observers = {observation_layout: self._observer}
+        self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZES[observation_layout],), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.set_opponents(opponents)
         self.game = None

@@ -253,12 +253,12 @@ _COLOR_ROWS = [array.array("f", [mask >> c & 1 for c in range(NUM_COLORS)]) for 
 class Observer:
     """Builds the observations of one game configuration in layout ``version``; reuse it across games.
 
-    The default layout is 0, the one every caller had before layout 1 existed (networks
-    trained on it keep their input size); ``version=1`` (``LATEST``) adds the derived views.
+    The default is layout 1 (``LATEST``, with the derived views), the one new runs use; ``version=0`` is
+    the first layout, which networks trained on ``FifthAvenue-v0`` read (they keep their input size).
     ``builds`` counts the observations built (tests use it to prove laziness).
     """
 
-    def __init__(self, config, version=0):
+    def __init__(self, config, version=1):
         if not isinstance(config, GameConfig):
             raise checks.InvalidTypeError(f"config must be a GameConfig, got {checks.shown(config)}")
         version = checks.choice("observation layout (version)", version, tuple(sorted(LAYOUTS)))

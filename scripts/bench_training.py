@@ -3,14 +3,14 @@
 Run: ``.venv/bin/python scripts/bench_training.py [--rollouts 3] [--repeats 3]``
 
 Reference: sb3-contrib's ``MaskablePPO`` on a do-nothing env with the measured config's
-observation and action spaces (its ``observation_version``), the same PPO settings as the training config
+observation and action spaces (its ``observation_layout``), the same PPO settings as the training config
 (``n_envs``, ``n_steps``, ``batch_size``, ``n_epochs``, ``net_arch``), sb3's
 ``DummyVecEnv`` and one torch thread: what the learner alone costs per step on one
 core. Measured runs (``fifthave.train.train.build_model`` / ``make_vec_env``, the code
 ``fifthave.train.train`` runs):
 
-- ``default``: ``train/configs/default.json`` (4 players, random opponents);
-- ``selfplay``: ``train/configs/experiment.json`` with its pool full
+- ``default``: ``train/configs/ppo_vs_random.json`` (4 players, random opponents);
+- ``selfplay``: ``train/configs/selfplay_experiment.json`` with its pool full
   (``pool_size`` snapshots of the learner);
 - ``selfplay-all-policies``: the same with every opponent seat a snapshot
   (``scripted_fraction`` 0).
@@ -53,8 +53,8 @@ class DoNothingEnv(gym.Env):
     """FifthAvenueEnv's spaces for an observation layout, a constant observation, every action legal,
     130-step episodes."""
 
-    def __init__(self, observation_version):
-        spaces_of = FifthAvenueEnv(observation_version=observation_version)
+    def __init__(self, observation_layout):
+        spaces_of = FifthAvenueEnv(observation_layout=observation_layout)
         self.observation_space, self.action_space = spaces_of.observation_space, spaces_of.action_space
         self.observation = np.zeros(self.observation_space.shape, dtype=np.float32)
         self.mask = np.ones(NUM_ACTIONS, dtype=bool)
@@ -77,7 +77,7 @@ def reference_model(config):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    env = DummyVecEnv([lambda: DoNothingEnv(config.observation_version)] * config.n_envs)
+    env = DummyVecEnv([lambda: DoNothingEnv(config.observation_layout)] * config.n_envs)
     return MaskablePPO("MlpPolicy", env, n_steps=config.n_steps, batch_size=config.batch_size,
                        n_epochs=config.n_epochs, gamma=config.gamma, seed=config.seed, device="cpu",
                        policy_kwargs={"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}})
@@ -104,9 +104,9 @@ def fill_pool(model, config, directory):
 def setup(name, directory, overrides):
     overrides = {"run_dir": directory, **overrides}
     if name == "default":
-        config = load_config(os.path.join(CONFIGS, "default.json"), overrides)
+        config = load_config(os.path.join(CONFIGS, "ppo_vs_random.json"), overrides)
     else:
-        config = load_config(os.path.join(CONFIGS, "experiment.json"), overrides)
+        config = load_config(os.path.join(CONFIGS, "selfplay_experiment.json"), overrides)
     env = make_vec_env(config)
     model = build_model(config, env)
     if name != "default":
@@ -138,10 +138,10 @@ def main(argv=None):
     parser.add_argument("--n-envs", type=int, help="override the configs' n_envs")
     parser.add_argument("--local-shard", type=int, choices=(0, 1), help="override the configs' local_shard")
     parser.add_argument("--n-steps", type=int, help="override the configs' n_steps")
-    parser.add_argument("--observation-version", type=int, choices=(0, 1), help="override the configs' layout")
+    parser.add_argument("--observation-layout", type=int, choices=(0, 1), help="override the configs' layout")
     args = parser.parse_args(argv)
     overrides = {"workers": args.workers, "torch_threads": args.torch_threads, "n_envs": args.n_envs,
-                 "n_steps": args.n_steps, "observation_version": args.observation_version,
+                 "n_steps": args.n_steps, "observation_layout": args.observation_layout,
                  "local_shard": None if args.local_shard is None else bool(args.local_shard)}
     print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores; other jobs share the machine)")
     for name in args.runs:
@@ -163,7 +163,7 @@ def main(argv=None):
             total = args.repeats * args.rollouts * model.n_steps * model.n_envs
             games = env_alone(env)
             env.close()
-        print(f"\n{name}: {config.num_players} players, layout {config.observation_version}, n_envs {config.n_envs}, "
+        print(f"\n{name}: {config.num_players} players, layout {config.observation_layout}, n_envs {config.n_envs}, "
               f"workers {config.workers}, "
               f"n_steps {config.n_steps}, batch {config.batch_size}, epochs {config.n_epochs}, "
               f"net {config.net_arch}, update threads {config.torch_threads}")

@@ -20,8 +20,8 @@ Workloads (4 players, 5-plot board; one process, CPU time of this process unless
 - ``labelling``: ``fifthave.train.candidate_values.play_labelled`` with the default
   ``CandidateValueConfig``, games/s;
 - ``train-default``, ``train-selfplay``, ``train-heuristic``: MaskablePPO env steps/s (wall
-  time: the configs run games in worker processes) of ``train/configs/default.json``, of the
-  self-play experiment (``experiment.json``, its snapshot pool full: see
+  time: the configs run games in worker processes) of ``train/configs/ppo_vs_random.json``, of the
+  self-play experiment (``selfplay_experiment.json``, its snapshot pool full: see
   ``scripts/bench_training.py``), and of the default config against three HeuristicAgents.
 """
 

@@ -4,8 +4,8 @@ Run: ``.venv/bin/python scripts/compare_layouts.py [--seeds 10] [--total-timeste
 [--eval-seed 77] [--opponents random heuristic] [--out runs/layouts]``
 
 For each seed 0..N-1 and observation layout 0 and 1 it trains ``fifthave.train.train``'s default config (4 players,
-random opponents, 200k steps unless ``--total-timesteps`` says otherwise; ``train/configs/default.json``) with
-that seed and ``observation_version`` into ``OUT/vV/seedS`` (a finished run there is reused), then plays its
+random opponents, 200k steps unless ``--total-timesteps`` says otherwise; ``train/configs/ppo_vs_random.json``) with
+that seed and ``observation_layout`` into ``OUT/vV/seedS`` (a finished run there is reused), then plays its
 final checkpoint against three of each opponent (``--games`` seat-rotated games each, tournament seed
 ``--eval-seed``; the policy samples its moves, as ``policy:PATH`` does, or with ``--greedy`` plays its most
 likely one, as the runs' own evaluations do). It prints every seed's win rate, each layout's mean over seeds
@@ -59,7 +59,7 @@ def main(argv=None):
     rates = {}
     for layout in LAYOUTS:
         for seed in range(args.seeds):
-            config = load_config(DEFAULT_CONFIG, {"seed": seed, "observation_version": layout,
+            config = load_config(DEFAULT_CONFIG, {"seed": seed, "observation_layout": layout,
                                                   "total_timesteps": args.total_timesteps,
                                                   "run_dir": os.path.join(args.out, f"v{layout}", f"seed{seed}")})
             checkpoint = trained(config)

@@ -18,5 +18,5 @@ case " $* " in
     args+=(--run-dir "$newest") ;;
   *) args+=(--run-dir "runs/run-$(date +%Y%m%d-%H%M%S)") ;;
 esac
-# The training of train/configs/default.json until `fifthave train CONFIG` (fifthave.train.run) replaces it.
+# The training of train/configs/ppo_vs_random.json until `fifthave train CONFIG` (fifthave.train.run) replaces it.
 exec .venv/bin/python -m fifthave.train.train "${args[@]}"

@@ -110,7 +110,7 @@ def play_recorded(config, rng, learner=None, learner_seat=None):
     game_cfg = game_config(config.reward, None, num_players=config.num_players, board=config.board,
                            max_turns=config.max_turns)
     game = Game(game_cfg, rng=np.random.default_rng(rng.integers(2**63)))
-    observer = Observer(game_cfg, version=config.observation_version)
+    observer = Observer(game_cfg, version=config.observation_layout)
     n = config.num_players
     one_seat = config.bc.teacher_seats == "one"
     if learner_seat is None and (one_seat or learner is not None):

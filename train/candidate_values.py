@@ -22,19 +22,17 @@ what made the whole bid good. Here the network learns the search's *values* inst
   toward 0, so the search's bonus would outweigh nearly every deviation); it needs no sampler and no
   rollout. Decisions outside its ``played_groups`` are the HeuristicAgent's.
 
-``python -m fifthave.train.candidate_values --config train/configs/candidate_values.json`` runs it; the network is written
+``python -m fifthave.train.run train/configs/candidate_values_4p.json`` (``fifthave train``) runs it; the network is written
 as the agent file ``RUN_DIR/values.npz``, which plays as ``values:PATH`` (or its bare path) in
 ``fifthave tournament``.
 """
 
-import argparse
 import dataclasses
 import json
 import multiprocessing
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -44,13 +42,13 @@ from fifthave.agents.registry import AGENT_FACTORIES, check_agent_names
 from fifthave.agents.search import DECISION_GROUPS, SearchAgent
 from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave.agents.view import SeatView, StateView
-from fifthave_env.engine import safejson
 from fifthave_env.engine.game import Game
 from fifthave_env.env_common import game_config
 from fifthave_env.observation import OBS_SIZES, Observer
 from fifthave_env.runner import GameHooks, play
 from fifthave_env.runtime import atomic_write_text
 
+from .config import CandidateValueConfig  # noqa: F401 (its flat config, imported from here before)
 from .values_agent import (
     CANDIDATE_FEATURES,
     VALUE_SCALE,
@@ -62,94 +60,6 @@ from .values_agent import (
     load_values,
     save_values,
 )
-
-
-@dataclass
-class CandidateValueConfig:
-    """How the candidate-value network is trained (``python -m fifthave.train.candidate_values --config FILE``)."""
-
-    seed: int = 0
-    """Seeds every game and the fit: the same config gives the same weights."""
-    num_players: int = 4
-    """Seats per game (2-4)."""
-    board: int = 5
-    """5- or 6-plot board."""
-    observation_layout: int = 1
-    """Observation layout the network reads (``fifthave_env.observation.LAYOUTS``; 1 adds the derived views)."""
-    groups: list = field(default_factory=lambda: ["bid", "board"])
-    """Decision groups the search labels and the network learns (``fifthave.agents.search.DECISION_GROUPS``).
-    Where the search gains depends on the player count: in 4 players the A/B/C/D choice and the commissioner
-    moves gain nothing (bids and board decisions do), while in 2 and 3 players they gain most (the 2-player
-    search wins 0.83 against the heuristic searching only those, 0.54 searching bids and board decisions), so
-    the 2- and 3-player configs label all four groups."""
-    played_groups: list = None
-    """Decision groups the network decides when it plays, a subset of ``groups`` (None: all of them); the
-    heuristic plays the rest. The 3-player networks' commissioner moves lose where the search's win: with the
-    heuristic moving, the same networks won 0.436, 0.433 and 0.404 against 0.397, 0.394 and 0.394 (1,400
-    labelled games; seeds 2026, 7, 8) and 0.470 and 0.448 against 0.432 and 0.404 (2,800; seeds 2026, 7),
-    1,002 games each, so the 3-player config plays bids, board and the A/B/C/D choice. The move labels still
-    help the fit (the 1,400 games fitted without them, playing the same groups: 0.431 and 0.415). In 2
-    players the network's moves win (0.612 against 0.550 without, seed 7)."""
-    opponents: list = field(default_factory=lambda: ["heuristic"])
-    """Scripted agents in the other seats while labelling."""
-    samples: int = 8
-    """Determinizations per searched decision; every candidate is rolled out on each."""
-    depth: int = 1
-    """Turns of heuristic rollout after a candidate (1: to the end of the current turn)."""
-    games: int = 400
-    """Labelled games (one searching seat each)."""
-    held_out_games: int = 40
-    """Further labelled games, used only to report the fit."""
-    dagger_games: int = 0
-    """Labelled games played after the fit by the fitted ensemble in the searched seat, the search only
-    labelling its decisions (DAgger: the positions the network's own play reaches); the ensemble is then
-    fitted again on all labels. From the same 2,000 games, 500 more won 0.437 and 0.440 against 0.426 and
-    0.424 without (1,000 games each, seeds 7 and 8). 0: none."""
-    workers: int = 2
-    """Processes that play the labelled games (the data does not depend on it)."""
-    hidden: int = 256
-    """Width of the observation and candidate embeddings."""
-    epochs: int = 20
-    """Passes over the data."""
-    ensemble: int = 3
-    """Networks fitted one after another with different seeds; the agent plays their mean value. One network's
-    choices vary with its seed and the order of its minibatches, and the mean's vary less: from the same
-    labels, with a constant step size, one network won 0.399 and three 0.447 against three heuristics (1,000
-    games, seed 7), though three others won 0.396; annealed, three won 0.426 and five 0.427."""
-    batch_size: int = 256
-    """Decisions per minibatch."""
-    learning_rate: float = 1e-3
-    """Adam's step size at the start; it falls linearly to 0 at the last step, so the final weights depend less
-    on the last minibatches (three networks from the same labels: 0.396 with a constant step, 0.426 annealed,
-    against three heuristics, 1,000 games, seed 7)."""
-    weight_decay: float = 1e-5
-    """Adam's L2 penalty."""
-    eval_games: int = 1000
-    """Seat-rotated games (a multiple of ``num_players``) against HeuristicAgents in every other seat, and
-    against RandomAgents, at the end (0: none); the tables go to ``run_dir/values_vs_*``."""
-    run_dir: str = "runs/candidate_values"
-    """Where the network (``values.npz``, an agent file), the evaluation tables and ``report.json`` go."""
-
-    def __post_init__(self):
-        unknown = [g for g in self.groups if g not in DECISION_GROUPS]
-        if unknown or not self.groups:
-            raise ValueError(f"groups must be a non-empty list from {sorted(DECISION_GROUPS)}, got {self.groups!r}")
-        groups_played(self.groups, self.played_groups)
-        check_agent_names("opponents", self.opponents)
-        if self.observation_layout not in OBS_SIZES:
-            raise ValueError(f"observation_layout must be one of {sorted(OBS_SIZES)}, got {self.observation_layout!r}")
-        for name in ("samples", "games", "held_out_games", "workers", "hidden", "epochs", "ensemble",
-                     "batch_size"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
-        if not isinstance(self.dagger_games, int) or self.dagger_games < 0:
-            raise ValueError(f"dagger_games must be an integer >= 0, got {self.dagger_games!r}")
-        if self.num_players not in (2, 3, 4) or self.board not in (5, 6):
-            raise ValueError(f"num_players must be 2, 3 or 4 and board 5 or 6, got {self.num_players!r} and "
-                             f"{self.board!r}")
-        if not isinstance(self.eval_games, int) or self.eval_games < 0 or self.eval_games % self.num_players:
-            raise ValueError(f"eval_games must be a multiple of num_players ({self.num_players}) or 0, "
-                             f"got {self.eval_games!r}")
 
 
 def play_labelled(config, seed, student=None):
@@ -361,8 +271,10 @@ def _check_store(store, config):
         atomic_write_text(path, json.dumps(labelling))
 
 
-def evaluate(config, path, opponents, seed=2026):
-    """Seat-rotated games of the saved network against ``opponents`` in every other seat; its table row."""
+def evaluate(config, path, opponents, seed=None):
+    """Seat-rotated games of the saved network against ``opponents`` in every other seat; its table row. The
+    deals are ``seed``'s, else ``config.eval_seed``'s, else 2026's."""
+    seed = seed if seed is not None else config.eval_seed if config.eval_seed is not None else 2026
     label = "values"
     lineup = [(label, agent_factory(f"values:{path}"))]
     lineup += [(opponents, agent_factory(opponents))] * (config.num_players - 1)
@@ -372,21 +284,10 @@ def evaluate(config, path, opponents, seed=2026):
     return result.row(label)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description="Train a candidate-value network on search values "
-                                                 "(train/candidate_values.py's docstring says how).")
-    parser.add_argument("--config", help="JSON file of CandidateValueConfig fields")
-    parser.add_argument("--run-dir", help="overrides the config's run_dir")
-    args = parser.parse_args(argv)
-    try:  # a bad file: one line and exit code 2
-        fields = safejson.load(args.config, f"the config file {args.config}") if args.config else {}
-        if not isinstance(fields, dict):
-            raise TypeError(f"it must hold a JSON object of CandidateValueConfig fields, got {type(fields).__name__}")
-        if args.run_dir:
-            fields["run_dir"] = args.run_dir
-        config = CandidateValueConfig(**fields)
-    except (OSError, ValueError, TypeError) as error:
-        parser.error(f"--config {args.config}: {error}")
+def train_values(config):
+    """Label, fit and evaluate the candidate-value network ``config`` (a ``CandidateValueConfig``) describes, in
+    ``config.run_dir``. Labels are kept there in chunks, so running it again in the same directory continues
+    (``--resume``)."""
     os.makedirs(config.run_dir, exist_ok=True)
     rng = np.random.default_rng([config.seed, 0xCA])
     started = time.perf_counter()
@@ -426,6 +327,15 @@ def main(argv=None):
                   f"({row['win_ci_low']:.3f}-{row['win_ci_high']:.3f}), {row['seat_games']} games", flush=True)
     report["weights_sha256"] = digest
     atomic_write_text(os.path.join(config.run_dir, "report.json"), json.dumps(report, indent=1))
+    return report
+
+
+
+
+def main(argv=None):
+    """``python -m fifthave.train.candidate_values CONFIG [--set ...] [--out DIR]``: ``fifthave.train.run.main``."""
+    from .run import main as run_main
+    return run_main(argv)
 
 
 if __name__ == "__main__":

@@ -58,8 +58,8 @@ class CheckpointError(ValueError):
 
 def versions(config):
     """The versions a run of ``config`` depends on (its env's among them)."""
-    return {"fifthave": fifthave_env.__version__, "env_version": config.observation_version,
-            "gym_env_id": f"FifthAvenue-v{config.observation_version}", "torch": torch.__version__,
+    return {"fifthave": fifthave_env.__version__, "env_version": config.observation_layout,
+            "gym_env_id": f"FifthAvenue-v{config.observation_layout}", "torch": torch.__version__,
             "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__}
 
 

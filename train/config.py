@@ -1,28 +1,55 @@
-"""One dataclass describes a training run; JSON files in ``train/configs`` hold named runs.
+"""One schema for every training run: shared sections, a method, and the method's own section.
 
-Every field has a docstring (as in cleanrl's ``ppo.py``). ``load_config(path,
-overrides)`` reads a JSON file (unknown keys are an error) and applies
-command-line overrides; ``config.to_dict()`` is what checkpoints store. Configs
-come from files, flags and checkpoints (untrusted input), so every field's type
-and range is checked when a config is made (``fifthave_env.engine.checks``), with
-an error naming the field, the value and what is allowed.
+A run config (a JSON file in ``train/configs``; ``fifthave.train.run`` runs it) reads::
+
+    {"method": "selfplay",
+     "game": {"num_players": 4, "observation_layout": 1},
+     "evaluation": {"games": 200, "every": 200000, "opponents": ["random", "heuristic"]},
+     "run": {"seed": 0, "steps": 2000000, "checkpoint_every": 100000},
+     "ppo": {"n_envs": 8, "learning_rate": 0.0003},
+     "selfplay": {"snapshot_every": 100000}}
+
+- ``game`` (``GameSection``), ``evaluation`` (``EvaluationSection``) and ``run`` (``RunSection``) mean the
+  same in every method; a field a method has no use for must be left unset (an error says so).
+- ``method`` chooses the trainer and the sections it reads (``METHOD_SECTIONS``): ``ppo`` (MaskablePPO
+  against scripted opponents, ``ppo`` and optionally ``league``), ``selfplay`` (``ppo`` + ``selfplay``),
+  ``bc`` (behaviour cloning, then PPO for ``run.steps``: ``bc`` + ``ppo`` + optionally ``league``),
+  ``candidate_values`` (``candidate_values``), ``rllib`` (``rllib``) and ``generations``
+  (``fifthave.train.generations``, when installed).
+
+Every field has a docstring (as in cleanrl's ``ppo.py``); one name per concept in every section
+(``observation_layout``, ``learning_rate``, ``net_arch``). ``None`` in a shared field means the method's
+default (the trainer's, ``TrainConfig`` / ``RLlibConfig`` / ``CandidateValueConfig``). Each method's
+trainer reads a flat config built from the sections (``RunConfig.trainer_config``), whose checks
+(``fifthave_env.engine.checks``) are the one validation path: an error names the section and field, the
+value and what is allowed. Unknown keys are an error that lists the allowed ones.
+
+Old configs (flat, before this schema: ``observation_version``, RLlib's ``lr`` / ``hidden``, ``run_dir``)
+and the configs stored in old checkpoints still load: ``translate_legacy`` maps them to this schema, with
+the defaults they were written under (layout 0 where a file names none), and ``load_run_config`` prints a
+one-line notice that the file uses old names.
 """
 
 import dataclasses
+import sys
 from dataclasses import dataclass, field
 
-from fifthave.agents.agentfile import MAX_LAYERS, MAX_WIDTH
+from fifthave.agents.agentfile import MAX_LAYERS, MAX_WIDTH, check_value_groups
 from fifthave.agents.registry import check_agent_names
 from fifthave.agents.search import search_factory
 from fifthave_env.engine import checks, safejson
 from fifthave_env.env_common import game_config
-from fifthave_env.observation import LAYOUTS
+from fifthave_env.observation import LATEST, LAYOUTS
 
 MAX_N_ENVS = 1024
 """Most training games at once: each is a game, its opponents and an observation buffer in memory
 (``--n-envs 100000`` took 3 GB in 20 s before this bound); our configs use 8 to 32."""
 MAX_ROLLOUT_STEPS = 2**20
 """Most ``n_envs * n_steps``: sb3 allocates the rollout buffer (observations, masks, values) up front."""
+DEFAULT_LAYOUT = LATEST
+"""The observation layout of new runs (``fifthave_env.observation.LAYOUTS``; 1 adds the derived views)."""
+OLD_DEFAULT_LAYOUT = 0
+"""The layout a flat config or checkpoint written before ``observation_layout`` existed means when it names none."""
 
 
 def _path(name, value, optional=False):
@@ -30,6 +57,135 @@ def _path(name, value, optional=False):
         return value
     raise checks.InvalidTypeError(f"{name} must be {'None or ' if optional else ''}a non-empty path, "
                                   f"got {checks.shown(value)}")
+
+
+def _layout(name, value):
+    return checks.choice(name, value, tuple(sorted(LAYOUTS)))
+
+
+def _net_arch(name, value):
+    sizes = checks.sequence(name, value)
+    if len(sizes) > MAX_LAYERS:  # checked before any network is built from a (checkpoint's) config
+        raise checks.InvalidValueError(f"{name} must list at most {MAX_LAYERS} layer widths, got {len(sizes)}")
+    return [checks.integer(f"{name}[{i}]", size, 1, MAX_WIDTH) for i, size in enumerate(sizes)]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The shared sections
+
+
+@dataclass
+class GameSection:
+    """The game every training game is: the same rules for every method."""
+
+    num_players: int = 4
+    """Seats in the game: 2, 3 or 4."""
+    board: int = 5
+    """Plots per district: 5, or 6 for the board's back side."""
+    max_turns: int = 300
+    """Turns before a game is truncated (R29)."""
+    reward: str | None = None
+    """The learner's reward: ``win_loss``, ``win``, ``vp_margin`` or ``score_delta`` (see
+    ``fifthave_env.gym_env``); None: the method's default (``win_loss`` for PPO, ``win`` for RLlib, where with
+    ``win_loss`` and a discount per decision 3 of 24 runs drifted into ever longer games, results/rllib/README.md)."""
+    observation_layout: int = DEFAULT_LAYOUT
+    """The observation layout the learner's network reads: 1 (``FifthAvenue-v1``: layout 0 plus the derived views,
+    ``fifthave_env.observation.DERIVED_VIEWS``) or 0 (``FifthAvenue-v0``). Its agent asks tournaments for the same."""
+    learner_seat: int | None = None
+    """The learner's seat (PPO methods); None draws it at random each game."""
+
+
+@dataclass
+class EvaluationSection:
+    """How the learner is measured while it trains: seat-rotated games against fixed opponent fields."""
+
+    games: int | None = None
+    """Evaluation games against each opponent in ``opponents`` (RLlib and candidate values: a multiple of
+    ``game.num_players``); None: the method's default (100 PPO, 200 RLlib, 1000 candidate values)."""
+    every: int | None = None
+    """Env steps between evaluations (PPO methods; 0: only at the end); None: 50,000. RLlib evaluates every
+    checkpoint (``run.checkpoint_every``)."""
+    opponents: list | None = None
+    """Scripted agents the learner is evaluated against, every other seat playing that agent; None: ``random``
+    and ``heuristic``."""
+    deterministic: bool = True
+    """The learner plays its most likely legal action in evaluation instead of sampling."""
+    seed: int | None = None
+    """Seed of the evaluation deals (the same deals at every evaluation point); None: derived from ``run.seed``."""
+
+
+@dataclass
+class RunSection:
+    """Seed, processes, budget and checkpoint cadence of the run; where it is written is the command's ``--out``."""
+
+    seed: int = 0
+    """Seeds the games, the opponents, the networks and (unless ``evaluation.seed``) the evaluation."""
+    workers: int | None = None
+    """Processes that play the training games (PPO's ``fifthave.train.vec_env`` workers, RLlib's env runners,
+    the labelling games of candidate values); 0 plays them in this process. None: the method's default (2; one
+    RLlib env runner). The weights do not depend on it."""
+    steps: int | None = None
+    """Env steps (learner decisions) to train for; None: the method's default (100,000 PPO, 200,000 RLlib). 0
+    with ``bc``: the clone alone."""
+    checkpoint_every: int | None = None
+    """Env steps (PPO methods; None: 50,000) or training iterations (RLlib; None: 25) between checkpoints;
+    one is always written at the end."""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The methods' own sections
+
+
+@dataclass
+class PPOSection:
+    """MaskablePPO (sb3-contrib) on ``FifthAvenue-v0``/``-v1``: opponents, network and update settings."""
+
+    opponents: list = field(default_factory=lambda: ["random"])
+    """Scripted opponents for training (names of ``fifthave.agents.registry.AGENT_FACTORIES``: ``random``,
+    ``greedy``, ``heuristic``, ...): every opponent seat of every game is drawn uniformly from this list,
+    so repeating a name weights it."""
+    n_envs: int = 2
+    """Environments stepped in parallel."""
+    local_shard: bool = False
+    """With ``run.workers`` of at least 1: one more share of the games steps in this process, after it sent the
+    workers their actions (``workers`` 1 and this: the two cores step games, and no third process competes)."""
+    torch_threads: int = 1
+    """Most torch threads for the PPO update (the games wait meanwhile): each update runs with 1 or this many,
+    whichever ran faster lately (2 pays on an idle 2-core machine; on a shared one, threads that wait for each
+    other are several times slower). The weights do not depend on it. The rollout's forward passes use one."""
+    n_steps: int = 1024
+    """Steps per environment per PPO rollout."""
+    batch_size: int = 256
+    """Minibatch size of the PPO update."""
+    n_epochs: int = 4
+    """Passes over each rollout."""
+    learning_rate: float = 3e-4
+    """Adam step size."""
+    gamma: float = 0.995
+    """Discount; games last about 120-150 learner decisions and the reward comes at the end. Below 1, a
+    policy that expects to lose gains by making games longer (one default-config seed learned to lay
+    every card in its bids one by one and build nothing)."""
+    gae_lambda: float = 0.95
+    """GAE parameter."""
+    clip_range: float = 0.2
+    """PPO clipping of the probability ratio."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    vf_coef: float = 0.5
+    """Value-loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping."""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy and value networks (separate networks of this shape)."""
+    init_from: str | None = None
+    """A checkpoint whose policy (and optimizer state) starts this run instead of a random initialisation
+    (fine-tuning, or self-play from a trained agent); its network shape must match ``net_arch``."""
+    advisers: list = field(default_factory=list)
+    """Scripted agents (names of ``AGENT_FACTORIES``) whose choices for the learner's seat are appended to
+    its observation as one-hot blocks (``fifthave.train.hints``); empty: the bare observation."""
+    advice_prior: float = 5.0
+    """With ``advisers``: the logits by which the untrained policy prefers the first adviser's choice (a skip
+    connection from the advice to the actor's output, ``fifthave.train.hints.AdvisedPolicy``)."""
 
 
 @dataclass
@@ -140,90 +296,173 @@ class BCConfig:
 
 
 @dataclass
-class TrainConfig:
-    """A MaskablePPO run on ``FifthAvenue-v0`` or ``-v1``: game, opponents, PPO settings, evaluation, output."""
+class RLlibSection:
+    """PPO (RLlib, new API stack) with one policy shared by all seats, trained by self-play with a snapshot pool."""
 
-    seed: int = 0
-    """Seeds the environments, the opponents, torch and the evaluation games."""
-    num_players: int = 4
-    """Seats in the game: 2, 3 or 4."""
-    board: int = 5
-    """Plots per district: 5, or 6 for the board's back side."""
-    max_turns: int = 300
-    """Turns before a game is truncated (R29)."""
-    reward: str = "win_loss"
-    """The learner's reward: ``win_loss``, ``win``, ``vp_margin`` or ``score_delta`` (see ``fifthave_env.gym_env``)."""
-    learner_seat: int | None = None
-    """The learner's seat; None draws it at random each game."""
-    observation_version: int = 0
-    """The observation layout the learner's network reads: 0 (``FifthAvenue-v0``) or 1 (``FifthAvenue-v1``:
-    layout 0 plus the derived views, ``fifthave_env.observation.DERIVED_VIEWS``). Its policy agent asks
-    tournaments and self-play for the same layout."""
+    reward_scale: float = 1.0
+    """Factor on every reward the RLlib seats get. ``vp_margin`` is in VP (tens); 0.02 brings returns near
+    +-1, where RLlib's value-loss clipping (``vf_clip_param`` 10) and global gradient clipping do not mute
+    the value function or let it drown the policy's gradient."""
     opponents: list = field(default_factory=lambda: ["random"])
-    """Scripted opponents for training (names of ``fifthave.agents.registry.AGENT_FACTORIES``: ``random``,
-    ``greedy``, ``heuristic``, ...): every opponent seat of every game is drawn uniformly from this list,
-    so repeating a name weights it."""
-    total_timesteps: int = 100_000
-    """Learner decisions (env steps) to train for in total; sb3 rounds it up to whole rollouts
-    (``n_envs * n_steps``), so choose a multiple to end exactly there. 0 with ``bc``: no PPO, the clone
-    is evaluated and saved as step 0."""
-    n_envs: int = 2
-    """Environments stepped in parallel."""
-    workers: int = 2
-    """Worker processes that step the games (``fifthave.train.vec_env``), each owning a share of the ``n_envs`` games,
-    while this process chooses the learner's actions; 0 steps them in this process."""
-    local_shard: bool = False
-    """With ``workers`` of at least 1: one more share of the games steps in this process, after it sent the
-    workers their actions (``workers`` 1 and this: the two cores step games, and no third process competes)."""
-    torch_threads: int = 1
-    """Most torch threads for the PPO update (the games wait meanwhile): each update runs with 1 or this many,
-    whichever ran faster lately (2 pays on an idle 2-core machine; on a shared one, threads that wait for each
-    other are several times slower). The weights do not depend on it. The rollout's forward passes use one."""
-    n_steps: int = 1024
-    """Steps per environment per PPO rollout."""
-    batch_size: int = 256
+    """Scripted agents (names of ``fifthave.agents.registry.AGENT_FACTORIES``) that may take opponent seats in
+    training; repeat a name to weight it. Every self-play run here with greedy or heuristic opponents in the mix
+    peaked early and then collapsed against random players (results/rllib/README.md)."""
+    scripted_fraction: float = 0.75
+    """Probability that an opponent seat is played by a scripted agent inside the env; the other opponent
+    seats are RLlib seats: the shared policy itself or a frozen snapshot from the pool."""
+    pool_fraction: float = 0.5
+    """Probability that an RLlib opponent seat plays a frozen snapshot (uniform over the pool) instead of
+    the shared policy; the ``learner`` seat always plays the shared policy. 0 with an empty pool."""
+    pool_size: int = 5
+    """Most frozen snapshots kept; the oldest leaves first."""
+    snapshot_every: int = 5
+    """Training iterations between snapshots that join the pool (0: never by schedule)."""
+    promote_win_rate: float = 0.7
+    """A snapshot also joins when the learner seat's win rate over its last 100 training games reaches this
+    (a shared win counts 1/k; at least ``snapshot_every // 2`` iterations apart); above 1 disables it."""
+    max_seconds: float = 0.0
+    """Wall-clock budget of the training loop in seconds (0: none); training stops at the first iteration
+    past it, whichever of this and ``total_env_steps`` comes first."""
+    num_envs_per_env_runner: int = 4
+    """Games each env runner steps at once (one batched forward pass for all of them): 4 sampled 1.6-1.7x faster
+    than 1 on 2 cores and learned as well per env step (3 seeds each, results/rllib/README.md)."""
+    train_batch_size: int = 4000
+    """Env steps per training iteration (PPO rollout size)."""
+    minibatch_size: int = 500
     """Minibatch size of the PPO update."""
-    n_epochs: int = 4
-    """Passes over each rollout."""
+    num_epochs: int = 4
+    """Passes over each training batch."""
     learning_rate: float = 3e-4
     """Adam step size."""
     gamma: float = 0.995
-    """Discount; games last about 120-150 learner decisions and the reward comes at the end. Below 1, a
-    policy that expects to lose gains by making games longer (one default-config seed learned to lay
-    every card in its bids one by one and build nothing; README, "Two commands")."""
-    gae_lambda: float = 0.95
+    """Discount; a seat makes about 120-200 decisions per game and the reward comes at the end."""
+    lambda_: float = 0.95
     """GAE parameter."""
-    clip_range: float = 0.2
+    clip_param: float = 0.2
     """PPO clipping of the probability ratio."""
-    ent_coef: float = 0.01
+    entropy_coeff: float = 0.01
     """Entropy bonus."""
-    vf_coef: float = 0.5
+    vf_loss_coeff: float = 0.5
     """Value-loss weight."""
-    max_grad_norm: float = 0.5
-    """Gradient clipping."""
+    grad_clip: float = 0.5
+    """Gradient norm clipping."""
+    vf_clip_param: float = 10.0
+    """RLlib clips the value loss at this (squared error units): keep it well above the squared return scale
+    (``win`` returns lie in [0, 1], ``win_loss`` ones in [-1, 1]; raw ``vp_margin`` in tens of VP needs a larger one
+    or ``reward_scale``)."""
+    use_kl_loss: bool = False
+    """RLlib's adaptive KL penalty on top of PPO clipping (``kl_coeff`` 0.2, target 0.01); SB3's PPO has none,
+    and the runs that learned (results/rllib/README.md) had none."""
+    batch_mode: str = "truncate_episodes"
+    """``truncate_episodes``: env runners return fixed-size fragments (RLlib's default; a game cut off bootstraps
+    from the value). ``complete_episodes``: whole games only. RLlib 2.60 resets its envs with the runner's seed
+    before every complete-episodes sample (the same games each time), so in that mode the env runners get no seed:
+    games differ each sample and ``seed`` fixes only the initial weights."""
     net_arch: list = field(default_factory=lambda: [256, 256])
     """Hidden layer sizes of the policy and value networks (separate networks of this shape)."""
+    activation: str = "tanh"
+    """Hidden activation: ``tanh`` or ``relu``."""
+
+
+@dataclass
+class CandidateValuesSection:
+    """Values of the search's candidates learned from its paired rollouts (``fifthave.train.candidate_values``)."""
+
+    groups: list = field(default_factory=lambda: ["bid", "board"])
+    """Decision groups the search labels and the network learns (``fifthave.agents.search.DECISION_GROUPS``).
+    Where the search gains depends on the player count: in 4 players the A/B/C/D choice and the commissioner
+    moves gain nothing (bids and board decisions do), while in 2 and 3 players they gain most (the 2-player
+    search wins 0.83 against the heuristic searching only those, 0.54 searching bids and board decisions), so
+    the 2- and 3-player configs label all four groups."""
+    played_groups: list = None
+    """Decision groups the network decides when it plays, a subset of ``groups`` (None: all of them); the
+    heuristic plays the rest. The 3-player networks' commissioner moves lose where the search's win: with the
+    heuristic moving, the same networks won 0.436, 0.433 and 0.404 against 0.397, 0.394 and 0.394 (1,400
+    labelled games; seeds 2026, 7, 8) and 0.470 and 0.448 against 0.432 and 0.404 (2,800; seeds 2026, 7),
+    1,002 games each, so the 3-player config plays bids, board and the A/B/C/D choice. The move labels still
+    help the fit (the 1,400 games fitted without them, playing the same groups: 0.431 and 0.415). In 2
+    players the network's moves win (0.612 against 0.550 without, seed 7)."""
+    opponents: list = field(default_factory=lambda: ["heuristic"])
+    """Scripted agents in the other seats while labelling."""
+    samples: int = 8
+    """Determinizations per searched decision; every candidate is rolled out on each."""
+    depth: int = 1
+    """Turns of heuristic rollout after a candidate (1: to the end of the current turn)."""
+    games: int = 400
+    """Labelled games (one searching seat each)."""
+    held_out_games: int = 40
+    """Further labelled games, used only to report the fit."""
+    dagger_games: int = 0
+    """Labelled games played after the fit by the fitted ensemble in the searched seat, the search only
+    labelling its decisions (DAgger: the positions the network's own play reaches); the ensemble is then
+    fitted again on all labels. From the same 2,000 games, 500 more won 0.437 and 0.440 against 0.426 and
+    0.424 without (1,000 games each, seeds 7 and 8). 0: none."""
+    hidden: int = 256
+    """Width of the observation and candidate embeddings."""
+    epochs: int = 20
+    """Passes over the data."""
+    ensemble: int = 3
+    """Networks fitted one after another with different seeds; the agent plays their mean value. One network's
+    choices vary with its seed and the order of its minibatches, and the mean's vary less: from the same
+    labels, with a constant step size, one network won 0.399 and three 0.447 against three heuristics (1,000
+    games, seed 7), though three others won 0.396; annealed, three won 0.426 and five 0.427."""
+    batch_size: int = 256
+    """Decisions per minibatch."""
+    learning_rate: float = 1e-3
+    """Adam's step size at the start; it falls linearly to 0 at the last step, so the final weights depend less
+    on the last minibatches (three networks from the same labels: 0.396 with a constant step, 0.426 annealed,
+    against three heuristics, 1,000 games, seed 7)."""
+    weight_decay: float = 1e-5
+    """Adam's L2 penalty."""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The flat configs the trainers read and checkpoints store. Each field is documented where users set it: the
+# section ``FLAT_NAMES`` maps it from (``ppo.n_envs``, ``evaluation.games`` = ``eval_games``, ...). Their
+# checks are the schema's one validation path.
+
+
+@dataclass
+class TrainConfig:
+    """The flat form of a MaskablePPO run (methods ``ppo``, ``selfplay``, ``bc``): what ``fifthave.train.train``
+    reads and every checkpoint stores (``to_dict``). Fields: ``GameSection``, ``EvaluationSection`` (``eval_``),
+    ``RunSection`` (``steps`` is ``total_timesteps``) and ``PPOSection``; ``run_dir`` is the command's ``--out``."""
+
+    seed: int = 0
+    num_players: int = 4
+    board: int = 5
+    max_turns: int = 300
+    reward: str = "win_loss"
+    learner_seat: int | None = None
+    observation_layout: int = DEFAULT_LAYOUT
+    opponents: list = field(default_factory=lambda: ["random"])
+    total_timesteps: int = 100_000
+    n_envs: int = 2
+    workers: int = 2
+    local_shard: bool = False
+    torch_threads: int = 1
+    n_steps: int = 1024
+    batch_size: int = 256
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    net_arch: list = field(default_factory=lambda: [256, 256])
     eval_every: int = 50_000
-    """Env steps between evaluations (0: only at the end)."""
     eval_games: int = 100
-    """Evaluation games against each opponent in ``eval_opponents``."""
     eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
-    """Scripted agents the learner is evaluated against; every other seat plays that agent."""
     eval_deterministic: bool = False
-    """The learner plays its most likely action in evaluation instead of sampling."""
+    eval_seed: int | None = None
     checkpoint_every: int = 50_000
-    """Env steps between checkpoints (one is always written at the end)."""
     run_dir: str = "runs/default"
     """Where checkpoints, TensorBoard logs, ``config.json`` and ``eval.csv`` go."""
     init_from: str | None = None
-    """A checkpoint whose policy (and optimizer state) starts this run instead of a random initialisation
-    (fine-tuning, or self-play from a trained agent); its network shape must match ``net_arch``."""
     advisers: list = field(default_factory=list)
-    """Scripted agents (names of ``AGENT_FACTORIES``) whose choices for the learner's seat are appended to
-    its observation as one-hot blocks (``fifthave.train.hints``); empty: the bare observation."""
     advice_prior: float = 5.0
-    """With ``advisers``: the logits by which the untrained policy prefers the first adviser's choice (a skip
-    connection from the advice to the actor's output, ``fifthave.train.hints.AdvisedPolicy``)."""
     selfplay: SelfPlayConfig | None = None
     """Self-play settings; None trains against the scripted ``opponents`` only."""
     bc: BCConfig | None = None
@@ -249,8 +488,7 @@ class TrainConfig:
         self.seed = checks.integer("seed", self.seed, 0, checks.MAX_SEED)
         game = game_config(self.reward, None, num_players=self.num_players, board=self.board, max_turns=self.max_turns)
         self.num_players, self.board, self.max_turns = game.num_players, game.board, game.max_turns
-        self.observation_version = checks.choice("observation_version", self.observation_version,
-                                                 tuple(sorted(LAYOUTS)))
+        self.observation_layout = _layout("observation_layout", self.observation_layout)
         if self.learner_seat is not None:
             self.learner_seat = checks.integer("learner_seat (None draws it each game)", self.learner_seat, 0,
                                                self.num_players - 1)
@@ -280,13 +518,12 @@ class TrainConfig:
         self.ent_coef = checks.real("ent_coef", self.ent_coef, 0.0)
         self.vf_coef = checks.real("vf_coef", self.vf_coef, 0.0)
         self.max_grad_norm = checks.real("max_grad_norm", self.max_grad_norm, 0.0, low_included=False)
-        net_arch = checks.sequence("net_arch", self.net_arch)
-        if len(net_arch) > MAX_LAYERS:  # checked before any network is built from a (checkpoint's) config
-            raise checks.InvalidValueError(f"net_arch must list at most {MAX_LAYERS} layer widths, got {len(net_arch)}")
-        self.net_arch = [checks.integer(f"net_arch[{i}]", size, 1, MAX_WIDTH) for i, size in enumerate(net_arch)]
+        self.net_arch = _net_arch("net_arch", self.net_arch)
         self.eval_every = checks.integer("eval_every", self.eval_every, 0)
         self.eval_games = checks.integer("eval_games", self.eval_games, 1)
         self.eval_deterministic = checks.boolean("eval_deterministic", self.eval_deterministic)
+        if self.eval_seed is not None:
+            self.eval_seed = checks.integer("eval_seed", self.eval_seed, 0, checks.MAX_SEED)
         self.checkpoint_every = checks.integer("checkpoint_every", self.checkpoint_every, 0)
         self.run_dir = _path("run_dir", self.run_dir)
         self.init_from = _path("init_from", self.init_from, optional=True)
@@ -298,7 +535,333 @@ class TrainConfig:
     def env_kwargs(self):
         """Keyword arguments of ``FifthAvenueEnv`` (opponents excluded)."""
         return dict(num_players=self.num_players, board=self.board, max_turns=self.max_turns,
-                    reward=self.reward, learner_seat=self.learner_seat, observation_version=self.observation_version)
+                    reward=self.reward, learner_seat=self.learner_seat, observation_layout=self.observation_layout)
+
+
+
+
+@dataclass
+class CandidateValueConfig:
+    """The flat form of a candidate-value run (method ``candidate_values``): what
+    ``fifthave.train.candidate_values`` reads and its agent file stores. Fields: ``GameSection``
+    (``num_players``, ``board``, ``observation_layout``), ``EvaluationSection`` (``eval_``), ``RunSection``
+    (``seed``, ``workers``) and ``CandidateValuesSection``; ``run_dir`` is the command's ``--out``."""
+
+    seed: int = 0
+    num_players: int = 4
+    board: int = 5
+    observation_layout: int = DEFAULT_LAYOUT
+    groups: list = field(default_factory=lambda: ["bid", "board"])
+    played_groups: list = None
+    opponents: list = field(default_factory=lambda: ["heuristic"])
+    samples: int = 8
+    depth: int = 1
+    games: int = 400
+    held_out_games: int = 40
+    dagger_games: int = 0
+    workers: int = 2
+    hidden: int = 256
+    epochs: int = 20
+    ensemble: int = 3
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-5
+    eval_games: int = 1000
+    eval_seed: int | None = None
+    run_dir: str = "runs/candidate_values"
+    """Where the network (``values.npz``, an agent file), the evaluation tables and ``report.json`` go."""
+
+    def __post_init__(self):
+        self.seed = checks.integer("seed", self.seed, 0, checks.MAX_SEED)
+        game = game_config("win_loss", None, num_players=self.num_players, board=self.board)
+        self.num_players, self.board = game.num_players, game.board
+        self.observation_layout = _layout("observation_layout", self.observation_layout)
+        check_value_groups(self.groups, self.played_groups)
+        check_agent_names("opponents", self.opponents)
+        self.depth = checks.integer("depth", self.depth, 0)
+        for name in ("samples", "games", "held_out_games", "workers", "hidden", "epochs", "ensemble",
+                     "batch_size"):
+            setattr(self, name, checks.integer(name, getattr(self, name), 1))
+        self.dagger_games = checks.integer("dagger_games", self.dagger_games, 0)
+        self.learning_rate = checks.real("learning_rate", self.learning_rate, 0.0, low_included=False)
+        self.weight_decay = checks.real("weight_decay", self.weight_decay, 0.0)
+        self.eval_games = checks.integer("eval_games", self.eval_games, 0)
+        if self.eval_games % self.num_players:
+            raise checks.InvalidValueError(f"eval_games must be a multiple of num_players ({self.num_players}) "
+                                           f"or 0, got {self.eval_games}")
+        if self.eval_seed is not None:
+            self.eval_seed = checks.integer("eval_seed", self.eval_seed, 0, checks.MAX_SEED)
+        self.run_dir = _path("run_dir", self.run_dir)
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The run config: sections -> the method's flat config, and back for old files
+
+
+SHARED_SECTIONS = {"game": GameSection, "evaluation": EvaluationSection, "run": RunSection}
+METHOD_SECTIONS = {
+    # method: (sections it must have (an empty object takes every default), sections it may have)
+    "ppo": (("ppo",), ("league",)),
+    "selfplay": (("ppo", "selfplay"), ()),
+    "bc": (("bc", "ppo"), ("league",)),
+    "candidate_values": (("candidate_values",), ()),
+    "rllib": (("rllib",), ()),
+    "generations": (("generations",), ()),
+}
+METHODS = tuple(METHOD_SECTIONS)
+SECTION_CLASSES = {"ppo": PPOSection, "selfplay": SelfPlayConfig, "league": LeagueConfig, "bc": BCConfig,
+                   "candidate_values": CandidateValuesSection, "rllib": RLlibSection}
+"""The method sections' dataclasses; ``generations`` is an object that ``fifthave.train.generations`` reads."""
+TRAINERS = {"ppo": "ppo", "selfplay": "ppo", "bc": "ppo", "candidate_values": "candidate_values",
+            "rllib": "rllib"}
+"""Which flat config each method's trainer reads."""
+FLAT_NAMES = {
+    # trainer: {(shared section, field): the flat config's field}; a shared field missing here must stay unset
+    "ppo": {("game", "num_players"): "num_players", ("game", "board"): "board", ("game", "max_turns"): "max_turns",
+            ("game", "reward"): "reward", ("game", "observation_layout"): "observation_layout",
+            ("game", "learner_seat"): "learner_seat", ("evaluation", "games"): "eval_games",
+            ("evaluation", "every"): "eval_every", ("evaluation", "opponents"): "eval_opponents",
+            ("evaluation", "deterministic"): "eval_deterministic", ("evaluation", "seed"): "eval_seed",
+            ("run", "seed"): "seed", ("run", "workers"): "workers", ("run", "steps"): "total_timesteps",
+            ("run", "checkpoint_every"): "checkpoint_every"},
+    "rllib": {("game", "num_players"): "num_players", ("game", "board"): "board",
+              ("game", "max_turns"): "max_turns", ("game", "reward"): "reward",
+              ("game", "observation_layout"): "observation_layout", ("evaluation", "games"): "eval_games",
+              ("evaluation", "opponents"): "eval_opponents", ("evaluation", "deterministic"): "eval_deterministic",
+              ("evaluation", "seed"): "eval_seed", ("run", "seed"): "seed", ("run", "workers"): "num_env_runners",
+              ("run", "steps"): "total_env_steps", ("run", "checkpoint_every"): "checkpoint_every"},
+    "candidate_values": {("game", "num_players"): "num_players", ("game", "board"): "board",
+                         ("game", "observation_layout"): "observation_layout",
+                         ("evaluation", "games"): "eval_games", ("evaluation", "seed"): "eval_seed",
+                         ("run", "seed"): "seed", ("run", "workers"): "workers"},
+}
+OLD_NAMES = {"observation_version": "observation_layout", "lr": "learning_rate", "hidden": "net_arch"}
+"""Names of flat configs before this schema; ``hidden`` only in RLlib's (candidate values' ``hidden`` is a width)."""
+_DROPPED = ("run_dir", "subproc")  # where a run went (now --out); ``subproc``: checkpoints written before ``workers``
+
+
+def flat_class(trainer):
+    """The flat config class ``trainer`` reads (RLlib's is imported only when asked for: it needs no Ray)."""
+    if trainer == "rllib":
+        from .rllib.config import RLlibConfig
+        return RLlibConfig
+    return {"ppo": TrainConfig, "candidate_values": CandidateValueConfig}[trainer]
+
+
+@dataclass
+class RunConfig:
+    """A training run: ``method`` and the sections it reads (see the module docstring)."""
+
+    method: str
+    """The trainer: ``ppo``, ``selfplay``, ``bc``, ``candidate_values``, ``rllib`` or ``generations``."""
+    game: GameSection = field(default_factory=GameSection)
+    """The game (the same rules for every method)."""
+    evaluation: EvaluationSection = field(default_factory=EvaluationSection)
+    """How the learner is measured while it trains."""
+    run: RunSection = field(default_factory=RunSection)
+    """Seed, processes, budget, checkpoint cadence."""
+    sections: dict = field(default_factory=dict)
+    """The method's own sections by name (``METHOD_SECTIONS``), each a dataclass of ``SECTION_CLASSES``."""
+
+    def __post_init__(self):
+        if self.method != "generations":  # that module checks its own section
+            try:
+                self.trainer_config("runs/unchecked")
+            except ValueError as error:
+                raise type(error)(self._section_names(str(error))) from None
+
+    def to_dict(self):
+        """The JSON form (what ``RUN_DIR/run_config.json`` holds and ``run_config_from_dict`` reads back)."""
+        data = {"method": self.method}
+        for name in SHARED_SECTIONS:
+            data[name] = dataclasses.asdict(getattr(self, name))
+        for name, section in self.sections.items():
+            data[name] = dataclasses.asdict(section) if dataclasses.is_dataclass(section) else dict(section)
+        return data
+
+    def trainer_config(self, run_dir):
+        """The flat config the method's trainer reads (``TrainConfig``, ``RLlibConfig`` or ``CandidateValueConfig``),
+        writing to ``run_dir``; its checks raise ``ValueError`` for any bad value."""
+        trainer = TRAINERS[self.method]
+        names = FLAT_NAMES[trainer]
+        flat = {"run_dir": run_dir}
+        for section, section_class in SHARED_SECTIONS.items():
+            defaults = section_class()
+            for key in _field_names(section_class):
+                value = getattr(getattr(self, section), key)
+                if (section, key) in names:
+                    if value is not None:
+                        flat[names[section, key]] = value
+                elif value != getattr(defaults, key):
+                    raise checks.InvalidValueError(
+                        f"{section}.{key} does not apply to method {self.method}"
+                        + (" (RLlib evaluates at every checkpoint: set run.checkpoint_every)"
+                           if (trainer, section, key) == ("rllib", "evaluation", "every") else "")
+                        + f"; leave it unset (got {checks.shown(value)})")
+        own = self.sections[{"ppo": "ppo"}.get(trainer, trainer)]
+        flat.update(dataclasses.asdict(own))
+        if trainer == "ppo":
+            flat.update({name: self.sections.get(name) for name in ("selfplay", "bc", "league")})
+        return flat_class(trainer)(**flat)
+
+    def _section_names(self, message):
+        """``message`` with the flat field it starts with named as in the sections (``eval_games`` ->
+        ``evaluation.games``, ``n_envs`` -> ``ppo.n_envs``)."""
+        trainer = TRAINERS[self.method]
+        where = {flat: f"{section}.{key}" for (section, key), flat in FLAT_NAMES[trainer].items()}
+        own = {"ppo": "ppo"}.get(trainer, trainer)
+        where.update({key: f"{own}.{key}" for key in _field_names(SECTION_CLASSES[own])})
+        for flat in sorted(where, key=len, reverse=True):
+            if message.startswith(flat) and not message[len(flat):len(flat) + 1].isalnum() \
+                    and message[len(flat):len(flat) + 1] != "_":
+                return where[flat] + message[len(flat):]
+        return message
+
+
+def _section_object(name, value, method):
+    value = checks.mapping(f"the {name} section", value)
+    if name == "generations":
+        return dict(value)
+    section_class = SHARED_SECTIONS.get(name) or SECTION_CLASSES[name]
+    allowed = _field_names(section_class)
+    unknown = set(value) - allowed
+    if unknown:
+        raise checks.InvalidValueError(f"unknown {name} keys {sorted(unknown)}; allowed: {sorted(allowed)}")
+    return section_class(**value)
+
+
+def run_config_from_dict(data):
+    """The ``RunConfig`` of ``data`` (the JSON object of a run config); ``ValueError`` naming what is wrong."""
+    data = checks.mapping("a run config", data)
+    if "method" not in data:
+        raise checks.InvalidValueError(f"a run config must name its method (one of {', '.join(METHODS)}); "
+                                       f"got the keys {sorted(data)}")
+    method = checks.choice("method", data["method"], METHODS)
+    required, optional = METHOD_SECTIONS[method]
+    allowed = {"method", *SHARED_SECTIONS, *required, *optional}
+    unknown = set(data) - allowed
+    if unknown:
+        raise checks.InvalidValueError(f"unknown keys {sorted(unknown)} for method {method}; allowed: "
+                                       f"{sorted(allowed)}")
+    shared = {name: _section_object(name, data.get(name, {}), method) for name in SHARED_SECTIONS}
+    sections = {name: _section_object(name, data.get(name, {}), method) for name in required}
+    sections.update({name: _section_object(name, data[name], method) for name in optional if name in data})
+    return RunConfig(method, sections=sections, **shared)
+
+
+def is_legacy(data):
+    """Whether ``data`` (a JSON object) is a flat config written before this schema."""
+    return isinstance(data, dict) and "method" not in data
+
+
+def _legacy_trainer(data):
+    if {"groups", "samples", "ensemble", "weight_decay", "played_groups"} & set(data):
+        return "candidate_values"
+    if {"total_env_steps", "num_env_runners", "train_batch_size", "lr", "hidden", "pool_fraction",
+            "reward_scale", "num_envs_per_env_runner", "lambda_"} & set(data):
+        return "rllib"
+    return "ppo"
+
+
+def legacy_flat(data):
+    """``data`` (a flat config from before this schema, or a checkpoint's stored config) with today's names
+    and without what no longer belongs in a config; returns ``(trainer, flat dict, old names it used)``."""
+    data = checks.mapping("a config", data)
+    trainer = _legacy_trainer(data)
+    renames = {old: new for old, new in OLD_NAMES.items() if trainer == "rllib" or old != "hidden"}
+    if trainer != "rllib":
+        renames.pop("lr", None)
+    used = sorted(set(data) & set(renames))
+    flat = {renames.get(key, key): value for key, value in data.items() if key not in _DROPPED}
+    if trainer != "candidate_values":  # its layout field always had this name and default 1
+        flat.setdefault("observation_layout", OLD_DEFAULT_LAYOUT)
+    allowed = _field_names(flat_class(trainer))
+    unknown = set(flat) - allowed
+    if unknown:
+        raise checks.InvalidValueError(f"unknown config keys {sorted(unknown)}; allowed: {sorted(allowed)}")
+    return trainer, flat, used
+
+
+def translate_legacy(data):
+    """The run config (JSON form) of a flat config from before this schema, with every value it had then
+    (defaults of that time filled in); returns ``(run config dict, old names it used)``."""
+    trainer, flat, used = legacy_flat(data)
+    resolved = flat_class(trainer)(**flat).to_dict()
+    names = FLAT_NAMES[trainer]
+    new = {section: {} for section in SHARED_SECTIONS}
+    for (section, key), flat_name in names.items():
+        new[section][key] = resolved.pop(flat_name)
+    resolved.pop("run_dir")
+    if trainer == "ppo":
+        extras = {name: resolved.pop(name) for name in ("selfplay", "bc", "league")}
+        method = "bc" if extras["bc"] is not None else "selfplay" if extras["selfplay"] is not None else "ppo"
+        new["ppo"] = resolved
+        new.update({name: value for name, value in extras.items() if value is not None})
+    else:
+        method = trainer
+        new[trainer] = resolved
+    return {"method": method, **new}, used
+
+
+def _notify(message):
+    print(message, file=sys.stderr)
+
+
+def parse_run_config(data, source, notify=_notify):
+    """The ``RunConfig`` of ``data`` (new schema or an old flat config, translated with a one-line notice)."""
+    data = checks.mapping(f"the config in {source}", data)
+    if is_legacy(data):
+        data, used = translate_legacy(data)
+        names = f" ({', '.join(f'{old} is now {OLD_NAMES[old]}' for old in used)})" if used else ""
+        notify(f"notice: {source} is a flat config of the old format{names}; read as the new schema "
+               f"(method {data['method']}); run_config.json in the run directory is its translation")
+    return run_config_from_dict(data)
+
+
+def parse_set(text):
+    """``SECTION.KEY=VALUE`` (or ``method=VALUE``) of ``--set`` as ``((section, key), value)``; the value is
+    read as JSON where it parses (numbers, true/false/null, lists, quoted strings), else taken as a string."""
+    path, sep, raw = text.partition("=")
+    if not sep or not path:
+        raise checks.InvalidValueError(f"--set takes SECTION.KEY=VALUE (or method=VALUE), got {text!r}")
+    parts = tuple(path.split("."))
+    if parts != ("method",) and len(parts) != 2:
+        raise checks.InvalidValueError(f"--set takes SECTION.KEY=VALUE with one dot (or method=VALUE), got {text!r}")
+    try:
+        value = safejson.loads(raw, f"--set {path}")
+    except ValueError:
+        value = raw
+    return parts, value
+
+
+def with_sets(data, sets):
+    """``data`` (a run config's JSON form) with ``--set`` assignments (``parse_set``'s results) applied."""
+    data = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
+    for parts, value in sets:
+        if parts == ("method",):
+            data["method"] = value
+            continue
+        section, key = parts
+        if not isinstance(data.get(section, {}), dict):
+            raise checks.InvalidValueError(f"--set {section}.{key}: {section} is not a section")
+        data.setdefault(section, {})[key] = value
+    return data
+
+
+def load_run_config(path, sets=(), notify=_notify):
+    """The ``RunConfig`` in the JSON file ``path`` (new schema, or an old flat config translated with a notice),
+    with ``sets`` (``--set`` texts) applied and everything checked; ``ValueError`` naming the field,
+    ``OSError`` for a file that does not read."""
+    data = safejson.load(path, f"the config file {path}")
+    data = checks.mapping(f"the config in {path}", data)
+    parsed = [parse_set(text) for text in sets]
+    if is_legacy(data):
+        data = parse_run_config(data, path, notify).to_dict()
+    return run_config_from_dict(with_sets(data, parsed))
 
 
 def _field_names(cls):
@@ -309,10 +872,11 @@ _SECTIONS = {"selfplay": SelfPlayConfig, "bc": BCConfig, "league": LeagueConfig}
 
 
 def config_from_dict(data):
-    """The ``TrainConfig`` of ``data`` (a dict of its fields); ``ValueError`` naming what is wrong."""
+    """The ``TrainConfig`` of ``data``: its flat fields, as checkpoints store them (old names translated, the
+    layout of a config that names none is 0, as it was then); ``ValueError`` naming what is wrong."""
     checks.mapping("a config", data)
-    # Checkpoints written before ``workers`` hold ``subproc`` (where the games ran, not what they were).
-    data = {k: v for k, v in data.items() if k != "subproc"}
+    data = {OLD_NAMES.get(k, k) if k != "hidden" else k: v for k, v in data.items() if k != "subproc"}
+    data.setdefault("observation_layout", OLD_DEFAULT_LAYOUT)
     unknown = set(data) - _field_names(TrainConfig)
     if unknown:
         raise ValueError(f"unknown config keys {sorted(unknown)}; allowed: {sorted(_field_names(TrainConfig))}")
@@ -320,11 +884,17 @@ def config_from_dict(data):
 
 
 def load_config(path=None, overrides=None):
-    """The config in a JSON file (or the defaults), with ``overrides`` (a dict) applied. ``ValueError`` for a file
-    that does not hold a valid config, ``OSError`` for one that does not read."""
+    """The ``TrainConfig`` of a JSON file (a run config of a PPO method, or an old flat one; none: the defaults),
+    with ``overrides`` (flat fields) applied. ``ValueError`` for a file that does not hold a valid config,
+    ``OSError`` for one that does not read."""
     data = {}
     if path is not None:
         data = safejson.load(path, f"the config file {path}")
         checks.mapping(f"the config in {path}", data)
+        if not is_legacy(data):
+            run_config = run_config_from_dict(data)
+            if TRAINERS.get(run_config.method) != "ppo":
+                raise checks.InvalidValueError(f"{path} is a {run_config.method} run, not a PPO one")
+            data = run_config.trainer_config(TrainConfig.run_dir).to_dict()
     data.update({k: v for k, v in (overrides or {}).items() if v is not None})
     return config_from_dict(data)

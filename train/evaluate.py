@@ -64,8 +64,8 @@ def trained_agent_name(kind, path, greedy):
 
 
 def eval_seed(config):
-    """The seed of a run's evaluation tournaments (apart from its training seed)."""
-    return config.seed + 1_000_003
+    """The seed of a run's evaluation tournaments: ``eval_seed`` if set, else apart from its training seed."""
+    return config.eval_seed if config.eval_seed is not None else config.seed + 1_000_003
 
 
 @dataclass

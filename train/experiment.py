@@ -2,7 +2,7 @@
 
 Command (documented in ``results/training/README.md``)::
 
-    python -m fifthave.train.experiment [--scale 1.0] [--config train/configs/recipe.json] [--run-dir DIR] [--publish]
+    python -m fifthave.train.experiment [--scale 1.0] [--config train/configs/bc_search_advised.json] [--run-dir DIR] [--publish]
 
 It trains with the config and seed kept in the repo, evaluating along the way,
 into a new run directory (the config's ``run_dir`` with the date and time appended,
@@ -32,11 +32,11 @@ at the end it prints how long it took. The same command and seed give the same t
 weights hash, also after ``--resume --run-dir DIR`` continues an interrupted run;
 ``--report-only --run-dir DIR`` rewrites the outputs from the run's ``eval.csv``.
 
-The default (``train/configs/recipe.json``) is the committed 4-player experiment, the one
+The default (``train/configs/bc_search_advised.json``) is the committed 4-player experiment, the one
 ``results/training`` publishes: a network cloned from the search agent ``search:4:1`` with the
 heuristic's advice as a feature, 1,500 games and one DAgger round, no PPO (about half an hour on
 2 cores; ``fifthave publish recipe`` adds the 1,000-game evaluation). ``--config
-train/configs/experiment.json`` is 4-player PPO self-play from scratch on observation layout 1: each opponent seat is a
+train/configs/selfplay_experiment.json`` is 4-player PPO self-play from scratch on observation layout 1: each opponent seat is a
 past snapshot of the learner or, with probability 0.4 (and always until the first snapshot), a
 RandomAgent; HeuristicAgent is never a training opponent, only an evaluation one. (Training
 directly against a mix with HeuristicAgent, which wins nearly every game then, gave the learner
@@ -63,7 +63,7 @@ from .config import load_config
 from .evaluate import EVAL_FIELDS, format_table, read_eval_log
 from .train import train
 
-DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "recipe.json")
+DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "bc_search_advised.json")
 
 
 def scaled(config, scale):
@@ -90,7 +90,11 @@ def scaled(config, scale):
 
 
 def plot(rows, config, path):
-    import matplotlib
+    """The win rates against the steps in ``path``; False (nothing drawn) without matplotlib (the analysis extra)."""
+    try:
+        import matplotlib
+    except ImportError:
+        return False
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -126,6 +130,7 @@ def plot(rows, config, path):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+    return True
 
 
 def _method(config):
@@ -181,7 +186,7 @@ def write_report(config, out, run=None):
         writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
         writer.writeheader()
         writer.writerows(rows)
-    plot(rows, config, os.path.join(out, "win_rate.png"))
+    plotted = plot(rows, config, os.path.join(out, "win_rate.png"))
     lines = [
         f"# Training results: {_method(config)} on {versions(config)['gym_env_id']}", "",
         f"Command: `{run['command']}`", "",
@@ -191,8 +196,7 @@ def write_report(config, out, run=None):
         "every other seat plays the opponent; a win shared by k players counts 1/k); 95% intervals clustered "
         "by deal (the games of a deal share its cards; `fifthave.agents.stats.clustered_rate_interval`).", "",
         format_table(rows, config.num_players), "",
-        "![win rate](win_rate.png)", "",
-    ]
+    ] + (["![win rate](win_rate.png)", ""] if plotted else [])
     throughput = (f"training throughput {run['steps_per_second']:.0f} env steps/s on this machine"
                   if run["steps"] else "no PPO steps, so the time is the cloning's")
     lines += [f"Wall time {run['wall_seconds']:.0f} s ({run['eval_seconds']:.0f} s of it evaluation); {throughput}.", ""]

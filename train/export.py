@@ -34,10 +34,10 @@ def _versions(**more):
 
 def write_policy(path, net, config, name, kind="policy", training=None, versions=None):
     """Write the policy network ``net`` (an ``fifthave.agents.learned.ActorNet``) trained with ``config`` (a dict holding
-    num_players, board, observation_version and, for sb3, advisers) as an agent file; returns its sha256."""
+    num_players, board, observation_layout and, for sb3, advisers) as an agent file; returns its sha256."""
     architecture, arrays = net.to_arrays()
     advisers = list(config.get("advisers") or [])
-    layout = config["observation_version"]
+    layout = config["observation_layout"]
     meta = {"kind": kind, "name": name, "num_players": config["num_players"], "board": config["board"],
             "observation_layout": layout, "advisers": advisers,
             "architecture": {"input": OBS_SIZES[layout] + len(advisers) * NUM_ACTIONS, "outputs": NUM_ACTIONS,

@@ -3,7 +3,7 @@
     fifthave publish recipe [--write-results] [--run-dir DIR] [--eval-games N] [EXPERIMENT OPTIONS ...]
     fifthave publish values [--write-results] [--run-dir DIR]
 
-``recipe``: the committed 4-player recipe (``train/configs/recipe.json``: one step of expert iteration, a network
+``recipe``: the committed 4-player recipe (``train/configs/bc_search_advised.json``: one step of expert iteration, a network
 cloned from the search agent search:4:1 with DAgger) through ``fifthave.train.experiment``, then evaluated in
 ``--eval-games`` seat-rotated tournament games against three HeuristicAgents and against three RandomAgents. The
 run directory gets the experiment's outputs, the tables ``final_vs_heuristic.*`` / ``final_vs_random.*`` and
@@ -12,7 +12,7 @@ experiment's outputs and the tables to ``--out`` (the committed ``results/traini
 ``final_evaluation.md`` to its README (which the experiment has just rewritten). A trial of about a minute:
 ``fifthave publish recipe --eval-games 8 --scale 0.01``.
 
-``values``: the candidate-value agent (``train/candidate_values.py``, ``train/configs/candidate_values.json``):
+``values``: the candidate-value agent (``train/candidate_values.py``, ``train/configs/candidate_values_4p.json``):
 label 2,000 games with the search's values of its candidates, fit three networks, label 500 games of their own
 play (DAgger), fit again, and evaluate in 1,000 seat-rotated games against three HeuristicAgents and three
 RandomAgents (30-50 min on 2 cores). ``--write-results`` copies ``values.npz``, ``report.json``, the tables and
@@ -144,9 +144,9 @@ def _parser():
     for kind, help_text, config, out in [
             ("recipe", "the committed 4-player recipe (cloning of search:4:1 with DAgger) and its evaluation; "
                        "other options go to fifthave.train.experiment (e.g. --scale 0.01)",
-             "train/configs/recipe.json", "results/training"),
+             "train/configs/bc_search_advised.json", "results/training"),
             ("values", "the candidate-value agent (train/candidate_values.py) and its evaluation",
-             "train/configs/candidate_values.json", "results/training/values")]:
+             "train/configs/candidate_values_4p.json", "results/training/values")]:
         sub = kinds.add_parser(kind, help=help_text, description=help_text)
         sub.add_argument("--write-results", action="store_true",
                          help=f"also write the results to --out (default {out}, the committed ones)")

@@ -26,6 +26,7 @@ from fifthave.agents.search import SearchAgent, projected_value
 from fifthave_env.observation import Observer
 
 from .checkpoint import read_meta
+from .config import config_from_dict
 from .policy_agent import PolicyFactory, load_policy
 
 
@@ -54,7 +55,7 @@ class ValueNetEvaluator:
                                  f"win chance; the search evaluator needs a checkpoint trained with one of "
                                  f"{WIN_CHANCE_REWARDS}")
             self._policy = load_policy(self.path, meta)
-            self._layout = meta["config"].get("observation_version", 0)  # the layout the critic reads
+            self._layout = config_from_dict(meta["config"]).observation_layout  # the layout the critic reads
             self._from_win_loss = reward == "win_loss"
         observer = self._observers.get(game.config)
         if observer is None:

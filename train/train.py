@@ -2,9 +2,9 @@
 
 Command::
 
-    python -m fifthave.train.train [--config train/configs/default.json] [--run-dir DIR] [--total-timesteps N]
+    python -m fifthave.train.train [--config train/configs/ppo_vs_random.json] [--run-dir DIR] [--total-timesteps N]
                    [--seed S] [--num-players N] [--board 5|6] [--opponents random heuristic ...]
-                   [--observation-version 0|1] [--resume]
+                   [--observation-layout 0|1] [--resume]
 
 One ``TrainConfig`` (``train/config.py``) describes the run; it is saved as
 ``RUN_DIR/config.json``. While training, a progress bar shows the steps, the
@@ -82,7 +82,7 @@ from .ppo import PipelinedMaskablePPO
 from .selfplay import SelfPlayPool
 from .vec_env import FifthAvenueVecEnv
 
-DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "default.json")
+DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "ppo_vs_random.json")
 RUN_FILES = ("config.json", "eval.csv", "eval_games", "checkpoints", "pool", "tb")
 """What a run writes in its directory: any of them marks the directory as used."""
 
@@ -410,7 +410,7 @@ def build_parser(program, default_config):
     parser.add_argument("--opponents", nargs="+", help="scripted training opponents: random greedy heuristic")
     parser.add_argument("--eval-games", type=int, help="evaluation games per opponent")
     parser.add_argument("--n-envs", type=int, help="parallel environments")
-    parser.add_argument("--observation-version", type=int, choices=(0, 1),
+    parser.add_argument("--observation-layout", type=int, choices=(0, 1),
                         help="observation layout the network reads: 0 (FifthAvenue-v0) or 1 (FifthAvenue-v1, "
                              "with the derived views)")
     parser.add_argument("--init-from", help="start from this checkpoint's policy (a new run, not a resume)")
@@ -429,7 +429,7 @@ def main(argv=None, default_config=DEFAULT_CONFIG, program="python -m fifthave.t
     overrides = {"run_dir": args.run_dir, "total_timesteps": args.total_timesteps, "seed": args.seed,
                  "num_players": args.num_players, "board": args.board, "opponents": args.opponents,
                  "eval_games": args.eval_games, "n_envs": args.n_envs, "init_from": args.init_from,
-                 "observation_version": args.observation_version}
+                 "observation_layout": args.observation_layout}
     saved = os.path.join(args.run_dir or "", "config.json")
     try:  # a bad flag or config file ends here with one line, before anything is created
         if args.resume and not (args.run_dir and os.path.isfile(saved)):

@@ -71,9 +71,9 @@ def _readers(tmp_path):
         readers.append(("python -m fifthave.train.rllib.train --config", load_rllib_config, "input.json"))
     except ImportError:
         pass
-    from fifthave.train import candidate_values, checkpoint, export
+    from fifthave.train import checkpoint, export, run
 
-    readers.append(("candidate values --config", lambda path: candidate_values.main(["--config", str(path)]),
+    readers.append(("fifthave train CONFIG", lambda path: run.main([str(path), "--out", str(tmp_path / "run")]),
                     "input.json"))
 
     def sb3_zip(path):

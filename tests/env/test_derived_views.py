@@ -144,6 +144,6 @@ def test_gym_ids_select_the_layout_and_match_the_aec_env_of_their_version():
         assert env.observation_space.shape == aec.observation_space("player_1")["observation"].shape
         game = env.unwrapped.game
         assert np.array_equal(obs, Observer(game.config, version=version).observe(game, 1))
-    assert FifthAvenueEnv().observation_space.shape == (1176,)  # the class default stays the first layout
+    assert FifthAvenueEnv().observation_space.shape == (1409,)  # new envs read layout 1 (issue 34)
     with pytest.raises(ValueError, match="layout"):
-        FifthAvenueEnv(observation_version=7)
+        FifthAvenueEnv(observation_layout=7)

@@ -92,7 +92,7 @@ def test_score_delta_rewards_add_up_to_the_final_score_and_vp_margin_is_the_fina
 def test_same_seed_same_game_and_observations_match_the_pettingzoo_env():
     """With a fixed learner seat the gym env deals the same game as fifth_avenue_v0 for the same seed."""
     log = []
-    env = FifthAvenueEnv(num_players=4, learner_seat=2, opponents=lambda rng, count: [LoggingOpponent(log) for _ in range(count)])
+    env = FifthAvenueEnv(num_players=4, learner_seat=2, observation_layout=0, opponents=lambda rng, count: [LoggingOpponent(log) for _ in range(count)])
     learner_obs = []
     rng = np.random.default_rng(0)
     obs, info = env.reset(seed=42)
@@ -133,7 +133,7 @@ def test_observation_and_mask_are_the_learners_own():
         seats.add(info["learner_seat"])
         game = env.game
         assert game.actor == env.learner_seat
-        assert np.array_equal(obs, Observer(env.config, version=0).observe(game, env.learner_seat))
+        assert np.array_equal(obs, Observer(env.config, version=1).observe(game, env.learner_seat))
         assert np.array_equal(np.flatnonzero(env.action_masks()), game.legal_actions())
         assert np.array_equal(info["action_mask"], env.action_masks())
     assert seats == {0, 1, 2}
@@ -503,7 +503,7 @@ def test_a_search_opponent_gets_its_seats_sampler_and_searches():
     from fifthave.agents.search import SearchAgent
 
     env = FifthAvenueEnv(num_players=2, learner_seat=1, opponents=[SearchAgent(rollouts=2, depth=1)],
-                         observation_version=1)
+                         observation_layout=1)
     play_first_legal(env, seed=0, steps=20)
     searcher = env._opponents[0]
     assert searcher.sampler is not None and searcher.searched > 0  # without a sampler it never searches

@@ -53,7 +53,7 @@ class ObservingGreedy(GreedyAgent):
 
 
 def count_observations(opponents):
-    env = FifthAvenueEnv(num_players=3, learner_seat=0, opponents=opponents)
+    env = FifthAvenueEnv(num_players=3, learner_seat=0, opponents=opponents, observation_layout=0)  # the layout they read
     observed = []
     original = env._observer.observe
 

@@ -129,7 +129,7 @@ def test_publish_recipe_writes_a_run_directory_and_the_results_only_when_asked(p
     (run_dir,) = (repo / "runs").glob("recipe-*")
     experiment, *tournaments = calls
     assert "--publish" not in experiment and f"--run-dir runs/{run_dir.name}" in experiment
-    assert experiment.startswith("fifthave.train.experiment --config train/configs/recipe.json")
+    assert experiment.startswith("fifthave.train.experiment --config train/configs/bc_search_advised.json")
     assert experiment.endswith("--no-progress --scale 0.01")
     newest = f"runs/{run_dir.name}/checkpoints/ckpt_0000000015.npz"
     assert tournaments[0].startswith(f"fifthave.agents.tournament --agents policy:{newest}:greedy heuristic*3 "
@@ -158,7 +158,7 @@ def test_publish_values_writes_a_run_directory_and_the_results_only_when_asked(p
     main(["values"])
     assert files_under(repo / "results") == committed
     (run_dir,) = (repo / "runs").glob("values-*")
-    assert calls == [f"fifthave.train.candidate_values --config train/configs/candidate_values.json "
+    assert calls == [f"fifthave.train.candidate_values --config train/configs/candidate_values_4p.json "
                      f"--run-dir runs/{run_dir.name}"]
     assert f"play it as values:runs/{run_dir.name}/values.npz" in capsys.readouterr().out
 

@@ -103,13 +103,13 @@ def test_agent_plays_the_candidate_its_network_values_most(prefer_pass):
     game, view, candidates, default = bid_position()
     agent = CandidateValueAgent(FixedValues(prefer_pass), ["bid"], prior=0.0)
     agent.reset(game.config, 0, np.random.default_rng(0))
-    observation, mask = Observer(game.config).observe(game, 0), game.action_mask().astype(bool)
+    observation, mask = Observer(game.config, version=0).observe(game, 0), game.action_mask().astype(bool)
     action = agent.act(observation, mask)
     longest = max(candidates, key=lambda m: len(m))
     assert action == (BID_PASS if prefer_pass else longest[0])
     while agent.plan:  # the rest of the whole bid is laid card by card
         game.apply(action)
-        action = agent.act(Observer(game.config).observe(game, 0), game.action_mask().astype(bool))
+        action = agent.act(Observer(game.config, version=0).observe(game, 0), game.action_mask().astype(bool))
     assert action in (BID_PASS, BID_CONFIRM)
 
 
@@ -158,19 +158,19 @@ def test_a_student_network_plays_the_searched_seat_and_the_search_labels_its_pos
 
 
 def test_config_refuses_bad_fields():
-    with pytest.raises(ValueError, match="groups must be"):
+    with pytest.raises(ValueError, match="unknown decision groups \\['bids'\\]"):
         CandidateValueConfig(groups=["bids"])
     with pytest.raises(ValueError, match="played_groups must be None or a non-empty list from groups"):
         CandidateValueConfig(groups=["bid", "board"], played_groups=["move"])
     with pytest.raises(ValueError, match="opponents"):
         CandidateValueConfig(opponents=["nobody"])
-    with pytest.raises(ValueError, match="samples must be a positive integer"):
+    with pytest.raises(ValueError, match="samples must be an int >= 1"):
         CandidateValueConfig(samples=0)
     with pytest.raises(ValueError, match="eval_games must be a multiple of num_players"):
         CandidateValueConfig(num_players=3, eval_games=1000)
-    with pytest.raises(ValueError, match="num_players must be 2, 3 or 4"):
+    with pytest.raises(ValueError, match="num_players must be one of 2, 3, 4"):
         CandidateValueConfig(num_players=5)
-    with pytest.raises(ValueError, match="ensemble must be a positive integer"):
+    with pytest.raises(ValueError, match="ensemble must be an int >= 1"):
         CandidateValueConfig(ensemble=0)
     assert CandidateValueNet(OBS_SIZES[0]).candidate.in_features == _BID + 9
 
@@ -222,13 +222,15 @@ def test_the_command_trains_evaluates_and_reproduces_its_weights(tmp_path):
     included: their files are found again under the hash of the first fit's weights)."""
     import json
 
-    from fifthave.train.candidate_values import main
+    from fifthave.train.config import translate_legacy
+    from fifthave.train.run import main
 
+    config, _ = translate_legacy({**TINY, "games": 2, "dagger_games": 1, "eval_games": 4})
+    (tmp_path / "config.json").write_text(json.dumps(config))
     reports = []
-    for name in ("a", "b", "a"):  # the second "a" finds its labels saved and only fits and evaluates again
-        config = {**TINY, "games": 2, "dagger_games": 1, "eval_games": 4, "run_dir": str(tmp_path / name)}
-        (tmp_path / "config.json").write_text(json.dumps(config))
-        main(["--config", str(tmp_path / "config.json")])
+    for name, resume in (("a", False), ("b", False), ("a", True)):  # the resumed "a" finds its labels saved
+        out = str(tmp_path / name)
+        main(["--resume", out] if resume else [str(tmp_path / "config.json"), "--out", out])
         reports.append(json.loads((tmp_path / name / "report.json").read_text()))
     assert reports[0]["weights_sha256"] == reports[1]["weights_sha256"] == reports[2]["weights_sha256"]
     assert reports[0]["vs_heuristic"]["seat_games"] == 4 and (tmp_path / "a" / "values_vs_random.csv").exists()
@@ -251,7 +253,7 @@ def test_a_layout_1_network_plays_the_terminal_game_and_refuses_a_layout_0_obser
     game = Game(GameConfig(num_players=4), seed=1)
     agent.reset(game.config, 0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="reads observation layout 1 \\(1409 values\\), got 1176"):
-        agent.act(Observer(game.config).observe(game, 0), game.action_mask())
+        agent.act(Observer(game.config, version=0).observe(game, 0), game.action_mask())
 
 
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs process groups (POSIX)")

@@ -170,22 +170,22 @@ def test_rllib_env_misuse_raises_the_aec_envs_errors():
 
 
 @needs_ray
-def test_rllib_env_observation_version_picks_the_layout():
+def test_rllib_env_observation_layout_picks_the_layout():
     from fifthave_env import fifth_avenue_v0, fifth_avenue_v1
     from fifthave_env.engine.checks import InvalidValueError
     from fifthave.train.rllib.env import FifthAvenueMultiAgentEnv
 
-    for config, aec in (({}, fifth_avenue_v0), ({"observation_version": 1}, fifth_avenue_v1)):
+    for config, aec in (({"observation_layout": 0}, fifth_avenue_v0), ({}, fifth_avenue_v1)):
         env = FifthAvenueMultiAgentEnv(dict(config, num_players=3))
         expected = aec.env(num_players=3)
         assert env.observation_spaces["player_0"]["observations"].shape == \
-            expected.observation_space("player_0")["observation"].shape == ((1176,) if not config else (1409,))
+            expected.observation_space("player_0")["observation"].shape == ((1176,) if config else (1409,))
         observations, _ = env.reset(seed=5)
         expected.reset(seed=int(np.random.default_rng(5).integers(2**63)))  # the game the adapter deals
         (agent, observation), = observations.items()
         np.testing.assert_array_equal(observation["observations"], expected.observe(agent)["observation"])
-    with pytest.raises(InvalidValueError, match="observation_version must be one of 0, 1, got 2"):
-        FifthAvenueMultiAgentEnv({"observation_version": 2})
+    with pytest.raises(InvalidValueError, match="observation_layout must be one of 0, 1, got 2"):
+        FifthAvenueMultiAgentEnv({"observation_layout": 2})
 
 
 RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "results", "training")
@@ -198,7 +198,7 @@ RESULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 def test_rllib_env_scripted_opponents_read_their_layout_and_a_search_agent_searches(version, opponent):
     from fifthave.train.rllib.env import FifthAvenueMultiAgentEnv
 
-    env = FifthAvenueMultiAgentEnv({"num_players": 4, "observation_version": version, "opponents": [opponent],
+    env = FifthAvenueMultiAgentEnv({"num_players": 4, "observation_layout": version, "opponents": [opponent],
                                     "scripted_fraction": 1.0})
     observations, _ = env.reset(seed=0)
     assert len(env.scripted) == 3
@@ -250,9 +250,9 @@ def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_sessi
     from fifthave.train.rllib.train import best_checkpoint_lines, checkpoint_dir, train
 
     config = RLlibConfig(total_env_steps=300, train_batch_size=100, minibatch_size=50, num_epochs=1,
-                         hidden=[16], snapshot_every=1, pool_size=2, checkpoint_every=2, eval_games=4,
+                         net_arch=[16], snapshot_every=1, pool_size=2, checkpoint_every=2, eval_games=4,
                          eval_opponents=["random"], num_env_runners=1, run_dir=str(tmp_path / "run"),
-                         observation_version=version)
+                         observation_layout=version)
     lines = []
     directory, rows, _ = train(config, log=lines.append)
     agent = agent_factory(f"rllib:{directory}")()
@@ -282,7 +282,7 @@ def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path, capsy
     from fifthave.train.rllib.train import build, read_checkpoint_meta, train
     from fifthave.train.rllib.train import main as rllib_main
 
-    config = RLlibConfig(total_env_steps=200, train_batch_size=100, minibatch_size=50, num_epochs=1, hidden=[16],
+    config = RLlibConfig(total_env_steps=200, train_batch_size=100, minibatch_size=50, num_epochs=1, net_arch=[16],
                          snapshot_every=1, pool_size=3, checkpoint_every=0, eval_games=0, num_env_runners=0,
                          run_dir=str(tmp_path / "run"))
     first, _, _ = train(config, log=lambda line: None)
@@ -372,7 +372,7 @@ def test_the_command_repeats_a_run_bit_for_bit(tmp_path):
     import subprocess
 
     config = {"num_players": 2, "total_env_steps": 2000, "train_batch_size": 250, "minibatch_size": 125,
-              "num_epochs": 1, "hidden": [16], "checkpoint_every": 0, "eval_games": 0, "snapshot_every": 1,
+              "num_epochs": 1, "net_arch": [16], "checkpoint_every": 0, "eval_games": 0, "snapshot_every": 1,
               "pool_size": 2, "scripted_fraction": 0.0, "num_env_runners": 1, "num_envs_per_env_runner": 1,
               "seed": 5}  # games of a few hundred steps: new ones start while the pool is full
     (tmp_path / "config.json").write_text(json.dumps(config))
@@ -433,10 +433,10 @@ def test_bad_rllib_config_and_checkpoint_are_refused(tmp_path):
         RLlibConfig(eval_games=10)
     with pytest.raises(ValueError, match="opponents"):
         RLlibConfig(opponents=["nobody"])
-    with pytest.raises(ValueError, match="observation_version must be one of 0, 1, got 2"):
-        RLlibConfig(observation_version=2)
+    with pytest.raises(ValueError, match="observation_layout must be one of 0, 1, got 2"):
+        RLlibConfig(observation_layout=2)
     with pytest.raises(ValueError, match="unknown config keys"):
-        load_rllib_config(None, {"learning_rate": 0.1})
+        load_rllib_config(None, {"learning_rat": 0.1})
     with pytest.raises(ValueError, match="not a fifthave.train.rllib checkpoint"):
         RLlibFactory(str(tmp_path))()
 

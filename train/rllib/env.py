@@ -3,7 +3,7 @@
 ## Description
 
 The AEC game of ``fifthave_env.fifth_avenue_v0`` (or ``fifth_avenue_v1``, see
-``observation_version``), turn by turn: every step
+``observation_layout``), turn by turn: every step
 returns the observation of the one agent asked next, and that agent's action
 is the only one read. Opponent seats can be played inside the env by scripted
 agents (``agents``: random, greedy, heuristic, or any name of
@@ -20,7 +20,7 @@ reads its own ``observation_layout``, a searching agent gets its seat's sampler.
 ``Dict(observations=Box(...), action_mask=Box(0, 1, (147,), float32))`` per agent: the AEC
 observation under the key ``"observations"`` and its mask as floats, the layout RLlib's
 action-masking RLModule reads (``ray.rllib.examples.rl_modules.classes.action_masking_rlm``).
-The observation is layout ``observation_version`` of ``fifthave_env.observation``: 0 (the
+The observation is layout ``observation_layout`` of ``fifthave_env.observation``: 0 (the
 default, ``fifth_avenue_v0``, ``(1176,)`` floats: what ``fifthave.train.rllib`` trains on and its
 checkpoints read) or 1 (``fifth_avenue_v1``, ``(1409,)``: layout 0 plus the derived views).
 
@@ -56,7 +56,7 @@ RLlib-played agent gets its final observation, reward and done flag.
 
 - ``num_players``, ``board``, ``max_turns``, ``reward``, ``layout``,
   ``random_start``, ``skyscrapers_per_color``: as ``fifth_avenue_v0.env``.
-- ``observation_version``: the observation layout, 0 (default) or 1; see above.
+- ``observation_layout``: the observation layout, 0 (default) or 1; see above.
 - ``opponents``: scripted agent names (``fifthave.agents.registry.AGENT_FACTORIES``);
   empty (default): every seat is an RLlib agent named ``player_<seat>``.
   Otherwise (self-play training) agents are named by role: ``learner`` (a seat
@@ -86,7 +86,7 @@ from fifthave_env.env_common import EnvUsageError
 from fifthave_env.observation import Observer
 
 LEARNER = "learner"
-AEC_ENVS = {0: fifth_avenue_v0, 1: fifth_avenue_v1}  # observation_version -> the AEC env of that layout
+AEC_ENVS = {0: fifth_avenue_v0, 1: fifth_avenue_v1}  # observation_layout -> the AEC env of that layout
 
 
 def observation_space(observation_box):
@@ -127,7 +127,7 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
         self.scripted_fraction = float(config.pop("scripted_fraction", 0.5))
         self.strict = bool(config.pop("strict", False))
         self.reward_scale = float(config.pop("reward_scale", 1.0))
-        version = checks.choice("observation_version", config.pop("observation_version", 0), tuple(AEC_ENVS))
+        version = checks.choice("observation_layout", config.pop("observation_layout", 1), tuple(AEC_ENVS))
         if not 0.0 <= self.scripted_fraction <= 1.0:
             raise ValueError(f"scripted_fraction must lie in [0, 1], got {self.scripted_fraction!r}")
         self.aec = AEC_ENVS[version].env(**config)
@@ -173,7 +173,7 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
                     self.agent_of_seat[seat] = role
         else:
             self.agent_of_seat = dict(enumerate(self.possible_agents))
-        self._scripted_observations = LayoutObservations(aec.config, self.scripted, aec.observation_version,
+        self._scripted_observations = LayoutObservations(aec.config, self.scripted, aec.observation_layout,
                                                          self._scripted_observers)
         self.agents = list(self.agent_of_seat.values())
         self.seat_of = {agent: seat for seat, agent in self.agent_of_seat.items()}

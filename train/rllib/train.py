@@ -62,6 +62,7 @@ from fifthave_env.runtime import (atomic_append_csv, atomic_write_text, check_wr
 from ..evaluate import EVAL_FIELDS as TRAIN_EVAL_FIELDS
 from ..evaluate import best_checkpoint_report, read_eval_log
 from ..manifest import write_directory_manifest, verify_directory
+from ..config import legacy_flat
 from .config import load_rllib_config
 
 # the columns of fifthave.train.train's eval.csv (fifthave.train.evaluate), counted in RLlib iterations and env steps
@@ -132,7 +133,7 @@ def ppo_config(config):
 
     from .env import FifthAvenueMultiAgentEnv
 
-    model = DefaultModelConfig(fcnet_hiddens=list(config.hidden), fcnet_activation=config.activation,
+    model = DefaultModelConfig(fcnet_hiddens=list(config.net_arch), fcnet_activation=config.activation,
                                vf_share_layers=False)
     return (
         PPOConfig()
@@ -141,7 +142,7 @@ def ppo_config(config):
                      rollout_fragment_length="auto", batch_mode=config.batch_mode)
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=config.train_batch_size, minibatch_size=config.minibatch_size,
-                  num_epochs=config.num_epochs, lr=config.lr, gamma=config.gamma, lambda_=config.lambda_,
+                  num_epochs=config.num_epochs, lr=config.learning_rate, gamma=config.gamma, lambda_=config.lambda_,
                   clip_param=config.clip_param, entropy_coeff=config.entropy_coeff,
                   vf_loss_coeff=config.vf_loss_coeff, grad_clip=config.grad_clip,
                   vf_clip_param=config.vf_clip_param, use_kl_loss=config.use_kl_loss)
@@ -207,7 +208,7 @@ def _versions(config):
 
     import fifthave_env
 
-    return {"fifthave": fifthave_env.__version__, "env_version": config.observation_version, "ray": ray.__version__,
+    return {"fifthave": fifthave_env.__version__, "env_version": config.observation_layout, "ray": ray.__version__,
             "torch": torch.__version__}
 
 
@@ -227,7 +228,7 @@ def save(algo, config, directory, iteration, env_steps, pool=None):
     shutil.rmtree(partial, ignore_errors=True)  # a leftover of an earlier process with this PID
     try:
         algo.save_to_path(os.path.join(partial, "algorithm"))
-        meta = {"iteration": iteration, "env_steps": env_steps, "hidden": list(config.hidden),
+        meta = {"iteration": iteration, "env_steps": env_steps, "hidden": list(config.net_arch),
                 "activation": config.activation, "config": config.to_dict(), "versions": _versions(config),
                 "pool": list(pool.ids) if pool else [], "pool_last_added": pool.last_added if pool else 0}
         module = algo.get_module(MAIN)
@@ -245,8 +246,8 @@ def save(algo, config, directory, iteration, env_steps, pool=None):
 
 
 def rllib_eval_seed(config):
-    """The seed of a run's evaluation tournaments: the same deals at every checkpoint."""
-    return config.seed + 1
+    """The seed of a run's evaluation tournaments: the same deals at every checkpoint (``eval_seed`` if set)."""
+    return config.eval_seed if config.eval_seed is not None else config.seed + 1
 
 
 def checkpoint_dir(run_dir, iteration):
@@ -427,7 +428,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=checks.cli_seed)
     parser.add_argument("--num-players", type=int, choices=(2, 3, 4))
     parser.add_argument("--board", type=int, choices=(5, 6))
-    parser.add_argument("--observation-version", type=int, choices=(0, 1),
+    parser.add_argument("--observation-layout", type=int, choices=(0, 1),
                         help="observation layout the policy reads: 0 (fifth_avenue_v0) or 1 (fifth_avenue_v1)")
     parser.add_argument("--address", help="join the Ray cluster whose head is at HOST:PORT (ray start --head "
                         "prints it); default: start a local Ray")
@@ -442,8 +443,9 @@ def main(argv=None):
             if args.config:
                 raise ValueError("--resume takes the config stored in the checkpoint; give no --config")
             base = read_checkpoint_meta(args.resume)["config"]
-            changed = [f"--{name.replace('_', '-')}" for name in ("num_players", "board", "observation_version")
-                       if getattr(args, name) is not None and getattr(args, name) != base.get(name, 0)]
+            stored = legacy_flat(base)[1]  # today's names
+            changed = [f"--{name.replace('_', '-')}" for name in ("num_players", "board", "observation_layout")
+                       if getattr(args, name) is not None and getattr(args, name) != stored.get(name)]
             if changed:  # the network and its inputs are the checkpoint's
                 raise ValueError(f"--resume continues the checkpoint's game and network: {', '.join(changed)} "
                                  f"differs from the checkpoint's config")
@@ -451,7 +453,7 @@ def main(argv=None):
             "run_dir": args.run_dir, "total_env_steps": args.total_env_steps,
             "num_env_runners": args.num_env_runners, "num_envs_per_env_runner": args.num_envs_per_env_runner,
             "seed": args.seed, "num_players": args.num_players,
-            "board": args.board, "max_seconds": args.max_seconds, "observation_version": args.observation_version})
+            "board": args.board, "max_seconds": args.max_seconds, "observation_layout": args.observation_layout})
         num_cpus = args.num_cpus or max(os.cpu_count() or 1, config.num_env_runners + 1)
         check_writable_directory("--run-dir", config.run_dir)
         with exit_on_interrupt(parser.prog, f"the checkpoints written are in {config.run_dir}/checkpoints"):
