@@ -31,6 +31,7 @@ import argparse
 import json
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,7 +40,7 @@ from .agent_protocol import explain
 from .engine import checks, safejson
 from .engine.actions import NUM_ACTIONS
 from .engine.game import Game, GameConfig, IllegalActionError
-from .runner import GameHooks, play
+from .runner import Decision, GameHooks, play
 from .runtime import atomic_open, atomic_write_text, check_writable, check_writable_directory, exit_on_interrupt
 
 RECORD_FORMAT = 1
@@ -191,12 +192,12 @@ class Recorder(GameHooks):
     """A ``runner.play`` hook that records the game: ``record`` (a ``GameRecord``) names each seat's agent and
     keeps each action with what its agent reported about it (``explain()``, agent protocol)."""
 
-    def __init__(self, game, names):
+    def __init__(self, game: Game, names: Sequence[str]) -> None:
         self.record = GameRecord.start(game)
         self.record.agents = [str(name) for name in names]
         self.record.explanations = []
 
-    def applied(self, decision):
+    def applied(self, decision: Decision) -> None:
         self.record.actions.append(decision.action)
         self.record.explanations.append(explain(decision.agent))
 

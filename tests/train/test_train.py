@@ -48,6 +48,8 @@ def test_train_save_load_evaluate_resume(tmp_path, capsys):
     assert meta["num_timesteps"] == 1024 and meta["config"]["seed"] == 3
     assert meta["versions"]["env_version"] == 1 and meta["versions"]["fifthave"]  # layout 1: the default
     assert [int(r["timesteps"]) for r in eval_rows(run_dir)] == [0, 512, 1024]
+    # every evaluation's games, with their moves, for the web viewer (tests/train/test_evaluate_games.py)
+    assert sorted(os.listdir(run_dir / "eval_games")) == [f"step_{t:09d}_vs_random.json" for t in (0, 512, 1024)]
 
     # The checkpoint plays as an agent in the tournament, with the probabilities of the torch policy.
     agent = PolicyAgent.load(latest)
