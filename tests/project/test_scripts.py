@@ -83,7 +83,7 @@ def publish_repo(tmp_path, monkeypatch):
     from fifthave.train import publish
 
     (tmp_path / "train" / "configs").mkdir(parents=True)
-    for config in ("recipe.json", "candidate_values.json"):
+    for config in ("bc_search_advised.json", "candidate_values_4p.json"):
         (tmp_path / "train" / "configs" / config).write_text("{}\n")
     (tmp_path / "results" / "training" / "values").mkdir(parents=True)
     (tmp_path / "results" / "training" / "README.md").write_text("# committed\n")
