@@ -24,18 +24,16 @@ player, not even a forced choice; the mask always tells which ids are legal.
 ``Discrete(147)`` for every configuration; see ``fifthave_env.actions`` for the
 table and ``action_name(id)`` for readable names:
 
-| ids | meaning |
-|---|---|
-| 0-3 | choose action A, B, C, D |
-| 4-45 | place a starting skyscraper on plot ``id-4`` (plot = district*6 + ring position) |
-| 46-49 | take a shop of type boutique/jeweler/gallery/perfume from the active group |
-| 50-91 | put the taken shop on plot ``id-50`` |
-| 92-96 | draw the top card of the gray/brown/violet/orange/green pile |
-| 97-114 | move commissioner ``(id-97)//9`` (white, beige) to location ``(id-97)%9`` (districts 0-6, Central Park 7, City Hall 8) |
-| 115-121 | score district ``id-115`` |
-| 122-139 | add a card of kind ``id-122`` (color*3 + value index; black is color 5) to the bid |
-| 140 / 141 | confirm the bid / pass |
-| 142-145 / 146 | build 0-3 skyscrapers / declare a building stop |
+- 0-3: choose action A, B, C, D
+- 4-45: place a starting skyscraper on plot ``id-4`` (plot = district*6 + ring position)
+- 46-49: take a shop of type boutique/jeweler/gallery/perfume from the active group
+- 50-91: put the taken shop on plot ``id-50``
+- 92-96: draw the top card of the gray/brown/violet/orange/green pile
+- 97-114: move commissioner ``(id-97)//9`` (white, beige) to location ``(id-97)%9`` (districts 0-6, Central Park 7, City Hall 8)
+- 115-121: score district ``id-115``
+- 122-139: add a card of kind ``id-122`` (color*3 + value index; black is color 5) to the bid
+- 140 / 141: confirm the bid / pass
+- 142-145 / 146: build 0-3 skyscrapers / declare a building stop
 
 ## Observation Space
 

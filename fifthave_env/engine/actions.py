@@ -5,25 +5,25 @@ same for every configuration (2-4 players, either board); ids that a
 configuration never uses (the sixth plot of the 5-plot board, say) are simply
 never legal.
 
-======  =============================  =============================================
-ids     decision                       meaning
-======  =============================  =============================================
-0-3     CHOOSE_ACTION                  action A, B, C or D of the turn
-4-45    PLACE_START                    starting skyscraper on plot ``id - 4``
-46-49   SHOP_TILE                      take a shop of type ``id - 46`` from the active group
-50-91   SHOP_PLOT                      put the taken shop on plot ``id - 50``
-92-96   DRAW_COLOR                     take the top card of colored pile ``id - 92``
-97-114  MOVE                           commissioner ``(id - 97) // 9`` to location ``(id - 97) % 9``
-115-121 SCORE_DISTRICT                 score district ``id - 115``
-122-139 BID (add card)                 lay a card of kind ``id - 122`` (color*3 + value index)
-140     BID (confirm)                  end the bidding turn with the cards laid
-141     BID (pass)                     leave the auction, taking the cards back
-142-145 BUILD                          build ``id - 142`` skyscrapers (0-3) after winning
-146     BUILD (stop)                   declare a building stop
-======  =============================  =============================================
+=======  =============================  =============================================
+ids      decision                       meaning
+=======  =============================  =============================================
+0-3      CHOOSE_ACTION                  action A, B, C or D of the turn
+4-45     PLACE_START                    starting skyscraper on plot ``id - 4``
+46-49    SHOP_TILE                      take a shop of type ``id - 46`` from the active group
+50-91    SHOP_PLOT                      put the taken shop on plot ``id - 50``
+92-96    DRAW_COLOR                     take the top card of colored pile ``id - 92``
+97-114   MOVE                           commissioner ``(id - 97) // 9`` to location ``(id - 97) % 9``
+115-121  SCORE_DISTRICT                 score district ``id - 115``
+122-139  BID (add card)                 lay a card of kind ``id - 122`` (color*3 + value index)
+140      BID (confirm)                  end the bidding turn with the cards laid
+141      BID (pass)                     leave the auction, taking the cards back
+142-145  BUILD                          build ``id - 142`` skyscrapers (0-3) after winning
+146      BUILD (stop)                   declare a building stop
+=======  =============================  =============================================
 
 Plot ``i`` is district ``i // 6``, ring position ``i % 6``. Locations: districts
-0-6, Central Park 7, City Hall 8. Commissioners: white 0, beige 1. Card colors:
+0-6, Cen tral Park 7, City Hall 8. Commissioners: white 0, beige 1. Card colors:
 gray, brown, violet, orange, green, black (0-5); values 4, 5, 6 (index 0-2).
 """
 
