@@ -39,7 +39,7 @@ def allowed_colors(g, p, d):
     return empty if empty else shops_only
 
 
-def district_is_full(g, d):
+def district_is_full(g, d) -> bool:
     """No empty colored plot (R37); the colorless shop plot never counts."""
     base = d * PLOTS_PER_DISTRICT
     for plot in range(base, base + PLOTS_PER_DISTRICT):
@@ -48,7 +48,7 @@ def district_is_full(g, d):
     return True
 
 
-def clear_auction(g):
+def clear_auction(g) -> None:
     """No auction on the table: the ``auc_*`` fields at rest."""
     n = g.n
     g.auc_loc = -1
@@ -69,7 +69,7 @@ def clear_auction(g):
     g.auc_bid_color = -1
 
 
-def open_auction(g, loc):
+def open_auction(g, loc) -> None:
     """The auction at ``loc`` begins; the mover bids first (R21); allowed colors are fixed now (R22)."""
     clear_auction(g)
     g.auc_loc = loc
@@ -101,7 +101,7 @@ def legal_bids(g):
     return legal
 
 
-def add_card(g, k):
+def add_card(g, k) -> None:
     p = g.actor
     g.hands[p][k] -= 1
     if g.known[p][k]:
@@ -112,7 +112,7 @@ def add_card(g, k):
         g.auc_color[p] = KIND_COLOR[k]
 
 
-def confirm(g):
+def confirm(g) -> None:
     p = g.actor
     g.auc_high = g.auc_total[p]
     g.auc_high_bidder = p
@@ -122,7 +122,7 @@ def confirm(g):
         g.auc_alea_state = ALEA_OUT
 
 
-def pass_turn(g):
+def pass_turn(g) -> None:
     """Leave the auction; the cards laid go back to the hand, now known to all (R21, R31)."""
     p = g.actor
     cards = g.auc_cards[p]
@@ -138,7 +138,7 @@ def pass_turn(g):
     g.auc_passed[p] = True
 
 
-def alea_bids(g):
+def alea_bids(g) -> None:
     """Alea draws black cards until a value repeats; the sum is the bid (R25)."""
     seen = 0
     total = 0
@@ -192,7 +192,7 @@ def next_bidder(g):
     raise AssertionError("next_bidder called with every bidder passed")
 
 
-def pay(g, winner):
+def pay(g, winner) -> None:
     """Winner's cards go face up under their piles, then Alea's face down under the black pile (R16, R25).
 
     R39: they go one by one in kind order (4s, 5s, 6s of a color, then black 4s, 5s, 6s), each
@@ -228,7 +228,7 @@ def legal_builds(g):
     return [BUILD + i for i in range(most + 1)]
 
 
-def build(g, p, count):
+def build(g, p, count: int) -> None:
     """Seat ``p`` builds ``count`` skyscrapers where it won (R23)."""
     if count == 0:
         return
@@ -242,7 +242,7 @@ def build(g, p, count):
     g.owned[p][g.auc_loc] = plot
 
 
-def alea_builds(g, d):
+def alea_builds(g, d) -> None:
     """One skyscraper on each most valuable empty plot, ring order if short (R26)."""
     base = d * PLOTS_PER_DISTRICT
     empty = [plot for plot in range(base, base + PLOTS_PER_DISTRICT)
@@ -256,7 +256,7 @@ def alea_builds(g, d):
             g.plot_height[plot] = 1
 
 
-def building_stop(g, d, declarer):
+def building_stop(g, d, declarer) -> None:
     """Score and clear district ``d`` (R24); ``declarer`` is a seat or ALEA."""
     halves = district_scores(g, d)
     for p in range(g.n):

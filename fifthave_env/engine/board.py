@@ -118,7 +118,7 @@ def parse_layout(layout, plots_per_district):
 
 def ring_neighbors(plots_per_district):
     """For every plot index, the two plots beside it in its ring (R7); () for unused slots."""
-    neighbors = []
+    neighbors: list[tuple[int, ...]] = []
     for d in range(NUM_DISTRICTS):
         for p in range(PLOTS_PER_DISTRICT):
             if p >= plots_per_district:
@@ -130,7 +130,7 @@ def ring_neighbors(plots_per_district):
     return neighbors
 
 
-_DESTINATION_CACHE = {}
+_DESTINATION_CACHE: dict[tuple[int, int], tuple[int, ...]] = {}
 
 
 def destinations(position, closed_mask):
@@ -150,7 +150,7 @@ def destinations(position, closed_mask):
     return found
 
 
-def plot_name(plot, plot_colors=None):
+def plot_name(plot, plot_colors=None) -> str:
     d, p = divmod(plot, PLOTS_PER_DISTRICT)
     if plot_colors is None:
         return f"{DISTRICT_NAMES[d]} #{p}"

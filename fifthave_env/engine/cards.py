@@ -34,7 +34,7 @@ def kind(color, value_index):
     return color * 3 + value_index
 
 
-def kind_name(k):
+def kind_name(k) -> str:
     return f"{CARD_COLOR_NAMES[KIND_COLOR[k]]} {KIND_VALUE[k]}"
 
 

@@ -50,7 +50,7 @@ def skyscrapers_in(g, d):
     return sum(g.plot_height[base:base + PLOTS_PER_DISTRICT])
 
 
-def special_scoring(g):
+def special_scoring(g) -> None:
     """Right after the 3rd, 6th and 9th tile placed from the row (R17)."""
     rule = SPECIAL_SCORING.get(g.shops_placed)
     if rule is None:
@@ -66,7 +66,7 @@ def central_park_value(drawn_types):
     return VP_BY_SHOP_TYPES[len(set(drawn_types))]
 
 
-def final_scoring(g):
+def final_scoring(g) -> None:
     """Score every open district, then Central Park with a random draw from the box (R27)."""
     for d in range(NUM_DISTRICTS):
         if not g.closed[d]:
