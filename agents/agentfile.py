@@ -73,7 +73,7 @@ class AgentFileError(ValueError):
 def policy_arrays(architecture):
     """``{name: shape}`` of a policy network: ``layer{i}.weight`` (inputs x outputs) and ``layer{i}.bias``."""
     sizes = [architecture["input"], *architecture["hidden"]]
-    shapes = {}
+    shapes: dict[str, tuple[int, ...]] = {}
     for i, (inputs, outputs) in enumerate(zip(sizes, sizes[1:])):
         shapes[f"layer{i}.weight"], shapes[f"layer{i}.bias"] = (inputs, outputs), (outputs,)
     last = len(sizes) - 1
@@ -214,7 +214,7 @@ def weights_digest(arrays):
 
 # ---- writing ---------------------------------------------------------------------------------------
 
-def _member(name):
+def _member(name: str):
     info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))  # the same weights give the same bytes
     info.compress_type = zipfile.ZIP_DEFLATED
     return info
@@ -250,7 +250,7 @@ def write_agent_file(path, meta, arrays):
 
 # ---- reading ---------------------------------------------------------------------------------------
 
-def is_agent_file(path):
+def is_agent_file(path) -> bool:
     """Whether ``path`` is a zip archive with a ``meta.json`` member (an agent file, valid or not)."""
     try:
         with zipfile.ZipFile(path) as archive:

@@ -13,6 +13,7 @@ matrix-vector products instead of a torch call chain.
 
 import os
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from fifthave_env.observation import OBS_SIZES
 
 from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, POLICY_KINDS, VALUE_PARTS, AgentFileError, groups_played,
                         read_agent_file)
+from .base import Agent
 from .bidding import table_limit, table_total
 from .registry import AGENT_FACTORIES
 from .search import SearchAgent
@@ -64,7 +66,7 @@ class ActorNet:
     ``layers``: ``[weight (inputs x outputs), bias, activation function or None]`` per layer; ``advice_size``:
     the output layer also reads the last ``advice_size`` inputs (``fifthave.train.hints.AdvisedPolicy``'s skip)."""
 
-    def __init__(self, layers, advice_size=0):
+    def __init__(self, layers, advice_size: int = 0) -> None:
         self.layers = [list(layer) for layer in layers]
         self.advice_size = advice_size
 
@@ -152,17 +154,17 @@ class ActorNet:
 class Advisers:
     """The scripted advisers of one seat and the feature block they write."""
 
-    def __init__(self, names):
+    def __init__(self, names: Sequence[str]) -> None:
         self.names = list(names)
         self.factories = [AGENT_FACTORIES[name] for name in self.names]
-        self.agents = []
-        self.advice = []
+        self.agents: list[Agent] = []
+        self.advice: list[int] = []  # the advisers' last choices
 
     @property
     def size(self):
         return len(self.names) * NUM_ACTIONS
 
-    def reset(self, config, seat, rng):
+    def reset(self, config, seat, rng) -> None:
         """New advisers for the seat's next game, their generators drawn from ``rng``."""
         self.agents = [factory() for factory in self.factories]
         for agent in self.agents:
@@ -180,7 +182,7 @@ class Advisers:
                 block[i * NUM_ACTIONS + action] = 1.0
         return np.concatenate([np.asarray(observation, dtype=np.float32), block])
 
-    def record(self, action):
+    def record(self, action) -> None:
         """The seat played ``action``: advisers whose advice it did not follow drop their plans."""
         for agent, advised in zip(self.agents, self.advice):
             if advised != action and hasattr(agent, "drop_plan"):
@@ -191,7 +193,7 @@ class PolicyAgent:
     """Plays a policy network: samples from its masked policy with the generator ``reset`` gives it, or plays
     the most likely legal action (``deterministic``), so games with it replay from their seeds."""
 
-    def __init__(self, policy, deterministic=False, name="ppo", meta=None, advisers=None, other_games="error"):
+    def __init__(self, policy, deterministic: bool = False, name: str = "ppo", meta=None, advisers=None, other_games: str = "error") -> None:
         """``policy``: an ``ActorNet`` (``fifthave.train.policy_agent.ActorNet`` builds one from a MaskablePPO policy).
         ``meta``: an agent file's metadata, or ``{"config": training config}`` in training; it gives the
         observation layout, the player count and board the network was trained for and, unless
@@ -220,7 +222,7 @@ class PolicyAgent:
             return self.meta["observation_layout"]
         return self.meta.get("config", {}).get("observation_version", 0)
 
-    def reset(self, config, seat, rng):
+    def reset(self, config, seat, rng) -> None:
         check_trained_for(self, config)
         self.rng = rng
         if self.advisers is not None:
@@ -317,7 +319,7 @@ class NumpyValueNet:
     """A candidate-value ensemble in numpy, for play (one small decision at a time): the mean value of its
     members, each ``VALUE_PARTS`` of ``fifthave.agents.agentfile`` (weights as inputs x outputs)."""
 
-    def __init__(self, members):
+    def __init__(self, members) -> None:
         self.members = [tuple(member) for member in members]
 
     @classmethod
@@ -350,8 +352,8 @@ class CandidateValueAgent(SearchAgent):
 
     reads_view = False  # its network reads the observation: runners call ``act``
 
-    def __init__(self, net, groups, observation_layout=0, prior=0.0, name="values", trained_for=None,
-                 other_games="error"):
+    def __init__(self, net, groups, observation_layout: int = 0, prior: float = 0.0, name: str = "values", trained_for=None,
+                 other_games: str = "error") -> None:
         super().__init__(rollouts=1, depth=0, prior=prior, name=name, groups=groups)
         if other_games not in OTHER_GAMES:
             raise ValueError(f"other_games must be one of {OTHER_GAMES}, got {other_games!r}")
@@ -360,7 +362,7 @@ class CandidateValueAgent(SearchAgent):
         self.trained_for, self.other_games = trained_for, other_games
         self.decided = self.deviated = 0  # decisions its network chose, and those not the heuristic's choice
 
-    def reset(self, config, seat, rng):
+    def reset(self, config, seat, rng) -> None:
         check_trained_for(self, config)
         super().reset(config, seat, rng)
 
@@ -395,7 +397,7 @@ def network_from_file(meta, arrays):
     return NumpyValueNet.from_arrays(meta["architecture"], arrays)
 
 
-def agent_from_file(meta, network, deterministic=False, name=None, other_games="error"):
+def agent_from_file(meta, network, deterministic: bool = False, name: str | None = None, other_games: str = "error"):
     """An agent playing ``network`` (``network_from_file``; agents built from one network share it, so that
     ``fifthave.train.vec_env`` batches them)."""
     name = name or meta["name"]
@@ -422,7 +424,7 @@ def checkpoint_agent_file(directory):
 KIND_PREFIXES = {"policy": POLICY_KINDS, "rllib": POLICY_KINDS, "values": ("candidate-values",)}
 """The agent-file kinds each ``PREFIX:PATH`` agent name accepts."""
 
-_LOADED = {}  # (path, modification time, size) -> (meta, network), per process
+_LOADED: dict[tuple, tuple] = {}  # (path, modification time, size) -> (meta, network), per process
 
 
 class AgentFileFactory:
@@ -431,7 +433,7 @@ class AgentFileFactory:
     ``kinds``: the kinds of agent file accepted (all by default); ``deterministic``: a policy plays its most
     likely legal move instead of sampling; ``other_games``: ``check_trained_for``."""
 
-    def __init__(self, path, deterministic=False, name=None, kinds=None, other_games="error"):
+    def __init__(self, path, deterministic: bool = False, name: str | None = None, kinds=None, other_games: str = "error") -> None:
         self.path = os.fspath(path)
         self.deterministic = deterministic
         self.name = name

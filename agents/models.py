@@ -51,7 +51,7 @@ def available():
     return list(MODELS.values())
 
 
-def _model(name):
+def _model(name: str):
     try:
         return MODELS[name]
     except KeyError:
@@ -60,7 +60,7 @@ def _model(name):
                          ) from None
 
 
-def factory(name, deterministic=False, other_games="error"):
+def factory(name: str, deterministic: bool = False, other_games: str = "error"):
     """A picklable zero-argument factory of fresh agents of the committed model ``name``."""
     model = _model(name)
     if not os.path.isfile(model.file):
@@ -74,6 +74,6 @@ def factory(name, deterministic=False, other_games="error"):
     return made
 
 
-def load(name, deterministic=False, other_games="error"):
+def load(name: str, deterministic: bool = False, other_games: str = "error"):
     """A fresh agent of the committed model ``name`` (``available()`` lists them)."""
     return factory(name, deterministic, other_games)()

@@ -66,7 +66,7 @@ PANEL_COLUMNS = ("field", "opponents", "games", "deals", "win_rate", "win_ci_low
 DEFAULT_GAMES = 1000  # per field, as issue 35 asks; with 3 players the largest multiple of 3 below it (999)
 
 
-def field_opponents(field, num_players):
+def field_opponents(field, num_players: int):
     """The opponents' agent names of ``field`` at ``num_players`` players (None: not played at that count)."""
     if num_players not in (2, 3, 4):
         raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
@@ -77,15 +77,15 @@ def field_opponents(field, num_players):
     return [field] * (num_players - 1)
 
 
-def fields_for(num_players):
+def fields_for(num_players: int):
     return [f for f in PANEL_FIELDS if field_opponents(f, num_players) is not None]
 
 
-def default_games(num_players):
+def default_games(num_players: int):
     return DEFAULT_GAMES - DEFAULT_GAMES % num_players
 
 
-def score_field(records, num_players, entry=0):
+def score_field(records, num_players: int, entry: int = 0):
     """The panel row's statistics of entry ``entry`` over tournament ``records``: a truncated game is a
     loss (and counted in ``truncated``), a shared win counts ``1 / k``; intervals clustered by deal."""
     deals = sorted({r["deal"] for r in records})
@@ -123,7 +123,7 @@ def headline(rows):
             "most_truncated": max(r["truncated"] / r["games"] for r in rows) if rows else None}
 
 
-def run_panel(agent, num_players=4, board=5, games=None, seed=0, workers=1, max_turns=300, fields=None,
+def run_panel(agent, num_players: int = 4, board: int = 5, games=None, seed: int = 0, workers: int = 1, max_turns: int = 300, fields=None,
               progress=None):
     """Play the panel of agent name ``agent`` (any name ``fifthave.agents.tournament.agent_factory`` takes) and return
     a JSON-ready dict: ``settings``, ``rows`` (one per field, ``PANEL_COLUMNS``), ``headline``, ``timing``
@@ -158,7 +158,7 @@ def run_panel(agent, num_players=4, board=5, games=None, seed=0, workers=1, max_
 
 # ---- report ----------------------------------------------------------------------------------
 
-def _interval(row, value, prefix, digits):
+def _interval(row, value, prefix: str, digits):
     low, high = row[f"{prefix}_ci_low"], row[f"{prefix}_ci_high"]
     text = f"{row[value]:.{digits}f}"
     return text if low is None else f"{text} [{low:.{digits}f}, {high:.{digits}f}]"
@@ -200,7 +200,7 @@ def format_markdown(panel):
     return "\n".join(lines) + "\n"
 
 
-def save(panel, stem):
+def save(panel, stem) -> None:
     """Write ``stem.json`` and ``stem.md``."""
     os.makedirs(os.path.dirname(stem) or ".", exist_ok=True)
     with open(f"{stem}.json", "w") as f:
@@ -210,7 +210,7 @@ def save(panel, stem):
         f.write(format_markdown(panel))
 
 
-def main(argv=None):
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
         description="The robustness panel: one agent against every field of opponents (seat-rotated, same deals); "
                     "a truncated game counts as a loss; the panel minimum is the headline.",
@@ -227,7 +227,7 @@ def main(argv=None):
     parser.add_argument("--out", help="write OUT.json and OUT.md")
     args = parser.parse_args(argv)
 
-    def progress(name, row):
+    def progress(name: str, row) -> None:
         win = _interval(row, "win_rate", "win", 3)
         print(f"{name:26s} {win:>24s}  truncated {row['truncated']}/{row['games']}", flush=True)
 

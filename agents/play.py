@@ -14,6 +14,7 @@ The game runs through the PettingZoo env, so agents see only their own seat.
 """
 
 import argparse
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -57,7 +58,7 @@ class QuitGame(Exception):
     """The player left the game."""
 
 
-def match_action(answer, legal, names, decision=None):
+def match_action(answer, legal, names: Sequence[str], decision=None):
     """The action id ``answer`` picks among ``legal`` (with readable ``names``), or a ValueError saying why not.
 
     Tried in order: a number from the list, a full name, a word that is a whole word of one name only
@@ -93,7 +94,7 @@ def match_action(answer, legal, names, decision=None):
                      f"(type a number from 1 to {len(legal)} or a name)")
 
 
-def ask(legal, names, read, write, show_board, decision=None):
+def ask(legal, names: Sequence[str], read, write, show_board, decision=None):
     """Ask until the answer names one legal action; returns its id."""
     for i, name in enumerate(names, 1):
         extra = CHOICE_HELP.get(name)
@@ -121,7 +122,7 @@ def ask(legal, names, read, write, show_board, decision=None):
             write(f"  {error}")
 
 
-def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write=print):
+def play(seat: int = 0, opponents=("heuristic",), board: int = 5, seed: int | None = None, read=input, write=print):
     """Play one game in the terminal; returns the final scores (None if the player quit)."""
     num_players = len(opponents) + 1
     if num_players not in (2, 3, 4):
@@ -142,7 +143,7 @@ def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write
     write(f"You are seat {seat}. Opponents: " + ", ".join(f"seat {s} {agents[s].name}" for s in others))
     write(HELP)
 
-    def show_board():
+    def show_board() -> None:
         write(render_text(game, seat=seat))
 
     last_shown = None

@@ -27,7 +27,7 @@ from .observation import Observer
 from .seat_view import StateView
 
 
-def give_sampler(agent, game, seat):
+def give_sampler(agent, game, seat) -> None:
     """Hand a searching agent (one with ``attach_sampler``, e.g. ``fifthave.agents.search.SearchAgent``) its
     seat's door to ``game``: a sampler of determinizations that hold only what the seat knows."""
     if hasattr(agent, "attach_sampler"):
@@ -69,7 +69,7 @@ class LayoutObservations:
     here); ``observe(game, seat)`` builds the seat's observation in its agent's layout.
     """
 
-    def __init__(self, config, agents, env_layout=0, observers=None):
+    def __init__(self, config, agents, env_layout: int = 0, observers=None) -> None:
         """``agents``: seat -> agent. ``observers``: layout -> ``Observer`` of ``config`` to use and add
         to; a runner that seats agents game after game passes the same dict (the env's own observer in
         it), so each layout's observer is built once, when an agent first reads that layout. Raises

@@ -1,10 +1,14 @@
 """What the PettingZoo and the Gymnasium environment share: option checks and rendering."""
 
 import warnings
+from typing import TYPE_CHECKING
 
 from .engine import checks
 from .engine.game import GameConfig
 from .render_text import render_text
+
+if TYPE_CHECKING:  # imported when a window opens: it needs matplotlib
+    from .render_image import ImageWindow
 
 class EnvUsageError(RuntimeError):
     """A call the environment cannot take in its current state (before ``reset``, after the end,
@@ -19,7 +23,7 @@ REWARDS = ("win_loss", "win", "vp_margin", "score_delta")
 RENDER_MODES = ["ansi", "rgb_array", "human"]
 
 
-def game_config(reward, render_mode, **game_options):
+def game_config(reward: str, render_mode, **game_options):
     """Check the options both environments take (``engine.checks``, as ``GameConfig`` does); the
     ``GameConfig`` of the rest."""
     checks.choice("reward", reward, REWARDS)
@@ -51,9 +55,9 @@ class Renderer:
     Gymnasium's ``check_env``) run headless.
     """
 
-    def __init__(self, render_mode):
+    def __init__(self, render_mode) -> None:
         self.render_mode = render_mode
-        self._window = None
+        self._window: ImageWindow | None = None
         self._no_window = False
 
     def render(self, game):
@@ -80,7 +84,7 @@ class Renderer:
         self._window.show(frame)
         return None
 
-    def close(self):
+    def close(self) -> None:
         if self._window is not None:
             self._window.close()
             self._window = None

@@ -109,13 +109,14 @@ a ``TypeError``, for a wrong type) naming the argument, the value and what is al
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv  # type: ignore[import-untyped]  # pettingzoo ships no type information
 
 from .engine import checks
 from .engine.actions import NUM_ACTIONS, action_name
 from .engine.game import Game, IllegalActionError
 from .env_common import RENDER_MODES, EnvUsageError, Renderer, end_reward, game_config
 from .observation import OBS_HIGH, OBS_SIZES, Observer
+
 ENV_VERSION = 0
 
 
@@ -128,8 +129,8 @@ class raw_env(AECEnv):
     }
     observation_version = ENV_VERSION  # the observation layout (observation.LAYOUTS); fifth_avenue_v1 sets 1
 
-    def __init__(self, num_players=4, board=5, max_turns=300, reward="win_loss", layout=None,
-                 random_start=False, skyscrapers_per_color=18, render_mode=None):
+    def __init__(self, num_players: int = 4, board: int = 5, max_turns: int = 300, reward: str = "win_loss", layout=None,
+                 random_start: bool = False, skyscrapers_per_color: int = 18, render_mode=None) -> None:
         super().__init__()
         self.config = game_config(reward, render_mode, num_players=num_players, board=board, layout=layout,
                                   max_turns=max_turns, random_start=random_start,
@@ -146,9 +147,9 @@ class raw_env(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._observer = Observer(self.config, version=self.observation_version)
-        self._rng = None
-        self.game = None
-        self.agents = []  # until reset
+        self._rng: np.random.Generator | None = None
+        self.game: Game = None  # type: ignore[assignment]  # a Game from reset() on
+        self.agents: list[str] = []  # until reset
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -156,7 +157,7 @@ class raw_env(AECEnv):
     def action_space(self, agent):
         return self.action_spaces[agent]
 
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: int | None = None, options=None) -> None:
         """Start a new game; a seed (None or an int >= 0) makes it reproducible, no seed continues the
         env's generator. ``options`` (None or a dict) holds nothing this env reads."""
         seed = checks.seed("seed", seed)
@@ -169,7 +170,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.actor]
 
     def observe(self, agent):
@@ -181,7 +182,7 @@ class raw_env(AECEnv):
         mask = game.action_mask() if seat == game.actor else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": self._observer.observe(game, seat), "action_mask": mask}
 
-    def last(self, observe=True):
+    def last(self, observe: bool = True):
         """PettingZoo's ``last``; ``EnvUsageError`` before ``reset`` and once every agent has stepped out
         (PettingZoo's own raises AttributeError / KeyError there)."""
         if not self.agents:  # the one guard on the hot path: before reset there are none either
@@ -238,7 +239,7 @@ class raw_env(AECEnv):
                                      f"{agent} may act only when env.agent_selection == {agent!r}")
         self.step(action)
 
-    def _finish(self, game):
+    def _finish(self, game) -> None:
         scores = game.scores
         info = {"scores": list(scores), "winners": [self.possible_agents[p] for p in game.winners],
                 "truncated": game.truncated}
@@ -263,7 +264,7 @@ class raw_env(AECEnv):
         """The whole game (hidden parts included) as JSON-compatible data; see ``Game.to_dict``."""
         return self._require_game().to_dict()
 
-    def close(self):
+    def close(self) -> None:
         self._renderer.close()
 
 

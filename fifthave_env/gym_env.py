@@ -123,9 +123,9 @@ class FifthAvenueEnv(gym.Env):
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 2}
 
-    def __init__(self, num_players=4, board=5, max_turns=300, reward="win_loss", learner_seat=None,
-                 opponents=None, illegal_action_reward=-1.0, layout=None, skyscrapers_per_color=18,
-                 random_start=False, render_mode=None, observation_version=0):
+    def __init__(self, num_players: int = 4, board: int = 5, max_turns: int = 300, reward: str = "win_loss", learner_seat=None,
+                 opponents=None, illegal_action_reward=-1.0, layout=None, skyscrapers_per_color: int = 18,
+                 random_start: bool = False, render_mode=None, observation_version: int = 0) -> None:
         self.config = game_config(reward, render_mode, num_players=num_players, board=board, layout=layout,
                                   max_turns=max_turns, random_start=random_start,
                                   skyscrapers_per_color=skyscrapers_per_color)
@@ -143,15 +143,15 @@ class FifthAvenueEnv(gym.Env):
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZES[observation_version],), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.set_opponents(opponents)
-        self.game = None
-        self.learner_seat = None
-        self._opponents = {}  # seat -> agent for the current game
-        self._opponent_observations = None  # their LayoutObservations
+        self.game: Game = None  # type: ignore[assignment]  # a Game from reset() on
+        self.learner_seat: int = None  # type: ignore[assignment]  # likewise
+        self._opponents: dict[int, object] = {}  # seat -> agent for the current game
+        self._opponent_observations: LayoutObservations | None = None  # their LayoutObservations
         self._score_before = 0
         self._episode_over = False
         self._broken = None  # why the env needs a reset after an opponent failed
 
-    def set_opponents(self, opponents):
+    def set_opponents(self, opponents) -> None:
         """Opponents from the next reset on: None (uniform random), a list of agents (the env plays its own
         copies of them), or ``(rng, count) -> list``."""
         if opponents is not None and not callable(opponents):
@@ -173,7 +173,7 @@ class FifthAvenueEnv(gym.Env):
                 "of each listed agent, so that envs made from one list share none: pass a callable "
                 "(rng, count) -> list of agents that builds them instead") from err
 
-    def _check_opponents(self, name, opponents):
+    def _check_opponents(self, name: str, opponents):
         count = self.config.num_players - 1
         if len(opponents) != count:
             raise checks.InvalidValueError(f"{name} must hold {count} agents (one per other seat) for "
@@ -203,7 +203,7 @@ class FifthAvenueEnv(gym.Env):
         self._check_opponents("the list returned by the opponents callable", agents)
         return agents
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | None = None, options=None):
         """A new game; ``seed``: None or an int >= 0; ``options``: None or a dict (nothing read)."""
         seed = checks.seed("seed", seed)
         checks.options("options", options)
@@ -211,7 +211,7 @@ class FifthAvenueEnv(gym.Env):
         self._play_opponents()
         return self._observe(), self._info()
 
-    def _start_game(self, seed):
+    def _start_game(self, seed: int | None) -> None:
         """A new game with its learner seat and opponents, before anyone moves."""
         super().reset(seed=seed)
         rng = self.np_random
@@ -260,7 +260,7 @@ class FifthAvenueEnv(gym.Env):
             self._play_opponent_action(seat, action)
         return None
 
-    def _play_opponent_action(self, seat, action):
+    def _play_opponent_action(self, seat, action) -> None:
         agent = self._opponents[seat]
         try:
             if action.__class__ is not int or not 0 <= action < NUM_ACTIONS:
@@ -348,5 +348,5 @@ class FifthAvenueEnv(gym.Env):
         """The text (``"ansi"``) or the picture (``"rgb_array"``) of the game; ``"human"`` shows the picture."""
         return self._renderer.render(self.game)
 
-    def close(self):
+    def close(self) -> None:
         self._renderer.close()

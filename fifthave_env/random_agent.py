@@ -13,10 +13,10 @@ class RandomAgent:
     name = "random"
     needs_observation = False  # reads the mask only: callers pass observation=None and skip building it
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.rng = np.random.default_rng()
 
-    def reset(self, config, seat, rng):
+    def reset(self, config, seat, rng) -> None:
         self.rng = rng
 
     def act(self, observation, action_mask):

@@ -1,5 +1,7 @@
 """A text picture of a game for ``render_mode="ansi"``: board, scores, auction, one seat's hand."""
 
+from collections.abc import Sequence
+
 from .engine.auction import ALEA, ALEA_IN, ALEA_NOT_YET
 from .engine.board import (
     CENTRAL_PARK,
@@ -17,7 +19,7 @@ SHOP_LETTERS = "BJGP"  # boutique, jeweler, gallery, perfume
 OWNER_LETTERS = "0123A"  # seats 0-3, Alea
 
 
-def _cards(counts):
+def _cards(counts: Sequence[int]):
     parts = [f"{counts[k]}x{kind_name(k)}" for k in range(NUM_KINDS) if counts[k]]
     return ", ".join(parts) if parts else "-"
 
