@@ -37,6 +37,7 @@ import array
 import os
 import struct
 import warnings
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -46,7 +47,7 @@ from .engine import auction, checks, scoring
 from .engine.board import (NUM_DISTRICTS, NUM_LOCATIONS, NUM_PLOTS, NUM_SHOP_TYPES, PLOTS_PER_DISTRICT, SHOP_PLOT,
                            parse_layout)
 from .engine.cards import BLACK, NUM_COLORS, NUM_KINDS
-from .engine.game import NUM_DECISIONS, GameConfig
+from .engine.game import NUM_DECISIONS, Game, GameConfig
 
 MAX_SEATS = 4
 OWNERS = MAX_SEATS + 1  # relative seats 0..3, then Alea
@@ -140,7 +141,7 @@ OBS_SIZE = OBS_SIZES[LATEST]
 OBS_HIGH = 1000.0
 
 
-def views(vector):
+def views(vector: np.ndarray) -> dict[str, np.ndarray]:
     """Named views (reshaped, no copy) into an observation vector of any layout."""
     size = len(vector)
     if size not in OBS_SIZES.values():
@@ -270,7 +271,7 @@ class Observer:
     _piles_seen: list[Any]
     _auction_seen: Any
 
-    def __init__(self, config, version: int = 0) -> None:
+    def __init__(self, config: GameConfig, version: int = 0) -> None:
         if not isinstance(config, GameConfig):
             raise checks.InvalidTypeError(f"config must be a GameConfig, got {checks.shown(config)}")
         version = checks.choice("observation layout (version)", version, tuple(sorted(LAYOUTS)))
@@ -302,7 +303,7 @@ class Observer:
         self._plots_seen = self._row_seen = self._box_seen = None
         self._district_scores = [[0] * self.n for _ in range(NUM_DISTRICTS)]
         self._plot_values = [0] * NUM_PLOTS
-        self._cp_value = 1
+        self._cp_value: float = 1
         self._cards_token = None
         self._piles_seen = [None] * NUM_COLORS
         self._scalars_seen = None
@@ -329,7 +330,7 @@ class Observer:
             a[_O["player_present"] + q] = 1
         a[_O["alea"]] = n == 2
 
-    def observe(self, game, seat, out=None):
+    def observe(self, game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The observation of ``seat`` as a new array (or written into ``out``)."""
         if seat.__class__ is not int or not 0 <= seat < self.n:  # one cheap test on the hot path
             seat = checks.integer("seat", seat, 0, self.n - 1)  # a numpy int passes; nothing written yet
@@ -684,7 +685,7 @@ class Observer:
         a[b:b + NUM_KINDS] = array.array("f", g.auc_last_bid) if g.auc_winner >= 0 else _ZEROS_AUCTION[:NUM_KINDS]
 
 
-def bid_power(hand, scale: int = 1):
+def bid_power(hand: Sequence[int], scale: float = 1) -> list[float]:
     """Per color, then per build count 1/2/3: the largest bid total ``hand`` allows (R1, R21), / ``scale``.
 
     A bid of color c is cards of color c and black cards, opened with a card of color c;
@@ -710,7 +711,7 @@ def bid_power(hand, scale: int = 1):
 _CP_VALUES: dict[Any, Any] = {}
 
 
-def expected_central_park_value(box):
+def expected_central_park_value(box: Iterable[int]) -> float:
     """Expected VP of one Central Park skyscraper with ``box`` drawn from at the end (R27: up to 3 tiles)."""
     key = tuple(sorted(box))
     value = _CP_VALUES.get(key)

@@ -35,7 +35,7 @@ from .engine.board import (
     SUCCESSORS,
 )
 from .engine.cards import BLACK, CARD_COLOR_NAMES, KIND_COLOR, KIND_VALUE, NUM_COLORS, NUM_KINDS
-from .engine.game import DECISION_NAMES
+from .engine.game import DECISION_NAMES, Game
 from .render_text import SHOP_LETTERS
 
 WIDTH, HEIGHT = 1280, 720
@@ -72,7 +72,7 @@ def _box_center(box):
 LOCATION_CENTERS = DISTRICT_CENTERS + (_box_center(CENTRAL_PARK_BOX), _box_center(CITY_HALL_BOX))
 
 
-def plot_center(plot, board: int = 5):
+def plot_center(plot: int, board: int = 5) -> tuple[float, float]:
     """Pixel ``(x, y)`` (scale 1) of a plot's center; position 0 is at the top, then clockwise."""
     d, p = divmod(plot, PLOTS_PER_DISTRICT)
     if p >= board:
@@ -142,7 +142,7 @@ class _Pen:
         return self.draw.textlength(text, font=_font(size * self.k)) / self.k
 
 
-def board_image(game, hands: str = "actor", caption=None, scale: float = 1.0):
+def board_image(game: Game, hands: str = "actor", caption: str | None = None, scale: float = 1.0) -> Image.Image:
     """The game as a ``PIL.Image`` (RGB, ``1280 x 720`` times ``scale``).
 
     ``hands`` picks whose exact hand is shown (everything else drawn is public, R30):
@@ -172,7 +172,7 @@ def board_image(game, hands: str = "actor", caption=None, scale: float = 1.0):
     return image
 
 
-def render_image(game, hands: str = "actor", caption=None, scale: float = 1.0):
+def render_image(game: Game, hands: str = "actor", caption: str | None = None, scale: float = 1.0) -> np.ndarray:
     """The picture of :func:`board_image` as an ``(H, W, 3)`` uint8 numpy array."""
     return np.asarray(board_image(game, hands=hands, caption=caption, scale=scale))
 
@@ -558,7 +558,7 @@ class ImageWindow:
         self.axes.set_axis_off()
         self._artist: Any = None  # matplotlib's AxesImage after the first frame
 
-    def show(self, frame) -> None:
+    def show(self, frame: np.ndarray) -> None:
         if self._artist is None:
             self._artist = self.axes.imshow(frame)
         else:

@@ -13,7 +13,7 @@ from .engine.board import (
     SHOP_NAMES,
 )
 from .engine.cards import CARD_COLOR_NAMES, COLOR_NAMES, KIND_VALUE, NUM_KINDS, kind_name
-from .engine.game import DECISION_NAMES
+from .engine.game import DECISION_NAMES, Game
 
 SHOP_LETTERS = "BJGP"  # boutique, jeweler, gallery, perfume
 OWNER_LETTERS = "0123A"  # seats 0-3, Alea
@@ -32,7 +32,7 @@ def _plot(g, plot):
     return f"{label}[{shops}{sky}]".ljust(11)
 
 
-def render_text(g, seat=None):
+def render_text(g: Game, seat: int | None = None) -> str:
     """The game as text; ``seat`` (default: the seat asked now) is the only hand shown."""
     lines = []
     status = "over" if g.is_over else f"seat {g.actor}: {DECISION_NAMES[g.decision]}"

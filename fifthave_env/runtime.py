@@ -23,7 +23,8 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import IO, Any
 
 INTERRUPTED_EXIT = 130  # 128 + SIGINT: what a shell reports for a program ended by Ctrl-C
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -49,14 +50,14 @@ def _try_create_in(name: str, path, directory):
         raise OutputError(f"{name} {path!r} cannot be written: {error.strerror or error} ({existing})") from None
 
 
-def check_writable(name: str, path):
+def check_writable(name: str, path: str | os.PathLike[str]) -> None:
     """Raise ``OutputError`` unless a file can be written at ``path`` (missing directories can be made)."""
     if os.path.isdir(path):
         raise OutputError(f"{name} {path!r} is a directory; give a file path")
     _try_create_in(name, path, os.path.dirname(os.path.abspath(path)))
 
 
-def check_writable_directory(name: str, path):
+def check_writable_directory(name: str, path: str | os.PathLike[str]) -> None:
     """Raise ``OutputError`` unless ``path`` is, or can be made, a directory that files can be written in."""
     if os.path.exists(path) and not os.path.isdir(path):
         raise OutputError(f"{name} {path!r} is a file; give a directory")
@@ -69,7 +70,7 @@ def _temporary_path(path):
 
 
 @contextlib.contextmanager
-def atomic_open(path, mode: str = "w", **kwargs):
+def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -> Iterator[IO[Any]]:
     """``with atomic_open(path, "w") as f``: ``f`` writes a temporary file that replaces ``path`` when the
     block ends without an error (flushed and fsynced first); on an error ``path`` is left as it was."""
     if not mode.startswith("w"):
@@ -87,19 +88,19 @@ def atomic_open(path, mode: str = "w", **kwargs):
             os.remove(tmp)
 
 
-def atomic_write_bytes(path, data) -> None:
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
     with atomic_open(path, "wb") as f:
         f.write(data)
 
 
-def atomic_write_text(path, text: str) -> None:
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
     with atomic_open(path, "w", newline="") as f:
         f.write(text)
 
 
-def die_with_parent(parent_pid) -> None:
+def die_with_parent(parent_pid: int) -> None:
     """End this (worker) process when the process ``parent_pid`` ends, however it ends; Ctrl-C is left to
     the parent (a worker ignores SIGINT, which the terminal sends to the whole process group)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -121,7 +122,7 @@ def _watch_parent(parent_pid, every: float = 1.0) -> None:
 
 
 @contextlib.contextmanager
-def exit_on_interrupt(program, message=None):
+def exit_on_interrupt(program: str, message: str | Callable[[], str] | None = None) -> Iterator[None]:
     """Turn Ctrl-C inside the block into ``program: interrupted[; message]`` on stderr and exit code 130.
     ``message`` may be a callable, called then (e.g. to name what was kept)."""
     try:
@@ -132,7 +133,7 @@ def exit_on_interrupt(program, message=None):
         raise SystemExit(INTERRUPTED_EXIT) from None
 
 
-def atomic_append_csv(path, fieldnames: Sequence[str], rows) -> None:
+def atomic_append_csv(path: str | os.PathLike[str], fieldnames: Sequence[str], rows: Iterable[dict]) -> None:
     """Add ``rows`` (dicts) to the CSV file ``path`` (made with a header if missing) by writing the whole new
     file atomically: a kill mid-write never leaves half a row."""
     import csv

@@ -137,11 +137,23 @@ class GameConfig:
 class Game:
     """One game of Fifth Avenue. Build with ``Game(config, seed)`` or ``Game.from_dict``."""
 
-    # The auction's state, set by auction.start (declared here for the type checker)
+    # The auction's state, set by auction.clear_auction and open_auction (declared here for the type checker)
+    auc_loc: int
+    auc_full: bool
+    auc_allowed: list[int]
+    auc_passed: list[bool]
     auc_cards: list[list[int]]
     auc_color: list[int]
-    auc_full: bool
+    auc_total: list[int]
+    auc_high: int
+    auc_high_bidder: int
+    auc_turns: int
     auc_alea_cards: list[int]
+    auc_alea_state: int
+    auc_cp_color: int
+    auc_winner: int
+    auc_last_bid: list[int]
+    auc_bid_color: int
 
     def __init__(self, config: GameConfig | None = None, seed: int | None = None,
                  rng: np.random.Generator | None = None) -> None:
