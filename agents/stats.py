@@ -41,7 +41,8 @@ import contextlib
 import functools
 import io
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -62,7 +63,7 @@ def _student_t_two_sided_mass(theta: float, df):
     return 2 / math.pi * (theta + s * inner)
 
 
-def t_quantile(probability, df):
+def t_quantile(probability: float, df: int) -> float:
     """The ``probability`` quantile of Student's t with integer ``df >= 1`` degrees of freedom.
 
     Bisection on the exact closed-form distribution function (numpy only: scipy
@@ -84,20 +85,20 @@ def t_quantile(probability, df):
 
 
 @functools.lru_cache(maxsize=None)  # a table asks for the same few values again and again
-def critical_value(clusters, confidence: float = 0.95):
+def critical_value(clusters: int, confidence: float = 0.95) -> float:
     """The two-sided critical value for a mean over ``clusters`` independent clusters: Student's t
     with ``clusters - 1`` degrees of freedom (the normal z understates the spread of a variance
     estimated from few deals: 12.7 for 2 deals, 3.18 for 4, 2.26 for 10, 2.06 for 25)."""
     return t_quantile(0.5 + confidence / 2, clusters - 1)
 
 
-def normal_cdf(x):
+def normal_cdf(x: float) -> float:
     return 0.5 * (1 + math.erf(x / math.sqrt(2)))
 
 
 # ---- rates ------------------------------------------------------------------------------------
 
-def wilson_interval(successes, trials, z=Z95):
+def wilson_interval(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval of ``successes / trials``; ``(0, 1)`` for no trials.
 
     Clamped to ``[0, 1]`` and around the rate itself: in floating point the
@@ -127,7 +128,8 @@ def _cluster_variance(sums, counts: ArrayLike):
 ROUNDING = 1e-12  # a cluster variance below this fraction of the binomial one is rounding: no spread
 
 
-def clustered_rate_interval(successes, trials, confidence: float = 0.95):
+def clustered_rate_interval(successes: ArrayLike, trials: ArrayLike,
+                              confidence: float = 0.95) -> tuple[float, float, float]:
     """``(rate, low, high)`` of a rate from per-cluster ``successes`` and ``trials`` (e.g. per deal).
 
     The Wilson interval at the effective sample size ``n_eff = n / deff`` with
@@ -163,7 +165,8 @@ def clustered_rate_interval(successes, trials, confidence: float = 0.95):
     return rate, low, high
 
 
-def clustered_mean_interval(sums, counts: ArrayLike, confidence: float = 0.95):
+def clustered_mean_interval(sums: ArrayLike, counts: ArrayLike,
+                              confidence: float = 0.95) -> tuple[float, float, float]:
     """``(mean, low, high)`` of a mean pooled over clusters (per-cluster value sums and counts):
     the cluster-robust standard error times Student's t with clusters - 1 degrees of freedom;
     unbounded from one cluster."""
@@ -183,7 +186,7 @@ def bootstrap_indices(size: int, resamples: int, seed: int | Sequence[int]) -> n
     return np.random.default_rng(seed).integers(0, size, size=(resamples, size))
 
 
-def percentile_interval(samples, clusters, confidence: float = 0.95):
+def percentile_interval(samples: np.ndarray, clusters: int, confidence: float = 0.95) -> tuple[float, float]:
     """Expanded percentile interval of bootstrap ``samples`` drawn from ``clusters`` resampled units.
 
     The plain percentile interval covers too rarely with few units (about 90%
@@ -200,7 +203,8 @@ def percentile_interval(samples, clusters, confidence: float = 0.95):
     return float(low), float(high)
 
 
-def cluster_bootstrap_mean(values, cluster_ids, resamples: int = 10_000, seed: int = 0, confidence: float = 0.95):
+def cluster_bootstrap_mean(values: ArrayLike, cluster_ids: Sequence[Hashable], resamples: int = 10_000,
+                             seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
     """``(mean, low, high)`` of ``values`` with an expanded percentile interval from resampling whole
     clusters (``cluster_ids``: one hashable label per value, e.g. its deal), since values of one cluster are
     correlated. The resampled statistic is the pooled mean (cluster sums over cluster counts).
@@ -218,7 +222,8 @@ def cluster_bootstrap_mean(values, cluster_ids, resamples: int = 10_000, seed: i
     return float(values.mean()), low, high
 
 
-def paired_difference(baseline, candidate, resamples: int = 10_000, seed: int = 0, confidence: float = 0.95):
+def paired_difference(baseline: ArrayLike, candidate: ArrayLike, resamples: int = 10_000, seed: int = 0,
+                        confidence: float = 0.95) -> dict[str, Any]:
     """Candidate minus baseline from one value per deal and arm, played on the same deals.
 
     Returns a dict: ``deals``, ``baseline``, ``candidate`` (the arms' means),
@@ -251,7 +256,7 @@ def paired_difference(baseline, candidate, resamples: int = 10_000, seed: int = 
     }
 
 
-def control_variate(values, controls):
+def control_variate(values: ArrayLike, controls: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """``values - beta * controls`` with the least-squares ``beta`` (controls must have mean 0 by design).
 
     ``controls`` is a 1-d array (one luck term per value) or 2-d (one column
@@ -269,7 +274,7 @@ def control_variate(values, controls):
 
 # ---- ranks and ratings ------------------------------------------------------------------------
 
-def seat_ranks(record):
+def seat_ranks(record: Mapping[str, Any]) -> list[float]:
     """Rank per seat, 1 = best, by (winner, VP, cards in hand); equal keys share the mean of their places.
 
     The order of R28 for every place, not only the first: most VP, then most
@@ -322,7 +327,9 @@ def _fit_bradley_terry(wins, tolerance: float, max_iterations):
     return np.log10(gamma)
 
 
-def bradley_terry_elo(labels: Sequence[str], records, label_of_entry, tolerance: float = 1e-9, max_iterations: int = 100_000):
+def bradley_terry_elo(labels: Sequence[str], records: Iterable[Mapping[str, Any]],
+                        label_of_entry: Callable[[int], str], tolerance: float = 1e-9,
+                        max_iterations: int = 100_000) -> dict[str, float]:
     """Elo-scale ratings from a Bradley-Terry fit to every pair of seats of different labels in every game.
 
     One virtual draw per label against a fixed 1500-rated reference keeps a
@@ -335,7 +342,9 @@ def bradley_terry_elo(labels: Sequence[str], records, label_of_entry, tolerance:
     return {label: 1500 + 400 * float(strength[index[label]]) for label in labels}
 
 
-def bootstrap_elo(labels: Sequence[str], records, label_of_entry, resamples: int = 200, seed: int = 0, confidence: float = 0.95, tolerance: float = 1e-7):
+def bootstrap_elo(labels: Sequence[str], records: Iterable[Mapping[str, Any]],
+                    label_of_entry: Callable[[int], str], resamples: int = 200, seed: int = 0,
+                    confidence: float = 0.95, tolerance: float = 1e-7) -> dict[str, tuple[float, float]]:
     """``{label: (low, high)}``: expanded percentile intervals (:func:`percentile_interval`) of the
     Bradley-Terry ratings, resampling whole deals (at least 2)."""
     index = {label: i for i, label in enumerate(labels)}
@@ -356,7 +365,8 @@ def bootstrap_elo(labels: Sequence[str], records, label_of_entry, resamples: int
 
 # ---- alpha-Rank (optional: OpenSpiel) -------------------------------------------------------
 
-def alpha_rank(match_results, strategies, alpha: float = 100.0, population: int = 50):
+def alpha_rank(match_results: Iterable[tuple[Sequence[str], Sequence[float]]], strategies: Sequence[str],
+                alpha: float = 100.0, population: int = 50) -> dict[str, float]:
     """alpha-Rank (Omidshafiei et al. 2019) of ``strategies`` with OpenSpiel's ``egt.alpharank``.
 
     ``match_results``: one ``(names, scores)`` pair per game, a strategy name
