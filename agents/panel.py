@@ -35,6 +35,8 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +68,7 @@ PANEL_COLUMNS = ("field", "opponents", "games", "deals", "win_rate", "win_ci_low
 DEFAULT_GAMES = 1000  # per field, as issue 35 asks; with 3 players the largest multiple of 3 below it (999)
 
 
-def field_opponents(field, num_players: int):
+def field_opponents(field: str, num_players: int) -> list[str] | None:
     """The opponents' agent names of ``field`` at ``num_players`` players (None: not played at that count)."""
     if num_players not in (2, 3, 4):
         raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
@@ -77,15 +79,15 @@ def field_opponents(field, num_players: int):
     return [field] * (num_players - 1)
 
 
-def fields_for(num_players: int):
+def fields_for(num_players: int) -> list[str]:
     return [f for f in PANEL_FIELDS if field_opponents(f, num_players) is not None]
 
 
-def default_games(num_players: int):
+def default_games(num_players: int) -> int:
     return DEFAULT_GAMES - DEFAULT_GAMES % num_players
 
 
-def score_field(records, num_players: int, entry: int = 0):
+def score_field(records: Sequence[Mapping[str, Any]], num_players: int, entry: int = 0) -> dict[str, Any]:
     """The panel row's statistics of entry ``entry`` over tournament ``records``: a truncated game is a
     loss (and counted in ``truncated``), a shared win counts ``1 / k``; intervals clustered by deal."""
     deals = sorted({r["deal"] for r in records})
@@ -110,7 +112,7 @@ def score_field(records, num_players: int, entry: int = 0):
             "vp_ci_high": vp_high}
 
 
-def headline(rows):
+def headline(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The panel minimum (the lowest win rate over the fields except ``SEPARATE_FIELDS``; the first such
     field on a tie) and the ``search`` row, each as ``{field, win_rate, win_ci_low, win_ci_high}``."""
     def brief(row):
@@ -123,8 +125,9 @@ def headline(rows):
             "most_truncated": max(r["truncated"] / r["games"] for r in rows) if rows else None}
 
 
-def run_panel(agent, num_players: int = 4, board: int = 5, games=None, seed: int = 0, workers: int = 1, max_turns: int = 300, fields=None,
-              progress=None):
+def run_panel(agent: str, num_players: int = 4, board: int = 5, games: int | None = None, seed: int = 0,
+              workers: int = 1, max_turns: int = 300, fields: Sequence[str] | None = None,
+              progress: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Play the panel of agent name ``agent`` (any name ``fifthave.agents.tournament.agent_factory`` takes) and return
     a JSON-ready dict: ``settings``, ``rows`` (one per field, ``PANEL_COLUMNS``), ``headline``, ``timing``
     (seconds per field: the only part that differs between runs of the same seed).
@@ -143,7 +146,7 @@ def run_panel(agent, num_players: int = 4, board: int = 5, games=None, seed: int
     rows, timing = [], {}
     for name in fields:
         opponents = field_opponents(name, num_players)
-        lineup = [(AGENT_LABEL, tested)] + [(o, agent_factory(o)) for o in opponents]
+        lineup = [(AGENT_LABEL, tested)] + [(o, agent_factory(o)) for o in opponents]  # type: ignore[union-attr]
         result = run_tournament(lineup, num_players=num_players, board=board, games=games, seed=seed,
                                 workers=workers, max_turns=max_turns)
         row = {"field": name, "opponents": opponents, **score_field(result.records, num_players)}
@@ -170,7 +173,7 @@ def _lineup(opponents):
     return " + ".join(opponents)
 
 
-def format_markdown(panel):
+def format_markdown(panel: Mapping[str, Any]) -> str:
     """The panel as a markdown table with its headline and settings."""
     s = panel["settings"]
     lines = [f"Panel of `{s['agent']}`: {s['num_players']} players, {s['board']}-plot board, "
@@ -200,7 +203,7 @@ def format_markdown(panel):
     return "\n".join(lines) + "\n"
 
 
-def save(panel, stem) -> None:
+def save(panel: Mapping[str, Any], stem: str) -> None:
     """Write ``stem.json`` and ``stem.md``."""
     os.makedirs(os.path.dirname(stem) or ".", exist_ok=True)
     with open(f"{stem}.json", "w") as f:
@@ -210,7 +213,7 @@ def save(panel, stem) -> None:
         f.write(format_markdown(panel))
 
 
-def main(argv=None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description="The robustness panel: one agent against every field of opponents (seat-rotated, same deals); "
                     "a truncated game counts as a loss; the panel minimum is the headline.",

@@ -129,7 +129,7 @@ ROUNDING = 1e-12  # a cluster variance below this fraction of the binomial one i
 
 
 def clustered_rate_interval(successes: ArrayLike, trials: ArrayLike,
-                              confidence: float = 0.95) -> tuple[float, float, float]:
+                            confidence: float = 0.95) -> tuple[float, float, float]:
     """``(rate, low, high)`` of a rate from per-cluster ``successes`` and ``trials`` (e.g. per deal).
 
     The Wilson interval at the effective sample size ``n_eff = n / deff`` with
@@ -166,7 +166,7 @@ def clustered_rate_interval(successes: ArrayLike, trials: ArrayLike,
 
 
 def clustered_mean_interval(sums: ArrayLike, counts: ArrayLike,
-                              confidence: float = 0.95) -> tuple[float, float, float]:
+                            confidence: float = 0.95) -> tuple[float, float, float]:
     """``(mean, low, high)`` of a mean pooled over clusters (per-cluster value sums and counts):
     the cluster-robust standard error times Student's t with clusters - 1 degrees of freedom;
     unbounded from one cluster."""
@@ -204,7 +204,7 @@ def percentile_interval(samples: np.ndarray, clusters: int, confidence: float = 
 
 
 def cluster_bootstrap_mean(values: ArrayLike, cluster_ids: Sequence[Hashable], resamples: int = 10_000,
-                             seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
+                           seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
     """``(mean, low, high)`` of ``values`` with an expanded percentile interval from resampling whole
     clusters (``cluster_ids``: one hashable label per value, e.g. its deal), since values of one cluster are
     correlated. The resampled statistic is the pooled mean (cluster sums over cluster counts).
@@ -223,7 +223,7 @@ def cluster_bootstrap_mean(values: ArrayLike, cluster_ids: Sequence[Hashable], r
 
 
 def paired_difference(baseline: ArrayLike, candidate: ArrayLike, resamples: int = 10_000, seed: int = 0,
-                        confidence: float = 0.95) -> dict[str, Any]:
+                      confidence: float = 0.95) -> dict[str, Any]:
     """Candidate minus baseline from one value per deal and arm, played on the same deals.
 
     Returns a dict: ``deals``, ``baseline``, ``candidate`` (the arms' means),
@@ -328,8 +328,8 @@ def _fit_bradley_terry(wins, tolerance: float, max_iterations):
 
 
 def bradley_terry_elo(labels: Sequence[str], records: Iterable[Mapping[str, Any]],
-                        label_of_entry: Callable[[int], str], tolerance: float = 1e-9,
-                        max_iterations: int = 100_000) -> dict[str, float]:
+                      label_of_entry: Callable[[int], str], tolerance: float = 1e-9,
+                      max_iterations: int = 100_000) -> dict[str, float]:
     """Elo-scale ratings from a Bradley-Terry fit to every pair of seats of different labels in every game.
 
     One virtual draw per label against a fixed 1500-rated reference keeps a
@@ -343,8 +343,8 @@ def bradley_terry_elo(labels: Sequence[str], records: Iterable[Mapping[str, Any]
 
 
 def bootstrap_elo(labels: Sequence[str], records: Iterable[Mapping[str, Any]],
-                    label_of_entry: Callable[[int], str], resamples: int = 200, seed: int = 0,
-                    confidence: float = 0.95, tolerance: float = 1e-7) -> dict[str, tuple[float, float]]:
+                  label_of_entry: Callable[[int], str], resamples: int = 200, seed: int = 0,
+                  confidence: float = 0.95, tolerance: float = 1e-7) -> dict[str, tuple[float, float]]:
     """``{label: (low, high)}``: expanded percentile intervals (:func:`percentile_interval`) of the
     Bradley-Terry ratings, resampling whole deals (at least 2)."""
     index = {label: i for i, label in enumerate(labels)}
@@ -366,7 +366,7 @@ def bootstrap_elo(labels: Sequence[str], records: Iterable[Mapping[str, Any]],
 # ---- alpha-Rank (optional: OpenSpiel) -------------------------------------------------------
 
 def alpha_rank(match_results: Iterable[tuple[Sequence[str], Sequence[float]]], strategies: Sequence[str],
-                alpha: float = 100.0, population: int = 50) -> dict[str, float]:
+               alpha: float = 100.0, population: int = 50) -> dict[str, float]:
     """alpha-Rank (Omidshafiei et al. 2019) of ``strategies`` with OpenSpiel's ``egt.alpharank``.
 
     ``match_results``: one ``(names, scores)`` pair per game, a strategy name

@@ -76,7 +76,7 @@ class LayoutObservations:
     """
 
     def __init__(self, config: GameConfig, agents: Mapping[int, Any], env_layout: int | None = 0,
-                  observers: dict[int, Observer] | None = None) -> None:
+                 observers: dict[int, Observer] | None = None) -> None:
         """``agents``: seat -> agent. ``observers``: layout -> ``Observer`` of ``config`` to use and add
         to; a runner that seats agents game after game passes the same dict (the env's own observer in
         it), so each layout's observer is built once, when an agent first reads that layout. Raises

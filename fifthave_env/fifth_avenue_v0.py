@@ -29,7 +29,8 @@ table and ``action_name(id)`` for readable names:
 - 46-49: take a shop of type boutique/jeweler/gallery/perfume from the active group
 - 50-91: put the taken shop on plot ``id-50``
 - 92-96: draw the top card of the gray/brown/violet/orange/green pile
-- 97-114: move commissioner ``(id-97)//9`` (white, beige) to location ``(id-97)%9`` (districts 0-6, Central Park 7, City Hall 8)
+- 97-114: move commissioner ``(id-97)//9`` (white, beige) to location ``(id-97)%9`` (districts 0-6,
+  Central Park 7, City Hall 8)
 - 115-121: score district ``id-115``
 - 122-139: add a card of kind ``id-122`` (color*3 + value index; black is color 5) to the bid
 - 140 / 141: confirm the bid / pass
@@ -133,8 +134,8 @@ class raw_env(AECEnv):
     observation_version = ENV_VERSION  # the observation layout (observation.LAYOUTS); fifth_avenue_v1 sets 1
 
     def __init__(self, num_players: int = 4, board: int = 5, max_turns: int = 300, reward: str = "win_loss",
-                  layout: Sequence[Sequence[int | str]] | None = None, random_start: bool = False,
-                  skyscrapers_per_color: int = 18, render_mode: str | None = None) -> None:
+                 layout: Sequence[Sequence[int | str]] | None = None, random_start: bool = False,
+                 skyscrapers_per_color: int = 18, render_mode: str | None = None) -> None:
         super().__init__()
         self.config = game_config(reward, render_mode, num_players=num_players, board=board, layout=layout,
                                   max_turns=max_turns, random_start=random_start,

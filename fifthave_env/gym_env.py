@@ -126,10 +126,10 @@ class FifthAvenueEnv(gym.Env):
     metadata = {"render_modes": RENDER_MODES, "render_fps": 2}
 
     def __init__(self, num_players: int = 4, board: int = 5, max_turns: int = 300, reward: str = "win_loss",
-                  learner_seat: int | None = None, opponents: Sequence[Any] | Callable[..., list] | None = None,
-                  illegal_action_reward: float = -1.0, layout: Sequence[Sequence[int | str]] | None = None,
-                  skyscrapers_per_color: int = 18, random_start: bool = False, render_mode: str | None = None,
-                  observation_version: int = 0) -> None:
+                 learner_seat: int | None = None, opponents: Sequence[Any] | Callable[..., list] | None = None,
+                 illegal_action_reward: float = -1.0, layout: Sequence[Sequence[int | str]] | None = None,
+                 skyscrapers_per_color: int = 18, random_start: bool = False, render_mode: str | None = None,
+                 observation_version: int = 0) -> None:
         self.config = game_config(reward, render_mode, num_players=num_players, board=board, layout=layout,
                                   max_turns=max_turns, random_start=random_start,
                                   skyscrapers_per_color=skyscrapers_per_color)

@@ -405,7 +405,8 @@ class Observer:
         height, owner, shops, closed = g.plot_height, g.plot_owner, g.plot_shops, g.closed
         if seen is None or seen[0] != height or seen[1] != owner or seen[2] != shops or seen[3] != closed:
             # a build, a shop or a stop changes one district: only its rows are rewritten
-            seen_height, seen_owner, seen_shops, seen_closed = seen or (None, None, None, None)  # type: Any, Any, Any, Any
+            seen_height, seen_owner, seen_shops, seen_closed = (  # type: Any, Any, Any, Any
+                seen or (None, None, None, None))
             self._plots_seen = (height[:], owner[:], [plot_shops[:] for plot_shops in shops], closed[:])
             for d in range(NUM_DISTRICTS):
                 lo, hi = d * PLOTS_PER_DISTRICT, (d + 1) * PLOTS_PER_DISTRICT

@@ -1,5 +1,5 @@
-"""Sphinx configuration of the API reference (docs/api): autodoc reads the docstrings, napoleon their
-Google/NumPy sections. Built by scripts/test.sh (what CI runs) with warnings as errors:
+"""Sphinx configuration of the API reference (docs/api): autodoc reads the docstrings (reST prose with
+``literals`` and :func:`roles`). Built by scripts/test.sh (what CI runs) with warnings as errors:
 
     .venv/bin/python -m sphinx -W --keep-going -b html docs/api build/api
 """
@@ -16,7 +16,8 @@ copyright = "2026, the fifthave developers (MIT)"
 
 extensions = [
     "sphinx.ext.autodoc",
-    "sphinx.ext.napoleon",
+    # no napoleon: our docstrings have no Google/NumPy sections, and napoleon reads an attribute docstring
+    # that opens with "words: ..." (GameConfig.board's "Plots per district: 5, or 6 ...") as a type
     "sphinx.ext.viewcode",
 ]
 
@@ -30,8 +31,6 @@ autodoc_default_options = {
 autodoc_typehints = "signature"
 # Gymnasium / PettingZoo base classes: their inherited members are documented upstream, not here.
 autodoc_inherit_docstrings = False
-napoleon_google_docstring = True
-napoleon_numpy_docstring = False
 
 html_theme = "alabaster"
 html_title = "fifthave API reference"

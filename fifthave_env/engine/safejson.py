@@ -71,7 +71,8 @@ def check_shape(value: Any, name: str, max_depth: int, max_items: int | None = N
     if not isinstance(value, containers):
         return
     items = 0
-    stack: list[tuple[Any, Any, int]] = [(value, None, 0)]  # (container, its place: (the parent's place, key or index) or None, depth)
+    # (container, its place: (the parent's place, key or index) or None, depth)
+    stack: list[tuple[Any, Any, int]] = [(value, None, 0)]
     while stack:
         node, place, depth = stack.pop()
         items += len(node)
