@@ -29,6 +29,8 @@ import io
 import json
 import os
 import zipfile
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -70,10 +72,10 @@ class AgentFileError(ValueError):
 
 # ---- architecture: which arrays a file holds ------------------------------------------------------
 
-def policy_arrays(architecture):
+def policy_arrays(architecture: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
     """``{name: shape}`` of a policy network: ``layer{i}.weight`` (inputs x outputs) and ``layer{i}.bias``."""
     sizes = [architecture["input"], *architecture["hidden"]]
-    shapes = {}
+    shapes: dict[str, tuple[int, ...]] = {}
     for i, (inputs, outputs) in enumerate(zip(sizes, sizes[1:])):
         shapes[f"layer{i}.weight"], shapes[f"layer{i}.bias"] = (inputs, outputs), (outputs,)
     last = len(sizes) - 1
@@ -88,7 +90,7 @@ VALUE_PARTS = ("state.0.weight", "state.0.bias", "state.2.weight", "state.2.bias
 them (weights as inputs x outputs)."""
 
 
-def value_arrays(architecture):
+def value_arrays(architecture: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
     """``{name: shape}`` of a candidate-value ensemble: ``member{m}.PART`` for each part of ``VALUE_PARTS``."""
     obs, hidden, head, features = (architecture[k] for k in ("input", "hidden", "head", "candidate_features"))
     part_shapes = ((obs, hidden), (hidden,), (hidden, hidden), (hidden,), (features, hidden), (hidden,),
@@ -145,7 +147,7 @@ def _check_architecture(kind, meta, where):
     return shapes
 
 
-def check_meta(meta, where):
+def check_meta(meta: Any, where: str) -> dict[str, tuple[int, ...]]:
     """Refuse metadata ``write_agent_file`` would not write; returns ``{array name: shape}``."""
     if not isinstance(meta, dict):
         raise AgentFileError(f"{where}: {META_MEMBER} must hold a JSON object, got {type(meta).__name__}")
@@ -181,7 +183,7 @@ def check_meta(meta, where):
     return _check_architecture(kind, meta, where)
 
 
-def groups_played(groups, played):
+def groups_played(groups: Sequence[str], played: Sequence[str] | None) -> Sequence[str]:
     """The decision groups a network trained on ``groups`` plays: ``played`` (a non-empty subset of them), or
     all of them if ``played`` is None."""
     if played is None:
@@ -191,7 +193,7 @@ def groups_played(groups, played):
     return played
 
 
-def check_value_groups(groups, played):
+def check_value_groups(groups: Any, played: Any) -> Sequence[str]:
     """The groups a candidate-value network plays; ``ValueError`` unless ``groups`` is a non-empty list of
     decision groups (``fifthave.agents.search.DECISION_GROUPS``) and ``played`` None or a subset of them."""
     if not isinstance(groups, list) or not groups or not all(isinstance(g, str) for g in groups):
@@ -202,7 +204,7 @@ def check_value_groups(groups, played):
 
 # ---- the weights' digest ---------------------------------------------------------------------------
 
-def weights_digest(arrays):
+def weights_digest(arrays: Mapping[str, np.ndarray]) -> str:
     """SHA-256 of ``{name: float32 array}``: every array in name order, its name, shape and bytes."""
     digest = hashlib.sha256()
     for name in sorted(arrays):
@@ -214,13 +216,13 @@ def weights_digest(arrays):
 
 # ---- writing ---------------------------------------------------------------------------------------
 
-def _member(name):
+def _member(name: str):
     info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))  # the same weights give the same bytes
     info.compress_type = zipfile.ZIP_DEFLATED
     return info
 
 
-def agent_file_bytes(meta, arrays):
+def agent_file_bytes(meta: Mapping[str, Any], arrays: Mapping[str, Any]) -> bytes:
     """The bytes of an agent file of ``arrays`` (``{name: array}``, converted to float32) and ``meta`` (the
     metadata without ``format``, ``format_version`` and ``weights_sha256``, which are added). The result is
     checked as a reader would check it, so a writer cannot produce a file that does not load."""
@@ -241,7 +243,7 @@ def agent_file_bytes(meta, arrays):
     return buffer.getvalue()
 
 
-def write_agent_file(path, meta, arrays):
+def write_agent_file(path: str | os.PathLike[str], meta: Mapping[str, Any], arrays: Mapping[str, Any]) -> str:
     """Write an agent file atomically (``agent_file_bytes``); returns the weights' sha256."""
     data = agent_file_bytes(meta, arrays)
     atomic_write_bytes(path, data)
@@ -250,7 +252,7 @@ def write_agent_file(path, meta, arrays):
 
 # ---- reading ---------------------------------------------------------------------------------------
 
-def is_agent_file(path):
+def is_agent_file(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a zip archive with a ``meta.json`` member (an agent file, valid or not)."""
     try:
         with zipfile.ZipFile(path) as archive:
@@ -259,7 +261,7 @@ def is_agent_file(path):
         return False
 
 
-def read_agent_file(path):
+def read_agent_file(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """``(meta, {name: float32 array})`` of the agent file at ``path``, everything checked (module docstring);
     ``AgentFileError`` naming the file and what is wrong otherwise."""
     where = str(path)

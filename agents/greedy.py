@@ -40,13 +40,13 @@ ACTION_A, ACTION_B, ACTION_C, ACTION_D = (CHOOSE_ACTION + i for i in range(4))
 class GreedyAgent(HeuristicAgent):
     """Immediate VP first (see the module docstring); reuses HeuristicAgent's card laying and tie-breaking."""
 
-    def __init__(self, name="greedy"):
+    def __init__(self, name: str = "greedy") -> None:
         super().__init__(bidding=ValueBidding(), points_per_vp=1.0, name=name)
         # the other decisions use the methods overridden below
         self._handlers.update({G.DRAW_COLOR_DECISION: self._random, G.MOVE_DECISION: self._random})
 
     def _random(self, view: SeatView):
-        return view.legal[self.rng.integers(len(view.legal))]
+        return view.legal[self.rng.integers(len(view.legal))]  # type: ignore[union-attr]  # reset() set rng
 
     def _place_start(self, view):
         return self._best([(view.plot_value(a - PLACE_START), a) for a in view.legal])

@@ -13,15 +13,19 @@ matrix-vector products instead of a torch call chain.
 
 import os
 import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS, NUM_ACTIONS
 from fifthave_env.engine.cards import NUM_KINDS
+from fifthave_env.engine.game import GameConfig
 from fifthave_env.observation import OBS_SIZES
 
 from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, POLICY_KINDS, VALUE_PARTS, AgentFileError, groups_played,
                         read_agent_file)
+from .base import Agent
 from .bidding import table_limit, table_total
 from .registry import AGENT_FACTORIES
 from .search import SearchAgent
@@ -30,7 +34,7 @@ OTHER_GAMES = ("error", "warn")
 """What an agent does when seated in a game of another player count or board than it was trained for."""
 
 
-def check_trained_for(agent, config):
+def check_trained_for(agent: Any, config: GameConfig) -> None:
     """Raise (or, with ``agent.other_games == "warn"``, warn) when ``config`` is not the player count and board
     ``agent.trained_for`` names (None: unknown, not checked)."""
     if agent.trained_for is None or agent.trained_for == (config.num_players, config.board):
@@ -64,12 +68,12 @@ class ActorNet:
     ``layers``: ``[weight (inputs x outputs), bias, activation function or None]`` per layer; ``advice_size``:
     the output layer also reads the last ``advice_size`` inputs (``fifthave.train.hints.AdvisedPolicy``'s skip)."""
 
-    def __init__(self, layers, advice_size=0):
+    def __init__(self, layers, advice_size: int = 0) -> None:
         self.layers = [list(layer) for layer in layers]
         self.advice_size = advice_size
 
     @classmethod
-    def from_arrays(cls, architecture, arrays):
+    def from_arrays(cls, architecture: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> "ActorNet":
         """From an agent file's architecture and arrays (``fifthave.agents.agentfile.policy_arrays``)."""
         hidden = architecture["hidden"]
         layers = [[arrays[f"layer{i}.weight"], arrays[f"layer{i}.bias"],
@@ -77,7 +81,7 @@ class ActorNet:
                   for i in range(len(hidden) + 1)]
         return cls(layers, architecture["advice"])
 
-    def to_arrays(self):
+    def to_arrays(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """``(architecture without its input and outputs, arrays)`` as an agent file stores them."""
         names = {function: name for name, function in ACTIVATION_FUNCTIONS.items()}
         *hidden, last = self.layers
@@ -95,7 +99,7 @@ class ActorNet:
         # opponents) share its network, so fifthave.train.vec_env still batches them and memory is not duplicated
         return self
 
-    def logits(self, observation):
+    def logits(self, observation: np.ndarray) -> np.ndarray:
         """Logits for one observation or a batch."""
         x = np.asarray(observation, dtype=np.float32)
         if len(self.layers) == 1:
@@ -152,24 +156,24 @@ class ActorNet:
 class Advisers:
     """The scripted advisers of one seat and the feature block they write."""
 
-    def __init__(self, names):
+    def __init__(self, names: Sequence[str]) -> None:
         self.names = list(names)
         self.factories = [AGENT_FACTORIES[name] for name in self.names]
-        self.agents = []
-        self.advice = []
+        self.agents: list[Agent] = []
+        self.advice: list[int] = []  # the advisers' last choices
 
     @property
-    def size(self):
+    def size(self) -> int:
         return len(self.names) * NUM_ACTIONS
 
-    def reset(self, config, seat, rng):
+    def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
         """New advisers for the seat's next game, their generators drawn from ``rng``."""
         self.agents = [factory() for factory in self.factories]
         for agent in self.agents:
             agent.reset(config, seat, np.random.default_rng(rng.integers(2**63)))
         self.advice = []
 
-    def features(self, observation, action_mask):
+    def features(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The observation followed by the advisers' one-hot choices (zeros when no action is legal)."""
         block = np.zeros(self.size, dtype=np.float32)
         self.advice = []
@@ -180,7 +184,7 @@ class Advisers:
                 block[i * NUM_ACTIONS + action] = 1.0
         return np.concatenate([np.asarray(observation, dtype=np.float32), block])
 
-    def record(self, action):
+    def record(self, action: int) -> None:
         """The seat played ``action``: advisers whose advice it did not follow drop their plans."""
         for agent, advised in zip(self.agents, self.advice):
             if advised != action and hasattr(agent, "drop_plan"):
@@ -191,7 +195,9 @@ class PolicyAgent:
     """Plays a policy network: samples from its masked policy with the generator ``reset`` gives it, or plays
     the most likely legal action (``deterministic``), so games with it replay from their seeds."""
 
-    def __init__(self, policy, deterministic=False, name="ppo", meta=None, advisers=None, other_games="error"):
+    def __init__(self, policy: "ActorNet", deterministic: bool = False, name: str = "ppo",
+                 meta: Mapping[str, Any] | None = None, advisers: Sequence[str] | None = None,
+                 other_games: str = "error") -> None:
         """``policy``: an ``ActorNet`` (``fifthave.train.policy_agent.ActorNet`` builds one from a MaskablePPO policy).
         ``meta``: an agent file's metadata, or ``{"config": training config}`` in training; it gives the
         observation layout, the player count and board the network was trained for and, unless
@@ -214,14 +220,14 @@ class PolicyAgent:
         self.advisers = Advisers(advisers) if advisers else None
 
     @property
-    def observation_layout(self):
+    def observation_layout(self) -> int:
         """The layout the network reads (``agent_protocol``)."""
         if "observation_layout" in self.meta:
             return self.meta["observation_layout"]
         config = self.meta.get("config", {})  # a checkpoint's config; before the schema's names: observation_version
         return config.get("observation_layout", config.get("observation_version", 0))
 
-    def reset(self, config, seat, rng):
+    def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
         check_trained_for(self, config)
         self.rng = rng
         if self.advisers is not None:
@@ -232,7 +238,7 @@ class PolicyAgent:
             return observation
         return self.advisers.features(observation, action_mask)
 
-    def action_probabilities(self, observation, action_mask):
+    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The policy's probability of every action id (zero for illegal ones)."""
         legal = np.flatnonzero(action_mask)
         logits = self.net.logits(self._features(observation, action_mask))[legal].astype(np.float64)
@@ -242,16 +248,16 @@ class PolicyAgent:
         return probs
 
     @property
-    def batch_net(self):
+    def batch_net(self) -> "ActorNet | None":
         """The network whose logits ``choose`` reads: ``fifthave.train.vec_env`` stacks the observations of all
         games waiting on the same network, runs it once, and hands each agent its row. None with advisers
         (their advice is per seat, so such an agent acts alone)."""
         return self.net if self.advisers is None else None
 
-    def act(self, observation, action_mask):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return self.choose(self.net.logits(self._features(observation, action_mask)), np.flatnonzero(action_mask))
 
-    def choose(self, logits, legal):
+    def choose(self, logits: np.ndarray, legal: np.ndarray) -> int:
         """The action for these logits of the network among the legal ids ``legal`` (ascending, as
         ``Game.legal_actions`` lists them; a batch caller passes that list and builds no mask): the most
         likely one, or a sample with this agent's generator (one draw per decision, whether acting alone
@@ -270,7 +276,7 @@ class PolicyAgent:
 
     EXPLAINED_ACTIONS = 8
 
-    def explain(self):
+    def explain(self) -> dict[str, Any] | None:
         """The policy's probabilities of the most likely legal actions at the latest decision (agent protocol)."""
         last = getattr(self, "_last_choice", None)
         if last is None:
@@ -289,7 +295,7 @@ _BID = NUM_ACTIONS + NUM_KINDS  # offset of the bid summary in the candidate fea
 VALUE_SCALE = 10.0  # value differences are a few hundredths: scaled up for the fit
 
 
-def candidate_features(view, macro, default):
+def candidate_features(view: Any, macro: Sequence[int], default: Sequence[int] | None) -> np.ndarray:
     """Features of one candidate (a tuple of action ids) at ``view``'s decision: its first action one-hot; for
     a bid the cards it adds (counts per kind) and what the bid is afterwards (total, raise over the high bid,
     building limit); and whether it is the heuristic's candidate."""
@@ -318,14 +324,14 @@ class NumpyValueNet:
     """A candidate-value ensemble in numpy, for play (one small decision at a time): the mean value of its
     members, each ``VALUE_PARTS`` of ``fifthave.agents.agentfile`` (weights as inputs x outputs)."""
 
-    def __init__(self, members):
+    def __init__(self, members) -> None:
         self.members = [tuple(member) for member in members]
 
     @classmethod
-    def from_arrays(cls, architecture, arrays):
+    def from_arrays(cls, architecture: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> "NumpyValueNet":
         return cls([[arrays[f"member{m}.{part}"] for part in VALUE_PARTS] for m in range(architecture["members"])])
 
-    def to_arrays(self):
+    def to_arrays(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """``(architecture without its input and candidate features, arrays)`` as an agent file stores them."""
         first = self.members[0]
         architecture = {"hidden": int(first[0].shape[1]), "head": int(first[6].shape[1]),
@@ -334,9 +340,9 @@ class NumpyValueNet:
                   for part, array in zip(VALUE_PARTS, member)}
         return architecture, arrays
 
-    def values(self, observation, candidates):
+    def values(self, observation: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         nz = np.flatnonzero(observation)
-        total = 0.0
+        total: Any = 0.0  # an array (of the members' dtype) after the first member
         for s1, b1, s2, b2, c, bc, h1, bh1, h2, bh2 in self.members:
             state = np.maximum(observation[nz] @ s1[nz] + b1, 0) @ s2 + b2
             hidden = np.maximum(state + candidates @ c + bc, 0)
@@ -351,8 +357,9 @@ class CandidateValueAgent(SearchAgent):
 
     reads_view = False  # its network reads the observation: runners call ``act``
 
-    def __init__(self, net, groups, observation_layout=0, prior=0.0, name="values", trained_for=None,
-                 other_games="error"):
+    def __init__(self, net: "NumpyValueNet", groups: Sequence[str], observation_layout: int = 0, prior: float = 0.0,
+                 name: str = "values", trained_for: tuple[int, int] | None = None,
+                 other_games: str = "error") -> None:
         super().__init__(rollouts=1, depth=0, prior=prior, name=name, groups=groups)
         if other_games not in OTHER_GAMES:
             raise ValueError(f"other_games must be one of {OTHER_GAMES}, got {other_games!r}")
@@ -361,11 +368,11 @@ class CandidateValueAgent(SearchAgent):
         self.trained_for, self.other_games = trained_for, other_games
         self.decided = self.deviated = 0  # decisions its network chose, and those not the heuristic's choice
 
-    def reset(self, config, seat, rng):
+    def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
         check_trained_for(self, config)
         super().reset(config, seat, rng)
 
-    def act(self, observation, action_mask):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         expected = OBS_SIZES[self.observation_layout]
         if observation is None or len(observation) != expected:
             raise ValueError(f"{self.name} reads observation layout {self.observation_layout} ({expected} values), "
@@ -389,14 +396,15 @@ class CandidateValueAgent(SearchAgent):
 
 # ---- agents from agent files -----------------------------------------------------------------------
 
-def network_from_file(meta, arrays):
+def network_from_file(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> "ActorNet | NumpyValueNet":
     """The network of an agent file's checked ``(meta, arrays)`` (``fifthave.agents.agentfile.read_agent_file``)."""
     if meta["kind"] in POLICY_KINDS:
         return ActorNet.from_arrays(meta["architecture"], arrays)
     return NumpyValueNet.from_arrays(meta["architecture"], arrays)
 
 
-def agent_from_file(meta, network, deterministic=False, name=None, other_games="error"):
+def agent_from_file(meta: Mapping[str, Any], network: Any, deterministic: bool = False,
+                    name: str | None = None, other_games: str = "error") -> Agent:
     """An agent playing ``network`` (``network_from_file``; agents built from one network share it, so that
     ``fifthave.train.vec_env`` batches them)."""
     name = name or meta["name"]
@@ -407,7 +415,7 @@ def agent_from_file(meta, network, deterministic=False, name=None, other_games="
                                other_games=other_games)
 
 
-def checkpoint_agent_file(directory):
+def checkpoint_agent_file(directory: str | os.PathLike[str]) -> str:
     """The agent file of a ``fifthave.train.rllib`` checkpoint directory (``DIRECTORY/agent.npz``); a clear error if it
     has none."""
     path = os.path.join(directory, AGENT_FILE)
@@ -423,7 +431,7 @@ def checkpoint_agent_file(directory):
 KIND_PREFIXES = {"policy": POLICY_KINDS, "rllib": POLICY_KINDS, "values": ("candidate-values",)}
 """The agent-file kinds each ``PREFIX:PATH`` agent name accepts."""
 
-_LOADED = {}  # (path, modification time, size) -> (meta, network), per process
+_LOADED: dict[tuple, tuple] = {}  # (path, modification time, size) -> (meta, network), per process
 
 
 class AgentFileFactory:
@@ -432,7 +440,8 @@ class AgentFileFactory:
     ``kinds``: the kinds of agent file accepted (all by default); ``deterministic``: a policy plays its most
     likely legal move instead of sampling; ``other_games``: ``check_trained_for``."""
 
-    def __init__(self, path, deterministic=False, name=None, kinds=None, other_games="error"):
+    def __init__(self, path: str | os.PathLike[str], deterministic: bool = False, name: str | None = None,
+                 kinds: Sequence[str] | None = None, other_games: str = "error") -> None:
         self.path = os.fspath(path)
         self.deterministic = deterministic
         self.name = name
@@ -440,7 +449,7 @@ class AgentFileFactory:
         self.other_games = other_games
         self.meta()  # a bad file fails here, in the caller's process, not in a worker
 
-    def meta(self):
+    def meta(self) -> dict[str, Any]:
         """The file's checked metadata."""
         return self._load()[0]
 

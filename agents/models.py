@@ -13,8 +13,10 @@ checkout: read with numpy alone, nothing unpickled.
 """
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from .base import Agent
 from .learned import AgentFileFactory
 
 # realpath: in a checkout this file is also reached through the link fifthave/agents
@@ -32,7 +34,7 @@ class Model:
     description: str
 
     @property
-    def file(self):
+    def file(self) -> str:
         return os.path.join(RESULTS, self.path)
 
 
@@ -46,12 +48,12 @@ MODELS = {model.name: model for model in (
 )}
 
 
-def available():
+def available() -> list[Model]:
     """The committed models, each with its player count and board."""
     return list(MODELS.values())
 
 
-def _model(name):
+def _model(name: str):
     try:
         return MODELS[name]
     except KeyError:
@@ -60,7 +62,7 @@ def _model(name):
                          ) from None
 
 
-def factory(name, deterministic=False, other_games="error"):
+def factory(name: str, deterministic: bool = False, other_games: str = "error") -> Callable[[], Agent]:
     """A picklable zero-argument factory of fresh agents of the committed model ``name``."""
     model = _model(name)
     if not os.path.isfile(model.file):
@@ -74,6 +76,6 @@ def factory(name, deterministic=False, other_games="error"):
     return made
 
 
-def load(name, deterministic=False, other_games="error"):
+def load(name: str, deterministic: bool = False, other_games: str = "error") -> Agent:
     """A fresh agent of the committed model ``name`` (``available()`` lists them)."""
     return factory(name, deterministic, other_games)()

@@ -35,6 +35,8 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -67,7 +69,7 @@ PANEL_COLUMNS = ("field", "opponents", "games", "deals", "win_rate", "win_ci_low
 DEFAULT_GAMES = 1000  # per field, as issue 35 asks; with 3 players the largest multiple of 3 below it (999)
 
 
-def field_opponents(field, num_players):
+def field_opponents(field: str, num_players: int) -> list[str] | None:
     """The opponents' agent names of ``field`` at ``num_players`` players (None: not played at that count)."""
     if num_players not in (2, 3, 4):
         raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
@@ -78,15 +80,15 @@ def field_opponents(field, num_players):
     return [field] * (num_players - 1)
 
 
-def fields_for(num_players):
+def fields_for(num_players: int) -> list[str]:
     return [f for f in PANEL_FIELDS if field_opponents(f, num_players) is not None]
 
 
-def default_games(num_players):
+def default_games(num_players: int) -> int:
     return DEFAULT_GAMES - DEFAULT_GAMES % num_players
 
 
-def score_field(records, num_players, entry=0):
+def score_field(records: Sequence[Mapping[str, Any]], num_players: int, entry: int = 0) -> dict[str, Any]:
     """The panel row's statistics of entry ``entry`` over tournament ``records``: a truncated game is a
     loss (and counted in ``truncated``), a shared win counts ``1 / k``; intervals clustered by deal."""
     deals = sorted({r["deal"] for r in records})
@@ -111,7 +113,7 @@ def score_field(records, num_players, entry=0):
             "vp_ci_high": vp_high}
 
 
-def headline(rows):
+def headline(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The panel minimum (the lowest win rate over the fields except ``SEPARATE_FIELDS``; the first such
     field on a tie) and the ``search`` row, each as ``{field, win_rate, win_ci_low, win_ci_high}``."""
     def brief(row):
@@ -124,14 +126,16 @@ def headline(rows):
             "most_truncated": max(r["truncated"] / r["games"] for r in rows) if rows else None}
 
 
-def panel_settings(agent, num_players, board, games, seed, max_turns):
+def panel_settings(agent: str, num_players: int, board: int, games: int, seed: int,
+                   max_turns: int) -> dict[str, Any]:
     """What a panel's figures depend on besides the code; ``search`` is what the opponents' ``search`` plays."""
     return {"agent": agent, "num_players": num_players, "board": board, "games_per_field": games, "seed": seed,
             "max_turns": max_turns, "seat_orders": "cyclic", "search": f"search:{DEFAULT_ROLLOUTS}:{DEFAULT_DEPTH}"}
 
 
-def run_panel(agent, num_players=4, board=5, games=None, seed=0, workers=1, max_turns=300, fields=None,
-              progress=None):
+def run_panel(agent: str, num_players: int = 4, board: int = 5, games: int | None = None, seed: int = 0,
+              workers: int = 1, max_turns: int = 300, fields: Sequence[str] | None = None,
+              progress: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Play the panel of agent name ``agent`` (any name ``fifthave.agents.tournament.agent_factory`` takes) and return
     a JSON-ready dict: ``settings``, ``rows`` (one per field, ``PANEL_COLUMNS``), ``headline``, ``timing``
     (seconds per field: the only part that differs between runs of the same seed).
@@ -150,7 +154,7 @@ def run_panel(agent, num_players=4, board=5, games=None, seed=0, workers=1, max_
     rows, timing = [], {}
     for name in fields:
         opponents = field_opponents(name, num_players)
-        lineup = [(AGENT_LABEL, tested)] + [(o, agent_factory(o)) for o in opponents]
+        lineup = [(AGENT_LABEL, tested)] + [(o, agent_factory(o)) for o in opponents]  # type: ignore[union-attr]
         result = run_tournament(lineup, num_players=num_players, board=board, games=games, seed=seed,
                                 workers=workers, max_turns=max_turns)
         row = {"field": name, "opponents": opponents, **score_field(result.records, num_players)}
@@ -164,7 +168,7 @@ def run_panel(agent, num_players=4, board=5, games=None, seed=0, workers=1, max_
 
 # ---- report ----------------------------------------------------------------------------------
 
-def _interval(row, value, prefix, digits):
+def _interval(row, value, prefix: str, digits):
     low, high = row[f"{prefix}_ci_low"], row[f"{prefix}_ci_high"]
     text = f"{row[value]:.{digits}f}"
     return text if low is None else f"{text} [{low:.{digits}f}, {high:.{digits}f}]"
@@ -176,7 +180,7 @@ def _lineup(opponents):
     return " + ".join(opponents)
 
 
-def format_markdown(panel):
+def format_markdown(panel: Mapping[str, Any]) -> str:
     """The panel as a markdown table with its headline and settings."""
     s = panel["settings"]
     lines = [f"Panel of `{s['agent']}`: {s['num_players']} players, {s['board']}-plot board, "
@@ -206,7 +210,7 @@ def format_markdown(panel):
     return "\n".join(lines) + "\n"
 
 
-def save(panel, stem):
+def save(panel: Mapping[str, Any], stem: str) -> None:
     """Write ``stem.json`` and ``stem.md``."""
     os.makedirs(os.path.dirname(stem) or ".", exist_ok=True)
     with open(f"{stem}.json", "w") as f:
@@ -216,7 +220,7 @@ def save(panel, stem):
         f.write(format_markdown(panel))
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description="The robustness panel: one agent against every field of opponents (seat-rotated, same deals); "
                     "a truncated game counts as a loss; the panel minimum is the headline.",
@@ -233,7 +237,7 @@ def main(argv=None):
     parser.add_argument("--out", help="write OUT.json and OUT.md")
     args = parser.parse_args(argv)
 
-    def progress(name, row):
+    def progress(name: str, row) -> None:
         win = _interval(row, "win_rate", "win", 3)
         print(f"{name:26s} {win:>24s}  truncated {row['truncated']}/{row['games']}", flush=True)
 

@@ -14,6 +14,7 @@ The game runs through the PettingZoo env, so agents see only their own seat.
 """
 
 import argparse
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -57,7 +58,7 @@ class QuitGame(Exception):
     """The player left the game."""
 
 
-def match_action(answer, legal, names, decision=None):
+def match_action(answer: str, legal: Sequence[int], names: Sequence[str], decision: str | None = None) -> int:
     """The action id ``answer`` picks among ``legal`` (with readable ``names``), or a ValueError saying why not.
 
     Tried in order: a number from the list, a full name, a word that is a whole word of one name only
@@ -93,7 +94,8 @@ def match_action(answer, legal, names, decision=None):
                      f"(type a number from 1 to {len(legal)} or a name)")
 
 
-def ask(legal, names, read, write, show_board, decision=None):
+def ask(legal: Sequence[int], names: Sequence[str], read: Callable[[str], str], write: Callable[[str], object],
+        show_board: Callable[[], None], decision: str | None = None) -> int:
     """Ask until the answer names one legal action; returns its id."""
     for i, name in enumerate(names, 1):
         extra = CHOICE_HELP.get(name)
@@ -121,7 +123,8 @@ def ask(legal, names, read, write, show_board, decision=None):
             write(f"  {error}")
 
 
-def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write=print):
+def play(seat: int = 0, opponents: Sequence[str] = ("heuristic",), board: int = 5, seed: int | None = None,
+         read: Callable[[str], str] = input, write: Callable[..., object] = print) -> list[int] | None:
     """Play one game in the terminal; returns the final scores (None if the player quit)."""
     num_players = len(opponents) + 1
     if num_players not in (2, 3, 4):
@@ -142,7 +145,7 @@ def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write
     write(f"You are seat {seat}. Opponents: " + ", ".join(f"seat {s} {agents[s].name}" for s in others))
     write(HELP)
 
-    def show_board():
+    def show_board() -> None:
         write(render_text(game, seat=seat))
 
     last_shown = None
@@ -183,7 +186,7 @@ def play(seat=0, opponents=("heuristic",), board=5, seed=None, read=input, write
     return scores
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Play Fifth Avenue in the terminal against agents (scripted, search or trained).",
                                      epilog=f"agents: {agent_names_help()}")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 starts)")

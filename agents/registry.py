@@ -6,13 +6,14 @@ tournament.
 """
 
 import functools
+from collections.abc import Callable, Sequence
 
-from .base import RandomAgent
+from .base import Agent, RandomAgent
 from .bidding import BIDDING_STRATEGIES
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 
-AGENT_FACTORIES = {
+AGENT_FACTORIES: dict[str, Callable[[], Agent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "heuristic": HeuristicAgent,
@@ -30,13 +31,13 @@ PARAMETERIZED_AGENT_NAMES = (
 """The agents ``fifthave.agents.tournament.agent_factory`` builds from a name with parameters."""
 
 
-def agent_names_help():
+def agent_names_help() -> str:
     """Every agent name ``fifthave.agents.tournament.agent_factory`` takes, for the help and errors of every command
     that takes agent names (one list, so that they cannot drift apart)."""
     return ", ".join([*AGENT_FACTORIES, *PARAMETERIZED_AGENT_NAMES])
 
 
-def check_agent_names(label, names, allow_empty=False):
+def check_agent_names(label: str, names: Sequence[str], allow_empty: bool = False) -> None:
     """Raise ``ValueError`` naming ``label`` unless ``names`` is a list of names of ``AGENT_FACTORIES``
     (non-empty unless ``allow_empty``); used by every config that names scripted agents."""
     listed = isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names)  # also from JSON

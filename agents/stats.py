@@ -41,15 +41,18 @@ import contextlib
 import functools
 import io
 import math
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 
 
 # ---- quantiles ---------------------------------------------------------------------------------
 
-def _student_t_two_sided_mass(theta, df):
+def _student_t_two_sided_mass(theta: float, df):
     """P(|T| < sqrt(df) tan(theta)) for Student's t with integer ``df`` (Abramowitz & Stegun 26.7.3-4)."""
     s, c2 = math.sin(theta), math.cos(theta) ** 2
     if df % 2 == 0:
@@ -60,7 +63,7 @@ def _student_t_two_sided_mass(theta, df):
     return 2 / math.pi * (theta + s * inner)
 
 
-def t_quantile(probability, df):
+def t_quantile(probability: float, df: int) -> float:
     """The ``probability`` quantile of Student's t with integer ``df >= 1`` degrees of freedom.
 
     Bisection on the exact closed-form distribution function (numpy only: scipy
@@ -82,20 +85,20 @@ def t_quantile(probability, df):
 
 
 @functools.lru_cache(maxsize=None)  # a table asks for the same few values again and again
-def critical_value(clusters, confidence=0.95):
+def critical_value(clusters: int, confidence: float = 0.95) -> float:
     """The two-sided critical value for a mean over ``clusters`` independent clusters: Student's t
     with ``clusters - 1`` degrees of freedom (the normal z understates the spread of a variance
     estimated from few deals: 12.7 for 2 deals, 3.18 for 4, 2.26 for 10, 2.06 for 25)."""
     return t_quantile(0.5 + confidence / 2, clusters - 1)
 
 
-def normal_cdf(x):
+def normal_cdf(x: float) -> float:
     return 0.5 * (1 + math.erf(x / math.sqrt(2)))
 
 
 # ---- rates ------------------------------------------------------------------------------------
 
-def wilson_interval(successes, trials, z=Z95):
+def wilson_interval(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval of ``successes / trials``; ``(0, 1)`` for no trials.
 
     Clamped to ``[0, 1]`` and around the rate itself: in floating point the
@@ -110,7 +113,7 @@ def wilson_interval(successes, trials, z=Z95):
     return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
-def _cluster_variance(sums, counts):
+def _cluster_variance(sums, counts: ArrayLike):
     """CR1 cluster-robust variance of the ratio estimator sum(sums) / sum(counts)."""
     sums, counts = np.asarray(sums, float), np.asarray(counts, float)
     g = len(sums)
@@ -125,7 +128,8 @@ def _cluster_variance(sums, counts):
 ROUNDING = 1e-12  # a cluster variance below this fraction of the binomial one is rounding: no spread
 
 
-def clustered_rate_interval(successes, trials, confidence=0.95):
+def clustered_rate_interval(successes: ArrayLike, trials: ArrayLike,
+                            confidence: float = 0.95) -> tuple[float, float, float]:
     """``(rate, low, high)`` of a rate from per-cluster ``successes`` and ``trials`` (e.g. per deal).
 
     The Wilson interval at the effective sample size ``n_eff = n / deff`` with
@@ -161,7 +165,8 @@ def clustered_rate_interval(successes, trials, confidence=0.95):
     return rate, low, high
 
 
-def clustered_mean_interval(sums, counts, confidence=0.95):
+def clustered_mean_interval(sums: ArrayLike, counts: ArrayLike,
+                            confidence: float = 0.95) -> tuple[float, float, float]:
     """``(mean, low, high)`` of a mean pooled over clusters (per-cluster value sums and counts):
     the cluster-robust standard error times Student's t with clusters - 1 degrees of freedom;
     unbounded from one cluster."""
@@ -176,12 +181,12 @@ def clustered_mean_interval(sums, counts, confidence=0.95):
 
 # ---- paired comparisons --------------------------------------------------------------------
 
-def bootstrap_indices(size, resamples, seed):
+def bootstrap_indices(size: int, resamples: int, seed: int | Sequence[int]) -> np.ndarray:
     """``resamples`` rows of ``size`` indices drawn with replacement (seeded)."""
     return np.random.default_rng(seed).integers(0, size, size=(resamples, size))
 
 
-def percentile_interval(samples, clusters, confidence=0.95):
+def percentile_interval(samples: np.ndarray, clusters: int, confidence: float = 0.95) -> tuple[float, float]:
     """Expanded percentile interval of bootstrap ``samples`` drawn from ``clusters`` resampled units.
 
     The plain percentile interval covers too rarely with few units (about 90%
@@ -198,13 +203,14 @@ def percentile_interval(samples, clusters, confidence=0.95):
     return float(low), float(high)
 
 
-def cluster_bootstrap_mean(values, cluster_ids, resamples=10_000, seed=0, confidence=0.95):
+def cluster_bootstrap_mean(values: ArrayLike, cluster_ids: Sequence[Hashable], resamples: int = 10_000,
+                           seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
     """``(mean, low, high)`` of ``values`` with an expanded percentile interval from resampling whole
     clusters (``cluster_ids``: one hashable label per value, e.g. its deal), since values of one cluster are
     correlated. The resampled statistic is the pooled mean (cluster sums over cluster counts).
     Unbounded from one cluster."""
     values = np.asarray(values, float)
-    number = {}
+    number: dict[Hashable, int] = {}
     index = np.array([number.setdefault(cluster, len(number)) for cluster in cluster_ids])
     sums = np.bincount(index, weights=values)
     counts = np.bincount(index).astype(float)
@@ -216,7 +222,8 @@ def cluster_bootstrap_mean(values, cluster_ids, resamples=10_000, seed=0, confid
     return float(values.mean()), low, high
 
 
-def paired_difference(baseline, candidate, resamples=10_000, seed=0, confidence=0.95):
+def paired_difference(baseline: ArrayLike, candidate: ArrayLike, resamples: int = 10_000, seed: int = 0,
+                      confidence: float = 0.95) -> dict[str, Any]:
     """Candidate minus baseline from one value per deal and arm, played on the same deals.
 
     Returns a dict: ``deals``, ``baseline``, ``candidate`` (the arms' means),
@@ -249,7 +256,7 @@ def paired_difference(baseline, candidate, resamples=10_000, seed=0, confidence=
     }
 
 
-def control_variate(values, controls):
+def control_variate(values: ArrayLike, controls: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """``values - beta * controls`` with the least-squares ``beta`` (controls must have mean 0 by design).
 
     ``controls`` is a 1-d array (one luck term per value) or 2-d (one column
@@ -267,7 +274,7 @@ def control_variate(values, controls):
 
 # ---- ranks and ratings ------------------------------------------------------------------------
 
-def seat_ranks(record):
+def seat_ranks(record: Mapping[str, Any]) -> list[float]:
     """Rank per seat, 1 = best, by (winner, VP, cards in hand); equal keys share the mean of their places.
 
     The order of R28 for every place, not only the first: most VP, then most
@@ -302,7 +309,7 @@ def _pairwise_wins(record, index, label_of_entry, m):
     return wins
 
 
-def _fit_bradley_terry(wins, tolerance, max_iterations):
+def _fit_bradley_terry(wins, tolerance: float, max_iterations):
     """Log10 strengths from a pairwise win matrix whose last row/column is the reference."""
     wins = wins.copy()
     wins[:-1, -1] += 0.5  # one virtual draw against the reference
@@ -320,7 +327,9 @@ def _fit_bradley_terry(wins, tolerance, max_iterations):
     return np.log10(gamma)
 
 
-def bradley_terry_elo(labels, records, label_of_entry, tolerance=1e-9, max_iterations=100_000):
+def bradley_terry_elo(labels: Sequence[str], records: Iterable[Mapping[str, Any]],
+                      label_of_entry: Callable[[int], str], tolerance: float = 1e-9,
+                      max_iterations: int = 100_000) -> dict[str, float]:
     """Elo-scale ratings from a Bradley-Terry fit to every pair of seats of different labels in every game.
 
     One virtual draw per label against a fixed 1500-rated reference keeps a
@@ -333,12 +342,14 @@ def bradley_terry_elo(labels, records, label_of_entry, tolerance=1e-9, max_itera
     return {label: 1500 + 400 * float(strength[index[label]]) for label in labels}
 
 
-def bootstrap_elo(labels, records, label_of_entry, resamples=200, seed=0, confidence=0.95, tolerance=1e-7):
+def bootstrap_elo(labels: Sequence[str], records: Iterable[Mapping[str, Any]],
+                  label_of_entry: Callable[[int], str], resamples: int = 200, seed: int = 0,
+                  confidence: float = 0.95, tolerance: float = 1e-7) -> dict[str, tuple[float, float]]:
     """``{label: (low, high)}``: expanded percentile intervals (:func:`percentile_interval`) of the
     Bradley-Terry ratings, resampling whole deals (at least 2)."""
     index = {label: i for i, label in enumerate(labels)}
     m = len(labels) + 1
-    per_deal = {}
+    per_deal: dict[Hashable, np.ndarray] = {}
     for r in records:
         per_deal.setdefault(r["deal"], np.zeros((m, m)))
         per_deal[r["deal"]] += _pairwise_wins(r, index, label_of_entry, m)
@@ -354,7 +365,8 @@ def bootstrap_elo(labels, records, label_of_entry, resamples=200, seed=0, confid
 
 # ---- alpha-Rank (optional: OpenSpiel) -------------------------------------------------------
 
-def alpha_rank(match_results, strategies, alpha=100.0, population=50):
+def alpha_rank(match_results: Iterable[tuple[Sequence[str], Sequence[float]]], strategies: Sequence[str],
+               alpha: float = 100.0, population: int = 50) -> dict[str, float]:
     """alpha-Rank (Omidshafiei et al. 2019) of ``strategies`` with OpenSpiel's ``egt.alpharank``.
 
     ``match_results``: one ``(names, scores)`` pair per game, a strategy name

@@ -23,30 +23,36 @@ The game runner (``runner.play``, which every whole game between agents goes thr
 game, the web app, the Gymnasium env and the RLlib env all seat agents this way.
 """
 
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
 from .engine.determinize import SeatSampler
+from .engine.game import Game, GameConfig
 from .observation import Observer
 from .seat_view import StateView
 
 
-def give_sampler(agent, game, seat):
+def give_sampler(agent: Any, game: Game, seat: int) -> None:
     """Hand a searching agent (one with ``attach_sampler``, e.g. ``fifthave.agents.search.SearchAgent``) its
     seat's door to ``game``: a sampler of determinizations that hold only what the seat knows."""
     if hasattr(agent, "attach_sampler"):
         agent.attach_sampler(SeatSampler(game, seat))
 
 
-def explain(agent):
+def explain(agent: Any) -> Any:
     """What ``agent`` reported about its latest ``act`` (its optional ``explain()``), or None."""
     report = getattr(agent, "explain", None)
     return report() if report is not None else None
 
 
-def reads_view(agent):
+def reads_view(agent: Any) -> bool:
     """Whether ``agent`` decides from a seat view: the runner calls ``agent.act_view(StateView(game, seat))``."""
     return getattr(agent, "reads_view", False)
 
 
-def act(agent, game, seat, observations, mask=None):
+def act(agent: Any, game: Game, seat: int, observations: "LayoutObservations", mask: np.ndarray | None = None) -> int:
     """``agent``'s action at ``seat`` of ``game``: from ``StateView(game, seat)`` when it reads seat
     views, else from its observation (``observations.observe(game, seat)``, a ``LayoutObservations``;
     None for an agent with ``needs_observation = False``) and the action mask (written into ``mask``
@@ -57,7 +63,7 @@ def act(agent, game, seat, observations, mask=None):
     return agent.act(observation, game.action_mask(mask))
 
 
-def observation_layout(agent):
+def observation_layout(agent: Any) -> int:
     """The observation layout ``agent`` reads: its ``observation_layout``, default 0."""
     return getattr(agent, "observation_layout", 0)
 
@@ -70,7 +76,8 @@ class LayoutObservations:
     here); ``observe(game, seat)`` builds the seat's observation in its agent's layout.
     """
 
-    def __init__(self, config, agents, env_layout=0, observers=None):
+    def __init__(self, config: GameConfig, agents: Mapping[int, Any], env_layout: int | None = 0,
+                 observers: dict[int, Observer] | None = None) -> None:
         """``agents``: seat -> agent. ``observers``: layout -> ``Observer`` of ``config`` to use and add
         to; a runner that seats agents game after game passes the same dict (the env's own observer in
         it), so each layout's observer is built once, when an agent first reads that layout. Raises
@@ -82,9 +89,9 @@ class LayoutObservations:
         built = {layout: Observer(config, version=layout) for layout in missing}
         self.observers.update(built)
 
-    def wants(self, seat):
+    def wants(self, seat: int) -> bool:
         return self.layouts.get(seat, self.env_layout) != self.env_layout
 
-    def observe(self, game, seat, out=None):
+    def observe(self, game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """``seat``'s observation in its agent's layout (as a new array, or written into ``out``)."""
         return self.observers[self.layouts[seat]].observe(game, seat, out)

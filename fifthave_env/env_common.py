@@ -1,10 +1,16 @@
 """What the PettingZoo and the Gymnasium environment share: option checks and rendering."""
 
 import warnings
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from .engine import checks
-from .engine.game import GameConfig
+from .engine.game import Game, GameConfig
 from .render_text import render_text
+
+if TYPE_CHECKING:  # imported when a window opens: it needs matplotlib
+    from .render_image import ImageWindow
 
 class EnvUsageError(RuntimeError):
     """A call the environment cannot take in its current state (before ``reset``, after the end,
@@ -19,7 +25,7 @@ REWARDS = ("win_loss", "win", "vp_margin", "score_delta")
 RENDER_MODES = ["ansi", "rgb_array", "human"]
 
 
-def game_config(reward, render_mode, **game_options):
+def game_config(reward: str, render_mode: str | None, **game_options: Any) -> GameConfig:
     """Check the options both environments take (``engine.checks``, as ``GameConfig`` does); the
     ``GameConfig`` of the rest."""
     checks.choice("reward", reward, REWARDS)
@@ -27,7 +33,7 @@ def game_config(reward, render_mode, **game_options):
     return GameConfig(**game_options)
 
 
-def end_reward(reward_kind, game, seat):
+def end_reward(reward_kind: str, game: Game, seat: int) -> float:
     """What ``seat`` receives when the game is over, on top of the last step's ``score_delta`` (none).
 
     ``win_loss``: +1 for each winner (a shared win too), -1 for the others, 0 for all at
@@ -51,12 +57,12 @@ class Renderer:
     Gymnasium's ``check_env``) run headless.
     """
 
-    def __init__(self, render_mode):
+    def __init__(self, render_mode: str | None) -> None:
         self.render_mode = render_mode
-        self._window = None
+        self._window: ImageWindow | None = None
         self._no_window = False
 
-    def render(self, game):
+    def render(self, game: Game | None) -> str | np.ndarray | None:
         if self.render_mode is None:
             raise ValueError(f"render() needs a render_mode; create the env with render_mode= one of {RENDER_MODES}")
         if game is None:
@@ -80,7 +86,7 @@ class Renderer:
         self._window.show(frame)
         return None
 
-    def close(self):
+    def close(self) -> None:
         if self._window is not None:
             self._window.close()
             self._window = None

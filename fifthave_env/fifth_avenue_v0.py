@@ -24,18 +24,17 @@ player, not even a forced choice; the mask always tells which ids are legal.
 ``Discrete(147)`` for every configuration; see ``fifthave_env.actions`` for the
 table and ``action_name(id)`` for readable names:
 
-| ids | meaning |
-|---|---|
-| 0-3 | choose action A, B, C, D |
-| 4-45 | place a starting skyscraper on plot ``id-4`` (plot = district*6 + ring position) |
-| 46-49 | take a shop of type boutique/jeweler/gallery/perfume from the active group |
-| 50-91 | put the taken shop on plot ``id-50`` |
-| 92-96 | draw the top card of the gray/brown/violet/orange/green pile |
-| 97-114 | move commissioner ``(id-97)//9`` (white, beige) to location ``(id-97)%9`` (districts 0-6, Central Park 7, City Hall 8) |
-| 115-121 | score district ``id-115`` |
-| 122-139 | add a card of kind ``id-122`` (color*3 + value index; black is color 5) to the bid |
-| 140 / 141 | confirm the bid / pass |
-| 142-145 / 146 | build 0-3 skyscrapers / declare a building stop |
+- 0-3: choose action A, B, C, D
+- 4-45: place a starting skyscraper on plot ``id-4`` (plot = district*6 + ring position)
+- 46-49: take a shop of type boutique/jeweler/gallery/perfume from the active group
+- 50-91: put the taken shop on plot ``id-50``
+- 92-96: draw the top card of the gray/brown/violet/orange/green pile
+- 97-114: move commissioner ``(id-97)//9`` (white, beige) to location ``(id-97)%9`` (districts 0-6,
+  Central Park 7, City Hall 8)
+- 115-121: score district ``id-115``
+- 122-139: add a card of kind ``id-122`` (color*3 + value index; black is color 5) to the bid
+- 140 / 141: confirm the bid / pass
+- 142-145 / 146: build 0-3 skyscrapers / declare a building stop
 
 ## Observation Space
 
@@ -109,15 +108,19 @@ a ``TypeError``, for a wrong type) naming the argument, the value and what is al
 - v0: first release.
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv  # type: ignore[import-untyped]  # pettingzoo ships no type information
 
 from .engine import checks
 from .engine.actions import NUM_ACTIONS, action_name
 from .engine.game import Game, IllegalActionError
 from .env_common import RENDER_MODES, EnvUsageError, Renderer, end_reward, game_config
 from .observation import OBS_HIGH, OBS_SIZES, Observer
+
 ENV_VERSION = 0
 
 
@@ -130,8 +133,9 @@ class raw_env(AECEnv):
     }
     observation_version = ENV_VERSION  # the observation layout (observation.LAYOUTS); fifth_avenue_v1 sets 1
 
-    def __init__(self, num_players=4, board=5, max_turns=300, reward="win_loss", layout=None,
-                 random_start=False, skyscrapers_per_color=18, render_mode=None):
+    def __init__(self, num_players: int = 4, board: int = 5, max_turns: int = 300, reward: str = "win_loss",
+                 layout: Sequence[Sequence[int | str]] | None = None, random_start: bool = False,
+                 skyscrapers_per_color: int = 18, render_mode: str | None = None) -> None:
         super().__init__()
         self.config = game_config(reward, render_mode, num_players=num_players, board=board, layout=layout,
                                   max_turns=max_turns, random_start=random_start,
@@ -148,17 +152,17 @@ class raw_env(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._observer = Observer(self.config, version=self.observation_version)
-        self._rng = None
-        self.game = None
-        self.agents = []  # until reset
+        self._rng: np.random.Generator | None = None
+        self.game: Game = None  # type: ignore[assignment]  # a Game from reset() on
+        self.agents: list[str] = []  # until reset
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game; a seed (None or an int >= 0) makes it reproducible, no seed continues the
         env's generator. ``options`` (None or a dict) holds nothing this env reads."""
         seed = checks.seed("seed", seed)
@@ -167,14 +171,14 @@ class raw_env(AECEnv):
             self._rng = np.random.default_rng(seed)
         self.game = Game(self.config, rng=np.random.default_rng(self._rng.integers(2**63)))
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0 for a in self.agents}
-        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.rewards: dict[str, float] = {a: 0 for a in self.agents}
+        self._cumulative_rewards: dict[str, float] = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.actor]
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self.game
         seat = self._agent_seat.get(agent)
         if seat is None or game is None:  # one test on the hot path for both mistakes
@@ -183,7 +187,7 @@ class raw_env(AECEnv):
         mask = game.action_mask() if seat == game.actor else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": self._observer.observe(game, seat), "action_mask": mask}
 
-    def last(self, observe=True):
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last``; ``EnvUsageError`` before ``reset`` and once every agent has stepped out
         (PettingZoo's own raises AttributeError / KeyError there)."""
         if not self.agents:  # the one guard on the hot path: before reset there are none either
@@ -198,7 +202,7 @@ class raw_env(AECEnv):
             raise EnvUsageError("call reset() before using the environment")
         return self.game
 
-    def step(self, action):
+    def step(self, action: int | None) -> None:
         game = self.game
         if game is None:
             self._require_game()
@@ -233,14 +237,14 @@ class raw_env(AECEnv):
             if score_delta:  # the other rewards are 0 until the game ends
                 self._accumulate_rewards()
 
-    def act(self, agent, action):
+    def act(self, agent: str, action: int | None) -> None:
         """``step(action)`` that first checks ``agent`` is the one asked (a clear error otherwise)."""
         if agent != self.agent_selection:
             raise IllegalActionError(f"it is {self.agent_selection}'s decision, not {agent}'s; "
                                      f"{agent} may act only when env.agent_selection == {agent!r}")
         self.step(action)
 
-    def _finish(self, game):
+    def _finish(self, game) -> None:
         scores = game.scores
         info = {"scores": list(scores), "winners": [self.possible_agents[p] for p in game.winners],
                 "truncated": game.truncated}
@@ -253,22 +257,22 @@ class raw_env(AECEnv):
                 self.terminations[a] = True
             self.infos[a] = dict(info)
 
-    def action_name(self, action):
+    def action_name(self, action: int) -> str:
         """A readable name for an action id in this game's board."""
         return action_name(action, self.game.plot_color if self.game is not None else None)
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         """The text (``"ansi"``) or the picture (``"rgb_array"``) of the game; ``"human"`` shows the picture."""
         return self._renderer.render(self.game)
 
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         """The whole game (hidden parts included) as JSON-compatible data; see ``Game.to_dict``."""
         return self._require_game().to_dict()
 
-    def close(self):
+    def close(self) -> None:
         self._renderer.close()
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> raw_env:
     """The environment, checking every call itself (no generic wrappers needed)."""
     return raw_env(**kwargs)

@@ -30,6 +30,8 @@ features the seat could work out from what it sees, so nothing hidden (R30, R31)
 - v0: first release (``fifth_avenue_v0``, still available with its layout).
 """
 
+from typing import Any
+
 from . import fifth_avenue_v0
 
 ENV_VERSION = 1
@@ -40,6 +42,6 @@ class raw_env(fifth_avenue_v0.raw_env):
     observation_version = ENV_VERSION
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> raw_env:
     """The environment, checking every call itself (no generic wrappers needed)."""
     return raw_env(**kwargs)

@@ -104,6 +104,8 @@ opponents' agent names, by seat).
 """
 
 import copy
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -123,9 +125,11 @@ class FifthAvenueEnv(gym.Env):
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 2}
 
-    def __init__(self, num_players=4, board=5, max_turns=300, reward="win_loss", learner_seat=None,
-                 opponents=None, illegal_action_reward=-1.0, layout=None, skyscrapers_per_color=18,
-                 random_start=False, render_mode=None, observation_layout=1):
+    def __init__(self, num_players: int = 4, board: int = 5, max_turns: int = 300, reward: str = "win_loss",
+                 learner_seat: int | None = None, opponents: Sequence[Any] | Callable[..., list] | None = None,
+                 illegal_action_reward: float = -1.0, layout: Sequence[Sequence[int | str]] | None = None,
+                 skyscrapers_per_color: int = 18, random_start: bool = False, render_mode: str | None = None,
+                 observation_layout: int = 1) -> None:
         self.config = game_config(reward, render_mode, num_players=num_players, board=board, layout=layout,
                                   max_turns=max_turns, random_start=random_start,
                                   skyscrapers_per_color=skyscrapers_per_color)
@@ -143,15 +147,15 @@ class FifthAvenueEnv(gym.Env):
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZES[observation_layout],), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.set_opponents(opponents)
-        self.game = None
-        self.learner_seat = None
-        self._opponents = {}  # seat -> agent for the current game
-        self._opponent_observations = None  # their LayoutObservations
+        self.game: Game = None  # type: ignore[assignment]  # a Game from reset() on
+        self.learner_seat: int = None  # type: ignore[assignment]  # likewise
+        self._opponents: dict[int, object] = {}  # seat -> agent for the current game
+        self._opponent_observations: LayoutObservations = None  # type: ignore[assignment]  # from reset() on
         self._score_before = 0
         self._episode_over = False
         self._broken = None  # why the env needs a reset after an opponent failed
 
-    def set_opponents(self, opponents):
+    def set_opponents(self, opponents: Sequence[Any] | Callable[..., list] | None) -> None:
         """Opponents from the next reset on: None (uniform random), a list of agents (the env plays its own
         copies of them), or ``(rng, count) -> list``."""
         if opponents is not None and not callable(opponents):
@@ -173,7 +177,7 @@ class FifthAvenueEnv(gym.Env):
                 "of each listed agent, so that envs made from one list share none: pass a callable "
                 "(rng, count) -> list of agents that builds them instead") from err
 
-    def _check_opponents(self, name, opponents):
+    def _check_opponents(self, name: str, opponents):
         count = self.config.num_players - 1
         if len(opponents) != count:
             raise checks.InvalidValueError(f"{name} must hold {count} agents (one per other seat) for "
@@ -203,7 +207,7 @@ class FifthAvenueEnv(gym.Env):
         self._check_opponents("the list returned by the opponents callable", agents)
         return agents
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """A new game; ``seed``: None or an int >= 0; ``options``: None or a dict (nothing read)."""
         seed = checks.seed("seed", seed)
         checks.options("options", options)
@@ -211,7 +215,7 @@ class FifthAvenueEnv(gym.Env):
         self._play_opponents()
         return self._observe(), self._info()
 
-    def _start_game(self, seed):
+    def _start_game(self, seed: int | None) -> None:
         """A new game with its learner seat and opponents, before anyone moves."""
         super().reset(seed=seed)
         rng = self.np_random
@@ -260,7 +264,7 @@ class FifthAvenueEnv(gym.Env):
             self._play_opponent_action(seat, action)
         return None
 
-    def _play_opponent_action(self, seat, action):
+    def _play_opponent_action(self, seat, action) -> None:
         agent = self._opponents[seat]
         try:
             if action.__class__ is not int or not 0 <= action < NUM_ACTIONS:
@@ -284,7 +288,7 @@ class FifthAvenueEnv(gym.Env):
     def _observe(self):
         return self._observer.observe(self.game, self.learner_seat)
 
-    def action_masks(self):
+    def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (all False once the game is over)."""
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
         if self.game is not None and self.game.actor == self.learner_seat:
@@ -299,7 +303,7 @@ class FifthAvenueEnv(gym.Env):
                         opponents=[getattr(self._opponents[seat], "name", "?") for seat in sorted(self._opponents)])
         return info
 
-    def step(self, action):
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         illegal = self._play_learner_action(action)
         if illegal is not None:
             return illegal
@@ -340,13 +344,13 @@ class FifthAvenueEnv(gym.Env):
         terminated = game.is_over and not game.truncated
         return self._observe(), reward, terminated, game.truncated, self._info()
 
-    def action_name(self, action):
+    def action_name(self, action: int) -> str:
         """A readable name for an action id on this game's board."""
         return action_name(action, self.game.plot_color if self.game is not None else None)
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         """The text (``"ansi"``) or the picture (``"rgb_array"``) of the game; ``"human"`` shows the picture."""
         return self._renderer.render(self.game)
 
-    def close(self):
+    def close(self) -> None:
         self._renderer.close()

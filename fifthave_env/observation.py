@@ -37,7 +37,9 @@ import array
 import os
 import struct
 import warnings
+from collections.abc import Iterable, Sequence
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 
@@ -45,7 +47,7 @@ from .engine import auction, checks, scoring
 from .engine.board import (NUM_DISTRICTS, NUM_LOCATIONS, NUM_PLOTS, NUM_SHOP_TYPES, PLOTS_PER_DISTRICT, SHOP_PLOT,
                            parse_layout)
 from .engine.cards import BLACK, NUM_COLORS, NUM_KINDS
-from .engine.game import NUM_DECISIONS, GameConfig
+from .engine.game import NUM_DECISIONS, Game, GameConfig
 
 MAX_SEATS = 4
 OWNERS = MAX_SEATS + 1  # relative seats 0..3, then Alea
@@ -139,7 +141,7 @@ OBS_SIZE = OBS_SIZES[LATEST]
 OBS_HIGH = 1000.0
 
 
-def views(vector):
+def views(vector: np.ndarray) -> dict[str, np.ndarray]:
     """Named views (reshaped, no copy) into an observation vector of any layout."""
     size = len(vector)
     if size not in OBS_SIZES.values():
@@ -176,7 +178,7 @@ _AUCTION = (_O["auction_location"], _O["winning_bid"] + NUM_KINDS)  # the auctio
 _AUCTION_TAIL = (_O["high_bid"], _O["allowed_colors"])  # high_bid .. alea_cards
 
 
-_SEAT_INDEXES = {}
+_SEAT_INDEXES: dict[tuple[int, int], Any] = {}
 
 
 def _seat_index(n, seat):
@@ -194,7 +196,7 @@ def _build_seat_index(n, seat):
     index = np.arange(OBS_SIZE, dtype=np.intp)
     slot_seat = [(seat + i) % n if i < n else -1 for i in range(MAX_SEATS)] + [ALEA_SLOT]
 
-    def remap(name, axis_first):
+    def remap(name: str, axis_first) -> None:
         lo, hi = _OFFSETS[name]
         shape = _SHAPES[name]
         block = index[lo:hi].reshape(shape)
@@ -230,7 +232,7 @@ _PACK_COLORS = struct.Struct(f"{NUM_COLORS}f").pack_into
 _FLOAT = 4  # bytes per value of the state vector
 
 
-def _zeros(count):
+def _zeros(count: int):
     return array.array("f", bytes(4 * count))
 
 
@@ -258,7 +260,18 @@ class Observer:
     ``builds`` counts the observations built (tests use it to prove laziness).
     """
 
-    def __init__(self, config, version=1):
+    # What the last observation wrote, per section (None: nothing yet), so that the next one rewrites only what
+    # changed; declared here for the type checker (_forget sets them).
+    _decision_seen: Any
+    _progress_seen: Any
+    _plots_seen: Any
+    _row_seen: Any
+    _box_seen: Any
+    _scalars_seen: Any
+    _piles_seen: list[Any]
+    _auction_seen: Any
+
+    def __init__(self, config: GameConfig, version: int = 1) -> None:
         if not isinstance(config, GameConfig):
             raise checks.InvalidTypeError(f"config must be a GameConfig, got {checks.shown(config)}")
         version = checks.choice("observation layout (version)", version, tuple(sorted(LAYOUTS)))
@@ -278,11 +291,11 @@ class Observer:
         del state["_vector"]  # a view of _state: rebuilt on unpickling, or it would be a detached copy
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state) -> None:
         self.__dict__.update(state)
         self._forget()  # what was cached belongs to games of another process: rebuild on first use
 
-    def _forget(self):
+    def _forget(self) -> None:
         """Drop every record of what was written: the next observation rewrites all sections."""
         self._vector = np.frombuffer(self._state, dtype=np.float32)
         self._decision_seen = self._actor_seen = self._first_player_seen = self._progress_seen = None
@@ -290,7 +303,7 @@ class Observer:
         self._plots_seen = self._row_seen = self._box_seen = None
         self._district_scores = [[0] * self.n for _ in range(NUM_DISTRICTS)]
         self._plot_values = [0] * NUM_PLOTS
-        self._cp_value = 1
+        self._cp_value: float = 1
         self._cards_token = None
         self._piles_seen = [None] * NUM_COLORS
         self._scalars_seen = None
@@ -300,7 +313,7 @@ class Observer:
         self._public_bids_stale = bytearray(b"\x01" * self.n)
         self._auction_seen = False  # None: no auction written; else what was, to find what changed
 
-    def _write_static(self):
+    def _write_static(self) -> None:
         """The parts fixed by the configuration."""
         a = self._state
         n = self.n
@@ -317,7 +330,7 @@ class Observer:
             a[_O["player_present"] + q] = 1
         a[_O["alea"]] = n == 2
 
-    def observe(self, game, seat, out=None):
+    def observe(self, game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The observation of ``seat`` as a new array (or written into ``out``)."""
         if seat.__class__ is not int or not 0 <= seat < self.n:  # one cheap test on the hot path
             seat = checks.integer("seat", seat, 0, self.n - 1)  # a numpy int passes; nothing written yet
@@ -340,7 +353,7 @@ class Observer:
 
     # ---- sections of the state vector ------------------------------------------------
 
-    def _write_decision(self, g):
+    def _write_decision(self, g) -> None:
         """What changes at nearly every decision: the decision, the actor, the turn's progress.
 
         Of these, a bid step changes only the actor: each part is rewritten only when it changed."""
@@ -375,7 +388,7 @@ class Observer:
             a[p + 2] = g.shops_placed / 12
             a[_O["alea"] + 1] = g.alea_supply / 18
 
-    def _write_board(self, g):
+    def _write_board(self, g) -> None:
         """Plots, districts, commissioners, markers, row and box (and the derived board views).
 
         Called when the game's ``board_token`` changed; of its parts only those that changed
@@ -392,7 +405,8 @@ class Observer:
         height, owner, shops, closed = g.plot_height, g.plot_owner, g.plot_shops, g.closed
         if seen is None or seen[0] != height or seen[1] != owner or seen[2] != shops or seen[3] != closed:
             # a build, a shop or a stop changes one district: only its rows are rewritten
-            seen_height, seen_owner, seen_shops, seen_closed = seen or (None, None, None, None)
+            seen_height, seen_owner, seen_shops, seen_closed = (  # type: Any, Any, Any, Any
+                seen or (None, None, None, None))
             self._plots_seen = (height[:], owner[:], [plot_shops[:] for plot_shops in shops], closed[:])
             for d in range(NUM_DISTRICTS):
                 lo, hi = d * PLOTS_PER_DISTRICT, (d + 1) * PLOTS_PER_DISTRICT
@@ -405,7 +419,7 @@ class Observer:
             self._row_seen, self._box_seen = g.row[:], g.box[:]
             self._write_row(g)
 
-    def _write_district(self, g, d):
+    def _write_district(self, g, d) -> None:
         """District ``d``'s plots (shops, owners, heights), whether it is closed, and its derived views."""
         a = self._state
         lo, hi = d * PLOTS_PER_DISTRICT, (d + 1) * PLOTS_PER_DISTRICT
@@ -424,7 +438,7 @@ class Observer:
         if self._derived:
             self._write_district_derived(g, d)
 
-    def _write_district_derived(self, g, d):
+    def _write_district_derived(self, g, d) -> None:
         """District ``d``'s derived views: plot values and points, skyscrapers, scores, leads, build values."""
         a = self._state
         n = g.n
@@ -470,7 +484,7 @@ class Observer:
                 best = newcomer_best
             a[bv + q] = best / MAX_PLOT_VALUE
 
-    def _write_district_totals(self, g):
+    def _write_district_totals(self, g) -> None:
         """What sums over districts: the districts each seat owns a plot in, its projected score."""
         a, do = self._state, _O["districts_owned"]
         owned = g.owned
@@ -478,7 +492,7 @@ class Observer:
             a[do + q] = (NUM_DISTRICTS - owned[q].count(-1)) / NUM_DISTRICTS
         self._write_projected(g)
 
-    def _write_row(self, g):
+    def _write_row(self, g) -> None:
         a = self._state
         lo, hi = _ROW
         a[lo:hi] = _ZEROS_ROW
@@ -498,12 +512,12 @@ class Observer:
             a[_O["central_park_value"]] = self._cp_value / MAX_PLOT_VALUE
             self._write_projected(g)
 
-    def _write_projected(self, g):
+    def _write_projected(self, g) -> None:
         a, ps = self._state, _O["projected_score"]
         for q, district_total in enumerate(map(sum, zip(*self._district_scores))):  # per seat, over districts
             a[ps + q] = min((g.scores[q] + district_total + self._cp_value * g.cp_skyscrapers[q]) / 50, OBS_HIGH)
 
-    def _write_cards(self, g):
+    def _write_cards(self, g) -> None:
         """Colored piles and the black pile (called when the game's ``cards_token`` changed).
 
         A draw changes one pile: only the colored piles that changed are rewritten."""
@@ -527,7 +541,7 @@ class Observer:
         a[bp + 1] = g.black_faceup / 50
         a[bs], a[bs + 1], a[bs + 2] = g.black_seen
 
-    def _write_players(self, g, seat):
+    def _write_players(self, g, seat) -> None:
         """Scores, skyscraper stocks and hands, each seat's rows when they changed."""
         a = self._state
         n = g.n
@@ -545,7 +559,7 @@ class Observer:
                 self._write_projected(g)
         self._write_hands(g, seat)
 
-    def _write_hands(self, g, seat):
+    def _write_hands(self, g, seat) -> None:
         """Hands (the seat's own, their colors and sizes), known cards, and the bid rows they determine."""
         a = self._state
         n = g.n
@@ -580,7 +594,7 @@ class Observer:
                     if stale[q] and q != seat:
                         self._write_public_bids(q, hands[q], knowns[q])
 
-    def _write_own_bids(self, q, hand):
+    def _write_own_bids(self, q, hand) -> None:
         """bid_power and max_bid (exact) of seat ``q``, from its hand."""
         self._own_bids_stale[q] = False
         a = self._state
@@ -588,7 +602,7 @@ class Observer:
         _PACK_BID_POWER(a, (_BID_POWER + q * NUM_COLORS * 3) * _FLOAT, *power)
         _PACK_COLORS(a, (_EXACT_MAX_BID + q * NUM_COLORS) * _FLOAT, *power[::3])
 
-    def _write_public_bids(self, q, hand, known):
+    def _write_public_bids(self, q, hand, known) -> None:
         """max_bid of seat ``q`` as the others see it: known cards, 6 for each unknown card (R31 counts)."""
         self._public_bids_stale[q] = False
         a = self._state
@@ -601,7 +615,7 @@ class Observer:
             values.append((6 * count - 2 * known[k] - known[k + 1] + black) / 50 if count else 0)
         _PACK_COLORS(a, (_O["max_bid"] + q * NUM_COLORS) * _FLOAT, *values)
 
-    def _write_auction(self, g):
+    def _write_auction(self, g) -> None:
         """The auction on the table (all zero when there is none); of a running one, what changed."""
         a = self._state
         if g.auc_loc < 0:
@@ -655,7 +669,7 @@ class Observer:
                        g.auc_last_bid[:])
             self._write_auction_tail(g)
 
-    def _write_auction_tail(self, g):
+    def _write_auction_tail(self, g) -> None:
         """The high bid and its holder, Alea's bid, the winner's cards."""
         a = self._state
         lo, hi = _AUCTION_TAIL
@@ -672,7 +686,7 @@ class Observer:
         a[b:b + NUM_KINDS] = array.array("f", g.auc_last_bid) if g.auc_winner >= 0 else _ZEROS_AUCTION[:NUM_KINDS]
 
 
-def bid_power(hand, scale=1):
+def bid_power(hand: Sequence[int], scale: float = 1) -> list[float]:
     """Per color, then per build count 1/2/3: the largest bid total ``hand`` allows (R1, R21), / ``scale``.
 
     A bid of color c is cards of color c and black cards, opened with a card of color c;
@@ -684,7 +698,7 @@ def bid_power(hand, scale=1):
     black3 = 4 * hand[k]
     black2 = black3 + 5 * hand[k + 1]
     black1 = black2 + 6 * hand[k + 2]
-    power = []
+    power: list[float] = []
     for k in range(0, BLACK * 3, 3):
         fours, fives, sixes = hand[k], hand[k + 1], hand[k + 2]
         limit3 = 4 * fours
@@ -695,10 +709,10 @@ def bid_power(hand, scale=1):
     return power
 
 
-_CP_VALUES = {}
+_CP_VALUES: dict[Any, Any] = {}
 
 
-def expected_central_park_value(box):
+def expected_central_park_value(box: Iterable[int]) -> float:
     """Expected VP of one Central Park skyscraper with ``box`` drawn from at the end (R27: up to 3 tiles)."""
     key = tuple(sorted(box))
     value = _CP_VALUES.get(key)

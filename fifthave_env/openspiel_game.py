@@ -100,7 +100,7 @@ _GAME_TYPE = pyspiel.GameType(
 class FifthAvenueGame(pyspiel.Game):
     """``pyspiel.load_game("fifth_avenue", {"players": 4, "board": 5})``."""
 
-    def __init__(self, params=None):
+    def __init__(self, params=None) -> None:
         params = {**DEFAULT_PARAMS, **(params or {})}
         self.config = GameConfig(num_players=int(params["players"]), board=int(params["board"]),
                                  max_turns=int(params["max_turns"]))
@@ -131,13 +131,13 @@ class FifthAvenueGame(pyspiel.Game):
         # pyspiel would pickle a game as its parameters, without the deal count
         return _restore_game, (self.get_parameters(), self._deals)
 
-    def deserialize_state(self, text):
+    def deserialize_state(self, text: str):
         """The state ``state.serialize()`` wrote: untrusted input, read as JSON within limits and checked
         field by field (the game by ``Game.from_dict``); a ``ValueError`` names what is wrong. Nothing
         in the text is unpickled or looked up by name."""
         return _without_deal(self, lambda: self._read_state(text))
 
-    def _read_state(self, text):
+    def _read_state(self, text: str):
         max_length = self.max_game_length()
         data = safejson.loads(text, "a serialized fifth_avenue state", max_depth=8)
         checks.mapping("the serialized state", data, ("fifth_avenue_state", "history", "game", "histories"))
@@ -214,13 +214,13 @@ class FifthAvenueState(pyspiel.State):
     search that never reads an information state (MCTS rollouts) does not pay for them.
     """
 
-    def __init__(self, game, engine_game=None, histories=None, deal_seed=None):
+    def __init__(self, game, engine_game=None, histories=None, deal_seed=None) -> None:
         super().__init__(game)
         self._engine_game = engine_game
         self._deal_seed = deal_seed
         self._histories = _Histories(_ImmutableItems(h) for h in histories) if histories is not None else None
         self._unrecorded = _ImmutableItems()  # actions applied since the histories were brought up to date
-        self._replay_from = None  # the game before the first of them
+        self._replay_from: Game | None = None  # the game before the first of them
 
     @property
     def game(self):
@@ -239,7 +239,7 @@ class FifthAvenueState(pyspiel.State):
             if self._histories is None:
                 self._histories = self._start_histories(replay)
             for action in actions:  # the engine replays them exactly: the copy has the generator too
-                replay.apply(action)
+                replay.apply(action)  # type: ignore[union-attr]  # set whenever actions are unrecorded
                 self._record(self._histories, replay, action)
         elif self._histories is None:
             self._histories = self._start_histories(self.game)
@@ -251,7 +251,7 @@ class FifthAvenueState(pyspiel.State):
         self._record(histories, g, -1)
         return histories
 
-    def _record(self, histories, g, action):
+    def _record(self, histories, g, action) -> None:
         observer = self.get_game().history_observer
         for p in range(g.n):
             digest = hashlib.blake2b(observer.observe(g, p).tobytes(), digest_size=8).hexdigest()
@@ -265,7 +265,7 @@ class FifthAvenueState(pyspiel.State):
     def _legal_actions(self, player):
         return list(self.game.legal_actions()) if player == self.game.actor else []
 
-    def _apply_action(self, action):
+    def _apply_action(self, action) -> None:
         action = int(action)
         game = self.game
         if not self._unrecorded:
@@ -315,21 +315,21 @@ class FifthAvenueState(pyspiel.State):
         # through serialize(): a pickled state holds JSON text, read back by the checked deserialize_state
         return _restore_state, (self.get_game(), self.serialize())
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"turn {self.game.turn}, actor {self.game.actor}, scores {self.game.scores}"
 
 
 _SECTIONS = ("[Meta]", "[Game]", "[State]")
 
 
-def serialize_game_and_state(game, state):
+def serialize_game_and_state(game, state) -> str:
     """``game`` and ``state`` in one text, laid out as OpenSpiel's ``serialize_game_and_state`` lays them
     out, with ``state.serialize()``'s JSON as the state: :func:`deserialize_game_and_state` reads it."""
     return (f"# fifth_avenue game and state (fifthave_env.openspiel_game.serialize_game_and_state)\n"
             f"[Meta]\nVersion: 1\n\n[Game]\n{game.serialize()}\n[State]\n{state.serialize()}\n")
 
 
-def deserialize_game_and_state(text):
+def deserialize_game_and_state(text: str):
     """``(game, state)`` from :func:`serialize_game_and_state`'s text, which is untrusted input: the game is
     ``fifth_avenue`` with known parameters, the state is read by ``game.deserialize_state``; a
     ``ValueError`` names what is wrong. (``pyspiel.deserialize_game_and_state`` unpickles Python games'
@@ -339,7 +339,7 @@ def deserialize_game_and_state(text):
     if len(text) > safejson.MAX_BYTES:
         raise checks.InvalidValueError(f"the serialized game and state holds {len(text):,} characters; at most "
                                        f"{safejson.MAX_BYTES:,} are read")
-    sections = {}
+    sections: dict[str, list[str]] = {}
     current = None
     for line in text.split("\n"):
         if not line or line.startswith("#"):
@@ -396,12 +396,12 @@ def _without_deal(game, make):
 class FifthAvenueObserver:
     """Our observation vector (tensor) and its named views (dict); PyObserver interface."""
 
-    def __init__(self, config):
+    def __init__(self, config) -> None:
         self._observer = Observer(config, version=LATEST)
         self.tensor = np.zeros(OBS_SIZES[LATEST], np.float32)
         self.dict = views(self.tensor)
 
-    def set_from(self, state, player):
+    def set_from(self, state, player) -> None:
         self.tensor[:] = self._observer.observe(state.game, player)
 
     def string_from(self, state, player):
@@ -423,7 +423,7 @@ class ISMCTSBot(ismcts.ISMCTSBot):
     ``restart_at`` (which ``evaluate_bots`` calls first and ``pyspiel.Bot`` leaves unimplemented) only
     clears its tree."""
 
-    def restart_at(self, state):
+    def restart_at(self, state) -> None:
         self.reset()
 
 

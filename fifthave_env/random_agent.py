@@ -6,6 +6,8 @@ protocol of ``fifthave.agents.base``.
 
 import numpy as np
 
+from .engine.game import GameConfig
+
 
 class RandomAgent:
     """Uniform over the legal actions."""
@@ -13,12 +15,12 @@ class RandomAgent:
     name = "random"
     needs_observation = False  # reads the mask only: callers pass observation=None and skip building it
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.rng = np.random.default_rng()
 
-    def reset(self, config, seat, rng):
+    def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
         self.rng = rng
 
-    def act(self, observation, action_mask):
+    def act(self, observation: np.ndarray | None, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)
         return int(legal[self.rng.integers(len(legal))])

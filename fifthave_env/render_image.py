@@ -17,6 +17,8 @@ edges; the parts every picture shares and the rendered texts are cached.
 """
 
 import functools
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -33,7 +35,7 @@ from .engine.board import (
     SUCCESSORS,
 )
 from .engine.cards import BLACK, CARD_COLOR_NAMES, KIND_COLOR, KIND_VALUE, NUM_COLORS, NUM_KINDS
-from .engine.game import DECISION_NAMES
+from .engine.game import DECISION_NAMES, Game
 from .render_text import SHOP_LETTERS
 
 WIDTH, HEIGHT = 1280, 720
@@ -70,7 +72,7 @@ def _box_center(box):
 LOCATION_CENTERS = DISTRICT_CENTERS + (_box_center(CENTRAL_PARK_BOX), _box_center(CITY_HALL_BOX))
 
 
-def plot_center(plot, board=5):
+def plot_center(plot: int, board: int = 5) -> tuple[float, float]:
     """Pixel ``(x, y)`` (scale 1) of a plot's center; position 0 is at the top, then clockwise."""
     d, p = divmod(plot, PLOTS_PER_DISTRICT)
     if p >= board:
@@ -81,7 +83,7 @@ def plot_center(plot, board=5):
 
 
 @functools.lru_cache(maxsize=None)
-def _font(size):
+def _font(size: int):
     return ImageFont.load_default(size=size)
 
 
@@ -96,7 +98,7 @@ def _owner_rgb(owner):
 
 
 @functools.lru_cache(maxsize=4096)
-def _text_mask(text, size, anchor):
+def _text_mask(text: str, size: int, anchor):
     """The text as an alpha mask and its offset from the anchor point (drawing text is the slow part)."""
     font = _font(size)
     left, top, right, bottom = font.getbbox(text, anchor=anchor)
@@ -108,7 +110,7 @@ def _text_mask(text, size, anchor):
 class _Pen:
     """ImageDraw in output pixels: every coordinate and size is multiplied by the supersampling factor."""
 
-    def __init__(self, image, factor):
+    def __init__(self, image, factor) -> None:
         self.image = image
         self.draw = ImageDraw.Draw(image)
         self.k = factor
@@ -116,31 +118,31 @@ class _Pen:
     def _xy(self, *values):
         return [v * self.k for v in values]
 
-    def rect(self, box, fill=None, outline=None, width=1, radius=0):
+    def rect(self, box, fill=None, outline=None, width: int = 1, radius: float = 0) -> None:
         self.draw.rounded_rectangle(self._xy(*box), radius=radius * self.k, fill=fill, outline=outline,
                                     width=max(1, round(width * self.k)) if outline else 0)
 
-    def circle(self, x, y, r, fill=None, outline=None, width=1):
+    def circle(self, x, y, r, fill=None, outline=None, width: int = 1) -> None:
         self.draw.ellipse(self._xy(x - r, y - r, x + r, y + r), fill=fill, outline=outline,
                           width=max(1, round(width * self.k)) if outline else 0)
 
-    def line(self, points, fill, width=1):
+    def line(self, points, fill, width: int = 1) -> None:
         self.draw.line([v * self.k for point in points for v in point], fill=fill, width=round(width * self.k),
                        joint="curve")
 
-    def polygon(self, points, fill=None, outline=None, width=1):
+    def polygon(self, points, fill=None, outline=None, width: int = 1) -> None:
         self.draw.polygon([v * self.k for point in points for v in point], fill=fill, outline=outline,
                           width=max(1, round(width * self.k)) if outline else 0)
 
-    def text(self, x, y, text, size=14, fill=INK, anchor="la"):
+    def text(self, x, y, text: str, size: int = 14, fill=INK, anchor: str = "la") -> None:
         mask, left, top = _text_mask(text, size * self.k, anchor)
         self.image.paste(fill, (round(x * self.k) + left, round(y * self.k) + top), mask)
 
-    def text_width(self, text, size=14):
+    def text_width(self, text: str, size: int = 14):
         return self.draw.textlength(text, font=_font(size * self.k)) / self.k
 
 
-def board_image(game, hands="actor", caption=None, scale=1.0):
+def board_image(game: Game, hands: str = "actor", caption: str | None = None, scale: float = 1.0) -> Image.Image:
     """The game as a ``PIL.Image`` (RGB, ``1280 x 720`` times ``scale``).
 
     ``hands`` picks whose exact hand is shown (everything else drawn is public, R30):
@@ -166,11 +168,11 @@ def board_image(game, hands="actor", caption=None, scale=1.0):
         pen.text(12, HEIGHT - 13, caption, size=15, anchor="lm")
     image = image.reduce(k)
     if scale != 1:
-        image = image.resize((round(WIDTH * scale), round(HEIGHT * scale)), Image.LANCZOS)
+        image = image.resize((round(WIDTH * scale), round(HEIGHT * scale)), Image.Resampling.LANCZOS)
     return image
 
 
-def render_image(game, hands="actor", caption=None, scale=1.0):
+def render_image(game: Game, hands: str = "actor", caption: str | None = None, scale: float = 1.0) -> np.ndarray:
     """The picture of :func:`board_image` as an ``(H, W, 3)`` uint8 numpy array."""
     return np.asarray(board_image(game, hands=hands, caption=caption, scale=scale))
 
@@ -192,7 +194,7 @@ def _background():
     return image
 
 
-def _draw_header(pen, g):
+def _draw_header(pen, g) -> None:
     info = (f"{g.n} players · {g.config.board}-plot board · turn {g.turn} · "
             f"shops placed {g.shops_placed}/12 · stops {g.stops}/2")
     pen.text(170, 21, info, size=15, fill=(210, 210, 210), anchor="lm")
@@ -218,7 +220,7 @@ def _edge_point(loc, toward):
     return x + dx / length * reach, y + dy / length * reach
 
 
-def _arrow(pen, start, end, fill, width=3):
+def _arrow(pen, start, end, fill, width: int = 3) -> None:
     pen.line([start, end], fill=fill, width=width)
     dx, dy = end[0] - start[0], end[1] - start[1]
     length = float(np.hypot(dx, dy))
@@ -227,7 +229,7 @@ def _arrow(pen, start, end, fill, width=3):
     pen.polygon([end, (back[0] - 6 * uy, back[1] + 6 * ux), (back[0] + 6 * uy, back[1] - 6 * ux)], fill=fill)
 
 
-def _draw_routes(pen):
+def _draw_routes(pen) -> None:
     """R6: the commissioners' moves, left to right, and the way home that starts the auctions."""
     for src, dests in SUCCESSORS.items():
         if src == CENTRAL_PARK:
@@ -245,7 +247,7 @@ def _draw_routes(pen):
     pen.text(300, bottom - 10, "back to City Hall: auctions", size=13, fill=(130, 120, 100), anchor="lm")
 
 
-def _draw_district(pen, g, d):
+def _draw_district(pen, g, d) -> None:
     cx, cy = DISTRICT_CENTERS[d]
     auctioned = g.auc_loc == d
     pen.circle(cx, cy, DISTRICT_RADIUS, fill=(252, 250, 244) if not g.closed[d] else (200, 196, 188),
@@ -262,7 +264,7 @@ def _draw_district(pen, g, d):
             _flag(pen, cx + 66 + 18 * c, cy - DISTRICT_RADIUS - 10, COMMISSIONER_RGB[c])
 
 
-def _draw_plot(pen, g, plot):
+def _draw_plot(pen, g, plot) -> None:
     x, y = plot_center(plot, g.config.board)
     color = g.plot_color[plot]
     owner = g.plot_owner[plot]
@@ -286,13 +288,13 @@ def _draw_plot(pen, g, plot):
         _tower(pen, x, y + (6 if shops else 2), _owner_rgb(owner), str(height), size=1.0)
 
 
-def _shop_tile(pen, x, y, shop_type, size=15):
+def _shop_tile(pen, x, y, shop_type, size: int = 15) -> None:
     h = size / 2
     pen.rect((x - h, y - h, x + h, y + h), fill=SHOP_RGB[shop_type], outline=INK, width=1.2, radius=3)
     pen.text(x, y + 0.5, SHOP_LETTERS[shop_type], size=round(size * 0.75), anchor="mm")
 
 
-def _tower(pen, x, y, fill, label, size=1.0):
+def _tower(pen, x, y, fill, label: str, size: float = 1.0) -> None:
     """A skyscraper: a block with a setback top; ``label`` written on it."""
     w, h = 11 * size, 14 * size
     pen.polygon([(x - w, y + h), (x - w, y - h + 5 * size), (x - w / 2, y - h + 5 * size), (x - w / 2, y - h),
@@ -302,13 +304,13 @@ def _tower(pen, x, y, fill, label, size=1.0):
         pen.text(x, y + 3 * size, label, size=round(14 * size), fill=_text_rgb(fill), anchor="mm")
 
 
-def _draw_city_hall(pen):
+def _draw_city_hall(pen) -> None:
     box = CITY_HALL_BOX
     pen.rect(box, fill=(215, 210, 200), outline=(120, 112, 100), width=2, radius=8)
     pen.text((box[0] + box[2]) / 2, box[1] + 16, "City Hall", size=15, anchor="mm")
 
 
-def _draw_central_park(pen, g):
+def _draw_central_park(pen, g) -> None:
     box = CENTRAL_PARK_BOX
     auctioned = g.auc_loc == CENTRAL_PARK
     pen.rect(box, fill=(150, 200, 130), outline=HIGHLIGHT if auctioned else (80, 120, 70),
@@ -330,7 +332,7 @@ def _draw_central_park(pen, g):
             _shop_tile(pen, x0 + 34 + 18 * i, box[1] + 208, t, size=15)
 
 
-def _draw_commissioners(pen, g):
+def _draw_commissioners(pen, g) -> None:
     """The white and beige commissioners: pawns beside their district, inside City Hall or Central Park."""
     for c in (0, 1):
         loc = g.comm_pos[c]
@@ -344,18 +346,18 @@ def _draw_commissioners(pen, g):
         _pawn(pen, x, y, COMMISSIONER_RGB[c])
 
 
-def _pawn(pen, x, y, fill):
+def _pawn(pen, x, y, fill) -> None:
     pen.polygon([(x - 10, y + 14), (x - 5, y - 2), (x + 5, y - 2), (x + 10, y + 14)], fill=fill, outline=INK, width=1.5)
     pen.circle(x, y - 7, 7, fill=fill, outline=INK, width=1.5)
 
 
-def _flag(pen, x, y, fill):
+def _flag(pen, x, y, fill) -> None:
     """A commissioner's marker: a flag whose foot is at ``(x, y + 10)``."""
     pen.line([(x, y + 10), (x, y - 10)], fill=INK, width=2)
     pen.polygon([(x, y - 10), (x + 14, y - 5), (x, y)], fill=fill, outline=INK, width=1.2)
 
 
-def _draw_legend(pen):
+def _draw_legend(pen) -> None:
     x, y = 16, 62
     _pawn(pen, x + 8, y + 6, COMMISSIONER_RGB[0])
     _pawn(pen, x + 30, y + 6, COMMISSIONER_RGB[1])
@@ -372,19 +374,19 @@ def _draw_legend(pen):
 # ---- the side panel ----------------------------------------------------------------------
 
 
-def _card(pen, x, y, color, label, w=20, h=27):
+def _card(pen, x, y, color, label: str, w: int = 20, h: int = 27) -> None:
     fill = CARD_RGB[color]
     pen.rect((x, y, x + w, y + h), fill=fill, outline=INK, width=1, radius=3)
     if label:
         pen.text(x + w / 2, y + h / 2, label, size=13, fill=_text_rgb(fill), anchor="mm")
 
 
-def _section(pen, y, title):
+def _section(pen, y, title) -> None:
     pen.text(PANEL_LEFT + 10, y, title, size=15, fill=(90, 80, 60), anchor="lm")
     pen.line([(PANEL_LEFT + 12 + pen.text_width(title, 15) + 8, y), (WIDTH - 12, y)], fill=(190, 180, 160), width=1)
 
 
-def _draw_panel(pen, g, hands):
+def _draw_panel(pen, g, hands) -> None:
     y = _draw_players(pen, g, 58)
     y = _draw_piles_and_row(pen, g, y + 8)
     y = _draw_auction(pen, g, y + 8)
@@ -394,7 +396,7 @@ def _draw_panel(pen, g, hands):
         _card_row(pen, PANEL_LEFT + 14, y + 22, g.hands[seat])
 
 
-def _card_row(pen, x, y, counts):
+def _card_row(pen, x, y, counts: Sequence[int]):
     """Cards by kind with their counts, e.g. ``[5] x2``, wrapping at the panel's edge; returns the end ``(x, y)``."""
     left = x
     for kind in range(NUM_KINDS):
@@ -533,7 +535,7 @@ class ImageWindow:
     ``render_mode="rgb_array"`` there.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         try:
             import matplotlib.pyplot as plt
         except ImportError as error:  # the core install has no matplotlib; the env must still run
@@ -554,14 +556,14 @@ class ImageWindow:
         self.figure, self.axes = plt.subplots(figsize=(WIDTH / 100, HEIGHT / 100), dpi=100)
         self.figure.subplots_adjust(0, 0, 1, 1)
         self.axes.set_axis_off()
-        self._artist = None
+        self._artist: Any = None  # matplotlib's AxesImage after the first frame
 
-    def show(self, frame):
+    def show(self, frame: np.ndarray) -> None:
         if self._artist is None:
             self._artist = self.axes.imshow(frame)
         else:
             self._artist.set_data(frame)
         self._plt.pause(0.001)  # draws the frame and keeps the window responsive
 
-    def close(self):
+    def close(self) -> None:
         self._plt.close(self.figure)

@@ -1,5 +1,7 @@
 """A text picture of a game for ``render_mode="ansi"``: board, scores, auction, one seat's hand."""
 
+from collections.abc import Sequence
+
 from .engine.auction import ALEA, ALEA_IN, ALEA_NOT_YET
 from .engine.board import (
     CENTRAL_PARK,
@@ -11,13 +13,13 @@ from .engine.board import (
     SHOP_NAMES,
 )
 from .engine.cards import CARD_COLOR_NAMES, COLOR_NAMES, KIND_VALUE, NUM_KINDS, kind_name
-from .engine.game import DECISION_NAMES
+from .engine.game import DECISION_NAMES, Game
 
 SHOP_LETTERS = "BJGP"  # boutique, jeweler, gallery, perfume
 OWNER_LETTERS = "0123A"  # seats 0-3, Alea
 
 
-def _cards(counts):
+def _cards(counts: Sequence[int]):
     parts = [f"{counts[k]}x{kind_name(k)}" for k in range(NUM_KINDS) if counts[k]]
     return ", ".join(parts) if parts else "-"
 
@@ -30,7 +32,7 @@ def _plot(g, plot):
     return f"{label}[{shops}{sky}]".ljust(11)
 
 
-def render_text(g, seat=None):
+def render_text(g: Game, seat: int | None = None) -> str:
     """The game as text; ``seat`` (default: the seat asked now) is the only hand shown."""
     lines = []
     status = "over" if g.is_over else f"seat {g.actor}: {DECISION_NAMES[g.decision]}"

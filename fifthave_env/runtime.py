@@ -23,6 +23,8 @@ import signal
 import sys
 import tempfile
 import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import IO, Any
 
 INTERRUPTED_EXIT = 130  # 128 + SIGINT: what a shell reports for a program ended by Ctrl-C
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -32,7 +34,7 @@ class OutputError(ValueError):
     """An output path that cannot be written; the message names the option, the path and why."""
 
 
-def _try_create_in(name, path, directory):
+def _try_create_in(name: str, path, directory):
     """Create and remove a file in ``directory`` or, if it does not exist yet, in its nearest existing
     ancestor (then the missing directories can be made there); nothing is left behind."""
     existing = os.path.abspath(directory)
@@ -48,14 +50,14 @@ def _try_create_in(name, path, directory):
         raise OutputError(f"{name} {path!r} cannot be written: {error.strerror or error} ({existing})") from None
 
 
-def check_writable(name, path):
+def check_writable(name: str, path: str | os.PathLike[str]) -> None:
     """Raise ``OutputError`` unless a file can be written at ``path`` (missing directories can be made)."""
     if os.path.isdir(path):
         raise OutputError(f"{name} {path!r} is a directory; give a file path")
     _try_create_in(name, path, os.path.dirname(os.path.abspath(path)))
 
 
-def check_writable_directory(name, path):
+def check_writable_directory(name: str, path: str | os.PathLike[str]) -> None:
     """Raise ``OutputError`` unless ``path`` is, or can be made, a directory that files can be written in."""
     if os.path.exists(path) and not os.path.isdir(path):
         raise OutputError(f"{name} {path!r} is a file; give a directory")
@@ -68,7 +70,7 @@ def _temporary_path(path):
 
 
 @contextlib.contextmanager
-def atomic_open(path, mode="w", **kwargs):
+def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -> Iterator[IO[Any]]:
     """``with atomic_open(path, "w") as f``: ``f`` writes a temporary file that replaces ``path`` when the
     block ends without an error (flushed and fsynced first); on an error ``path`` is left as it was."""
     if not mode.startswith("w"):
@@ -86,19 +88,19 @@ def atomic_open(path, mode="w", **kwargs):
             os.remove(tmp)
 
 
-def atomic_write_bytes(path, data):
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
     with atomic_open(path, "wb") as f:
         f.write(data)
 
 
-def atomic_write_text(path, text):
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
     with atomic_open(path, "w", newline="") as f:
         f.write(text)
 
 
-def die_with_parent(parent_pid):
+def die_with_parent(parent_pid: int) -> None:
     """End this (worker) process when the process ``parent_pid`` ends, however it ends; Ctrl-C is left to
     the parent (a worker ignores SIGINT, which the terminal sends to the whole process group)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -112,7 +114,7 @@ def die_with_parent(parent_pid):
         threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
 
 
-def _watch_parent(parent_pid, every=1.0):
+def _watch_parent(parent_pid, every: float = 1.0) -> None:
     stop = threading.Event()
     while not stop.wait(every):
         if os.getppid() != parent_pid:
@@ -120,7 +122,7 @@ def _watch_parent(parent_pid, every=1.0):
 
 
 @contextlib.contextmanager
-def exit_on_interrupt(program, message=None):
+def exit_on_interrupt(program: str, message: str | Callable[[], str] | None = None) -> Iterator[None]:
     """Turn Ctrl-C inside the block into ``program: interrupted[; message]`` on stderr and exit code 130.
     ``message`` may be a callable, called then (e.g. to name what was kept)."""
     try:
@@ -131,7 +133,7 @@ def exit_on_interrupt(program, message=None):
         raise SystemExit(INTERRUPTED_EXIT) from None
 
 
-def atomic_append_csv(path, fieldnames, rows):
+def atomic_append_csv(path: str | os.PathLike[str], fieldnames: Sequence[str], rows: Iterable[dict]) -> None:
     """Add ``rows`` (dicts) to the CSV file ``path`` (made with a header if missing) by writing the whole new
     file atomically: a kill mid-write never leaves half a row."""
     import csv
@@ -149,7 +151,7 @@ def atomic_append_csv(path, fieldnames, rows):
     atomic_write_text(path, text + buffer.getvalue())
 
 
-def process_exists(pid):
+def process_exists(pid: int) -> bool:
     """Whether a process ``pid`` exists (a stale lock or temp file names its writer's pid)."""
     if pid <= 0:
         return False  # not a process id (0 would signal our own process group)

@@ -6,7 +6,8 @@ Run: ``.venv/bin/python scripts/benchmark.py [--seconds 3] [--repeat 3] [--confi
 observation and mask / ``step``), one random legal action per decision, on
 ``fifth_avenue_v1`` (and ``fifth_avenue_v0``: its smaller observation). Engine loop:
 ``Game.legal_actions()`` / ``Game.apply()`` only. When PettingZoo's ``connect_four_v3``
-imports (it needs pygame: ``pip install -e ".[bench]"``), the same env loop runs on it for
+imports (it needs pygame, which scripts/setup.sh leaves out: ``.venv/bin/python -m pip install -e ".[bench]"``),
+the same env loop runs on it for
 scale, back to back with ours, ``--repeat`` times; the ratio is of the medians, so a loaded
 machine (the load average is printed) moves both alike; ``--clock cpu`` counts this process's
 CPU time instead of wall time, steadier when other jobs share the cores. ``observe()``: mean microseconds to
@@ -121,7 +122,8 @@ def main(argv=None):
         from pettingzoo.classic import connect_four_v3
     except ImportError as err:
         connect_four_v3 = None
-        print(f"connect_four_v3 not measured ({err}); install pygame to compare")
+        print(f"connect_four_v3 not measured ({err}): the connect_four columns need pygame, which scripts/setup.sh "
+              f"does not install; add it with .venv/bin/python -m pip install -e \".[bench]\"")
     print(f"{'config':8} {'v1 env() dec/s':>15} {'v0 env() dec/s':>15} {'engine dec/s':>13} {'dec/game':>9}"
           + (f" {'connect_four':>13} {'v1/c4':>7} {'v0/c4':>7}" if connect_four_v3 else ""))
     for spec in args.configs.split(","):

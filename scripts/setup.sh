@@ -31,6 +31,6 @@ if ! "$VPY" -c "import torch" >/dev/null 2>&1; then
   echo "setup: installing torch==2.13.0 into .venv"
   "$VPY" -m pip install $quiet "torch==2.13.0"
 fi
-echo "setup: pip install -e \".[train,analysis,notebooks,research,dev,distributed,web]\" into .venv"
-"$VPY" -m pip install $quiet -e ".[train,analysis,notebooks,research,dev,distributed,web]"
+echo "setup: pip install -e \".[train,analysis,notebooks,research,dev,docs,distributed,web]\" into .venv"
+"$VPY" -m pip install $quiet -e ".[train,analysis,notebooks,research,dev,docs,distributed,web]"
 echo "$stamp" > "$STAMP"

@@ -14,4 +14,9 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     echo "test: /usr/bin/chromium is missing and cannot be installed here (needs root and apt-get); the browser tests will skip"
   fi
 fi
+# The API reference builds from the docstrings with warnings as errors (output in build/api, gitignored).
+echo "test: building the API reference (docs/api -> build/api)"
+.venv/bin/python -m sphinx -q -W --keep-going -b html docs/api build/api
+echo "test: type-checking the public API (mypy; the files it checks are listed in pyproject.toml)"
+.venv/bin/python -m mypy
 exec .venv/bin/python -m pytest -q -n 2 "$@"

@@ -5,27 +5,29 @@ same for every configuration (2-4 players, either board); ids that a
 configuration never uses (the sixth plot of the 5-plot board, say) are simply
 never legal.
 
-======  =============================  =============================================
-ids     decision                       meaning
-======  =============================  =============================================
-0-3     CHOOSE_ACTION                  action A, B, C or D of the turn
-4-45    PLACE_START                    starting skyscraper on plot ``id - 4``
-46-49   SHOP_TILE                      take a shop of type ``id - 46`` from the active group
-50-91   SHOP_PLOT                      put the taken shop on plot ``id - 50``
-92-96   DRAW_COLOR                     take the top card of colored pile ``id - 92``
-97-114  MOVE                           commissioner ``(id - 97) // 9`` to location ``(id - 97) % 9``
-115-121 SCORE_DISTRICT                 score district ``id - 115``
-122-139 BID (add card)                 lay a card of kind ``id - 122`` (color*3 + value index)
-140     BID (confirm)                  end the bidding turn with the cards laid
-141     BID (pass)                     leave the auction, taking the cards back
-142-145 BUILD                          build ``id - 142`` skyscrapers (0-3) after winning
-146     BUILD (stop)                   declare a building stop
-======  =============================  =============================================
+=======  =============================  =============================================
+ids      decision                       meaning
+=======  =============================  =============================================
+0-3      CHOOSE_ACTION                  action A, B, C or D of the turn
+4-45     PLACE_START                    starting skyscraper on plot ``id - 4``
+46-49    SHOP_TILE                      take a shop of type ``id - 46`` from the active group
+50-91    SHOP_PLOT                      put the taken shop on plot ``id - 50``
+92-96    DRAW_COLOR                     take the top card of colored pile ``id - 92``
+97-114   MOVE                           commissioner ``(id - 97) // 9`` to location ``(id - 97) % 9``
+115-121  SCORE_DISTRICT                 score district ``id - 115``
+122-139  BID (add card)                 lay a card of kind ``id - 122`` (color*3 + value index)
+140      BID (confirm)                  end the bidding turn with the cards laid
+141      BID (pass)                     leave the auction, taking the cards back
+142-145  BUILD                          build ``id - 142`` skyscrapers (0-3) after winning
+146      BUILD (stop)                   declare a building stop
+=======  =============================  =============================================
 
 Plot ``i`` is district ``i // 6``, ring position ``i % 6``. Locations: districts
-0-6, Central Park 7, City Hall 8. Commissioners: white 0, beige 1. Card colors:
+0-6, Cen tral Park 7, City Hall 8. Commissioners: white 0, beige 1. Card colors:
 gray, brown, violet, orange, green, black (0-5); values 4, 5, 6 (index 0-2).
 """
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -88,7 +90,7 @@ ACTION_ID_ALLOWED = (f"an action is an int id in [0, {NUM_ACTIONS}) (a Python or
                      f"or a 0-d integer array)")
 
 
-def as_action_id(action):
+def as_action_id(action: object) -> int:
     """The one check of what callers pass as an action: a Python or numpy integer (or a 0-d
     integer array, as a policy's ``predict`` returns) in ``[0, NUM_ACTIONS)`` becomes a plain int;
     anything else (bool, float, str, None, a list, a shape-(1,) array, NaN, an id out of range, ...)
@@ -105,11 +107,11 @@ def as_action_id(action):
     return action
 
 
-def move_action(commissioner, destination):
+def move_action(commissioner: int, destination: int) -> int:
     return MOVE + commissioner * NUM_LOCATIONS + destination
 
 
-def decode(action):
+def decode(action: int) -> tuple[str, int]:
     """``(block name, argument)`` for an action id; raises ValueError if out of range."""
     if not isinstance(action, (int,)) and not hasattr(action, "__index__"):
         raise TypeError(f"an action id is an int in [0, {NUM_ACTIONS}), got {action!r}")
@@ -122,7 +124,7 @@ def decode(action):
     raise AssertionError("unreachable")
 
 
-def action_name(action, plot_colors=None):
+def action_name(action: int, plot_colors: Sequence[int] | None = None) -> str:
     """A readable name, e.g. ``"move beige -> Times Square"``; stable and parseable.
 
     ``plot_colors`` (a game's flat plot colors) adds each plot's color.
@@ -154,11 +156,11 @@ def action_name(action, plot_colors=None):
     return "declare building stop"
 
 
-_NAMES_CACHE = {}
-_IDS_CACHE = {}
+_NAMES_CACHE: dict[tuple[int, ...] | None, tuple[str, ...]] = {}
+_IDS_CACHE: dict[tuple[int, ...] | None, dict[str, int]] = {}
 
 
-def action_names(plot_colors=None):
+def action_names(plot_colors: Sequence[int] | None = None) -> tuple[str, ...]:
     """Every action's name, indexed by id (a tuple, cached per board's ``plot_colors``)."""
     key = tuple(plot_colors) if plot_colors is not None else None
     names = _NAMES_CACHE.get(key)
@@ -167,7 +169,7 @@ def action_names(plot_colors=None):
     return names
 
 
-def action_from_name(name, plot_colors=None):
+def action_from_name(name: str, plot_colors: Sequence[int] | None = None) -> int:
     """The inverse of :func:`action_name` (with the same ``plot_colors``)."""
     key = tuple(plot_colors) if plot_colors is not None else None
     table = _IDS_CACHE.get(key)
@@ -180,7 +182,7 @@ def action_from_name(name, plot_colors=None):
                          f"'bid black 5', 'move white -> 34th St West', 'pass'") from None
 
 
-def describe_table():
+def describe_table() -> list[str]:
     """The whole action table as lines ``id  name`` (for documentation)."""
     return [f"{a:3d}  {action_name(a)}" for a in range(NUM_ACTIONS)]
 

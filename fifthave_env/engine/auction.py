@@ -4,10 +4,15 @@ The auction in progress lives in the game's ``auc_*`` fields; the coordinator
 (:mod:`game`) decides what happens before and after one.
 """
 
+from typing import TYPE_CHECKING
+
 from .actions import BID_ADD, BID_CONFIRM, BID_PASS, BUILD, DECLARE_STOP
 from .board import CENTRAL_PARK, PLOTS_PER_DISTRICT
 from .cards import BLACK, FACE_UP, KIND_COLOR, KIND_VALUE, NUM_COLORS, NUM_KINDS, SEEN_FACE_DOWN, bid_limit
 from .scoring import district_scores, plot_value, skyscrapers_in
+
+if TYPE_CHECKING:  # game imports this module
+    from .game import Game
 
 ALEA = 4  # owner id of Alea's skyscrapers (R25)
 ALL_COLORS = (1 << NUM_COLORS) - 1
@@ -20,7 +25,7 @@ _OPENING_KINDS = [tuple(k for k in range(NUM_COLORS * 3) if allowed >> KIND_COLO
 _FOLLOWING_KINDS = [(c * 3, c * 3 + 1, c * 3 + 2, BLACK * 3, BLACK * 3 + 1, BLACK * 3 + 2) for c in range(NUM_COLORS)]
 
 
-def allowed_colors(g, p, d):
+def allowed_colors(g: "Game", p: int, d: int) -> int:
     """Bitmask of the colors seat ``p`` may open with in district ``d`` (R22, R37)."""
     own = g.owned[p][d]
     if own >= 0:
@@ -39,7 +44,7 @@ def allowed_colors(g, p, d):
     return empty if empty else shops_only
 
 
-def district_is_full(g, d):
+def district_is_full(g: "Game", d: int) -> bool:
     """No empty colored plot (R37); the colorless shop plot never counts."""
     base = d * PLOTS_PER_DISTRICT
     for plot in range(base, base + PLOTS_PER_DISTRICT):
@@ -48,7 +53,7 @@ def district_is_full(g, d):
     return True
 
 
-def clear_auction(g):
+def clear_auction(g: "Game") -> None:
     """No auction on the table: the ``auc_*`` fields at rest."""
     n = g.n
     g.auc_loc = -1
@@ -69,7 +74,7 @@ def clear_auction(g):
     g.auc_bid_color = -1
 
 
-def open_auction(g, loc):
+def open_auction(g: "Game", loc: int) -> None:
     """The auction at ``loc`` begins; the mover bids first (R21); allowed colors are fixed now (R22)."""
     clear_auction(g)
     g.auc_loc = loc
@@ -83,7 +88,7 @@ def open_auction(g, loc):
     g.actor = g.active
 
 
-def legal_bids(g):
+def legal_bids(g: "Game") -> list[int]:
     """Cards the bidder may add, confirm, pass (R21, R34-R36): the first card is colored and of an
     allowed color (R22; in Central Park the confirmed color, R36), later ones that color or black;
     confirm only strictly above the high bid; pass at any moment."""
@@ -101,7 +106,7 @@ def legal_bids(g):
     return legal
 
 
-def add_card(g, k):
+def add_card(g: "Game", k: int) -> None:
     p = g.actor
     g.hands[p][k] -= 1
     if g.known[p][k]:
@@ -112,7 +117,7 @@ def add_card(g, k):
         g.auc_color[p] = KIND_COLOR[k]
 
 
-def confirm(g):
+def confirm(g: "Game") -> None:
     p = g.actor
     g.auc_high = g.auc_total[p]
     g.auc_high_bidder = p
@@ -122,7 +127,7 @@ def confirm(g):
         g.auc_alea_state = ALEA_OUT
 
 
-def pass_turn(g):
+def pass_turn(g: "Game") -> None:
     """Leave the auction; the cards laid go back to the hand, now known to all (R21, R31)."""
     p = g.actor
     cards = g.auc_cards[p]
@@ -138,7 +143,7 @@ def pass_turn(g):
     g.auc_passed[p] = True
 
 
-def alea_bids(g):
+def alea_bids(g: "Game") -> None:
     """Alea draws black cards until a value repeats; the sum is the bid (R25)."""
     seen = 0
     total = 0
@@ -159,7 +164,7 @@ def alea_bids(g):
         g.auc_alea_state = ALEA_OUT
 
 
-def after_turn(g):
+def after_turn(g: "Game") -> int | None:
     """Advance the auction after a confirm or pass: the winner's id, -1 for no winner, None to go on.
 
     R21, R23: it ends when every bidder but one has passed and that one holds the high
@@ -182,7 +187,7 @@ def after_turn(g):
     return None
 
 
-def next_bidder(g):
+def next_bidder(g: "Game") -> int:
     n = g.n
     p = g.actor
     for _ in range(n):
@@ -192,7 +197,7 @@ def next_bidder(g):
     raise AssertionError("next_bidder called with every bidder passed")
 
 
-def pay(g, winner):
+def pay(g: "Game", winner: int) -> None:
     """Winner's cards go face up under their piles, then Alea's face down under the black pile (R16, R25).
 
     R39: they go one by one in kind order (4s, 5s, 6s of a color, then black 4s, 5s, 6s), each
@@ -216,7 +221,7 @@ def pay(g, winner):
     g.auc_alea_cards = []
 
 
-def legal_builds(g):
+def legal_builds(g: "Game") -> list[int]:
     """0..min(card limit, reserve) skyscrapers (R23); in a district full at the start a stop
     too, and only a stop for a winner without a plot there (R24, R33, R37)."""
     p = g.auc_winner
@@ -228,7 +233,7 @@ def legal_builds(g):
     return [BUILD + i for i in range(most + 1)]
 
 
-def build(g, p, count):
+def build(g: "Game", p: int, count: int) -> None:
     """Seat ``p`` builds ``count`` skyscrapers where it won (R23)."""
     if count == 0:
         return
@@ -242,7 +247,7 @@ def build(g, p, count):
     g.owned[p][g.auc_loc] = plot
 
 
-def alea_builds(g, d):
+def alea_builds(g: "Game", d: int) -> None:
     """One skyscraper on each most valuable empty plot, ring order if short (R26)."""
     base = d * PLOTS_PER_DISTRICT
     empty = [plot for plot in range(base, base + PLOTS_PER_DISTRICT)
@@ -256,7 +261,7 @@ def alea_builds(g, d):
             g.plot_height[plot] = 1
 
 
-def building_stop(g, d, declarer):
+def building_stop(g: "Game", d: int, declarer: int) -> None:
     """Score and clear district ``d`` (R24); ``declarer`` is a seat or ALEA."""
     halves = district_scores(g, d)
     for p in range(g.n):

@@ -5,6 +5,9 @@ does not exist; on the 6-plot board it is the colorless shop plot (R8) unless a
 custom layout puts that plot elsewhere in the ring.
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 from . import checks
 from .cards import COLOR_NAMES, NUM_COLORS
 
@@ -70,11 +73,11 @@ DEFAULT_LAYOUT_5 = (
 DEFAULT_LAYOUT_6 = tuple(ring + (None,) for ring in DEFAULT_LAYOUT_5)
 
 
-def default_layout(plots_per_district):
+def default_layout(plots_per_district: int) -> tuple:
     return DEFAULT_LAYOUT_5 if plots_per_district == 5 else DEFAULT_LAYOUT_6
 
 
-def parse_layout(layout, plots_per_district):
+def parse_layout(layout: Any, plots_per_district: int) -> list[int]:
     """Validate a ring layout and return plot colors as a flat list of 42 ints.
 
     ``layout`` holds 7 rings; each ring lists its plots in ring order by color
@@ -116,9 +119,9 @@ def parse_layout(layout, plots_per_district):
     return colors
 
 
-def ring_neighbors(plots_per_district):
+def ring_neighbors(plots_per_district: int) -> list[tuple[int, ...]]:
     """For every plot index, the two plots beside it in its ring (R7); () for unused slots."""
-    neighbors = []
+    neighbors: list[tuple[int, ...]] = []
     for d in range(NUM_DISTRICTS):
         for p in range(PLOTS_PER_DISTRICT):
             if p >= plots_per_district:
@@ -130,10 +133,10 @@ def ring_neighbors(plots_per_district):
     return neighbors
 
 
-_DESTINATION_CACHE = {}
+_DESTINATION_CACHE: dict[tuple[int, int], tuple[int, ...]] = {}
 
 
-def destinations(position, closed_mask):
+def destinations(position: int, closed_mask: int) -> tuple[int, ...]:
     """Where a commissioner at ``position`` may move, jumping closed districts (R6)."""
     key = (position, closed_mask)
     found = _DESTINATION_CACHE.get(key)
@@ -150,7 +153,7 @@ def destinations(position, closed_mask):
     return found
 
 
-def plot_name(plot, plot_colors=None):
+def plot_name(plot: int, plot_colors: Sequence[int] | None = None) -> str:
     d, p = divmod(plot, PLOTS_PER_DISTRICT)
     if plot_colors is None:
         return f"{DISTRICT_NAMES[d]} #{p}"

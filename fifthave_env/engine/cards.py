@@ -11,6 +11,11 @@ The black pile is modelled literally as one pile (R16): each entry is
 1 face down but seen (Alea's cards, R25) and 2 face up (a winner's cards).
 """
 
+from collections.abc import Sequence
+
+import numpy as np
+
+
 COLOR_NAMES = ("gray", "brown", "violet", "orange", "green")
 BLACK = 5
 NUM_COLORS = 5
@@ -30,15 +35,15 @@ KIND_LIMIT = tuple(BUILD_LIMIT[k % 3] for k in range(NUM_KINDS))
 FACE_DOWN, SEEN_FACE_DOWN, FACE_UP = 0, 1, 2
 
 
-def kind(color, value_index):
+def kind(color: int, value_index: int) -> int:
     return color * 3 + value_index
 
 
-def kind_name(k):
+def kind_name(k: int) -> str:
     return f"{CARD_COLOR_NAMES[KIND_COLOR[k]]} {KIND_VALUE[k]}"
 
 
-def new_colored_piles(rng):
+def new_colored_piles(rng: np.random.Generator) -> list[list[int]]:
     """Five shuffled colored piles, bottom first (R1)."""
     piles = []
     for _ in range(NUM_COLORS):
@@ -48,13 +53,13 @@ def new_colored_piles(rng):
     return piles
 
 
-def new_black_pile(rng):
+def new_black_pile(rng: np.random.Generator) -> list[int]:
     pile = [v for v, n in enumerate(BLACK_COUNTS) for _ in range(n)]
     rng.shuffle(pile)
     return pile
 
 
-def bid_total(cards):
+def bid_total(cards: Sequence[int]) -> int:
     total = 0
     for k in range(NUM_KINDS):
         if cards[k]:
@@ -62,7 +67,7 @@ def bid_total(cards):
     return total
 
 
-def bid_limit(cards):
+def bid_limit(cards: Sequence[int]) -> int:
     """The building limit of a bid: the card with the fewest skyscrapers (R1)."""
     limit = 3
     for k in range(NUM_KINDS):

@@ -13,6 +13,8 @@ as it was.
 import argparse
 import math
 import reprlib
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +31,7 @@ class _ShortRepr(reprlib.Repr):
     """A repr for error messages that never recurses deep nor converts a huge int (which fails past
     4,300 digits) or a huge container or string whole."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.maxlevel, self.maxlist, self.maxtuple, self.maxdict, self.maxstring, self.maxother = 3, 8, 8, 6, 60, 60
 
@@ -40,14 +42,14 @@ class _ShortRepr(reprlib.Repr):
 _short_repr = _ShortRepr()
 
 
-def int_text(value):
+def int_text(value: int) -> str:
     """``value`` (an int) in digits, or its size when it is too long to show (or to convert at all)."""
     if abs(value).bit_length() > 200:  # 60 digits and more: the count is enough
         return f"<an int of about {int(abs(value).bit_length() * math.log10(2)) + 1} digits>"
     return repr(int(value))
 
 
-def shown(value):
+def shown(value: Any) -> str:
     """``value`` as an error message shows it: its repr (shortened, of bounded cost for any value) and its type."""
     text = _short_repr.repr(value)
     if len(text) > 80:
@@ -55,12 +57,12 @@ def shown(value):
     return f"{text} of type {type(value).__name__}"
 
 
-def is_int(value):
+def is_int(value: Any) -> bool:
     """A Python or numpy integer, never a bool."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def _ints_allowed(low, high):
+def _ints_allowed(low, high) -> str:
     if low is not None and high is not None:
         return f"an int from {low} to {high}"
     if low is not None:
@@ -70,7 +72,7 @@ def _ints_allowed(low, high):
     return "an int"
 
 
-def integer(name, value, low=None, high=None):
+def integer(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
     """``value`` as an int in ``[low, high]`` (either bound may be None)."""
     allowed = _ints_allowed(low, high)
     if not is_int(value):
@@ -81,7 +83,7 @@ def integer(name, value, low=None, high=None):
     return value
 
 
-def choice(name, value, allowed):
+def choice(name: str, value: Any, allowed: Iterable[Any]) -> Any:
     """``value`` if it is one of ``allowed`` (compared with the type too: ``True`` is not ``1``)."""
     for option in allowed:
         if type(value) is type(option) and value == option:
@@ -93,14 +95,15 @@ def choice(name, value, allowed):
     raise error(f"{name} must be one of {listed}, got {shown(value)}")
 
 
-def boolean(name, value):
+def boolean(name: str, value: Any) -> bool:
     """``value`` if it is True or False (a numpy bool becomes a bool; 0, 1, "yes" are refused)."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise InvalidTypeError(f"{name} must be True or False, got {shown(value)}")
 
 
-def real(name, value, low=None, high=None, low_included=True):
+def real(name: str, value: Any, low: float | None = None, high: float | None = None,
+         low_included: bool = True) -> float:
     """``value`` as a finite float (an int or float, never a bool, NaN or infinity), from ``low`` (or, with
     ``low_included=False``, above it) up to ``high``; either bound may be None."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
@@ -118,7 +121,7 @@ def real(name, value, low=None, high=None, low_included=True):
     return value
 
 
-def sequence(name, value, length=None):
+def sequence(name: str, value: Any, length: int | None = None) -> list:
     """``value`` as a list, if it is a list or tuple (of ``length`` items when given)."""
     if not isinstance(value, (list, tuple)):
         what = "a list" if length is None else f"a list of {length} items"
@@ -128,7 +131,7 @@ def sequence(name, value, length=None):
     return list(value)
 
 
-def mapping(name, value, keys=None):
+def mapping(name: str, value: Any, keys: Iterable[str] | None = None) -> dict:
     """``value`` if it is a dict whose keys are exactly ``keys`` (when given)."""
     if not isinstance(value, dict):
         raise InvalidTypeError(f"{name} must be a dict, got {shown(value)}")
@@ -144,7 +147,7 @@ def mapping(name, value, keys=None):
     return value
 
 
-def seed(name, value):
+def seed(name: str, value: Any) -> int | None:
     """A seed: None or an int >= 0."""
     if value is None:
         return None
@@ -155,7 +158,7 @@ def seed(name, value):
     return int(value)
 
 
-def options(name, value):
+def options(name: str, value: Any) -> dict | None:
     """Reset options: None or a dict (the environments take no option yet)."""
     if value is not None and not isinstance(value, dict):
         raise InvalidTypeError(f"{name} must be None or a dict, got {shown(value)}")
@@ -164,9 +167,9 @@ def options(name, value):
 
 # ---- command-line options: argparse ``type``s (argparse names the flag: "argument --seed: ...") ----
 
-def cli_int(low=None, high=None):
+def cli_int(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
     """An argparse ``type``: the text as an int in ``[low, high]``."""
-    def parse(text):
+    def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
@@ -181,7 +184,7 @@ MAX_SEED = 2**32 - 1
 """The largest seed a command line takes: numpy's legacy ``np.random.seed``, which training seeds, takes no more."""
 
 
-def cli_seed(text):
+def cli_seed(text: str) -> int:
     """An argparse ``type``: a seed, an int from 0 to ``MAX_SEED``."""
     return cli_int(0, MAX_SEED)(text)
 
@@ -191,12 +194,12 @@ MAX_WORKERS = 256
 was accepted)."""
 
 
-def cli_workers(text):
+def cli_workers(text: str) -> int:
     """An argparse ``type``: a number of worker processes, an int from 1 to ``MAX_WORKERS``."""
     return cli_int(1, MAX_WORKERS)(text)
 
 
-def cli_positive(text):
+def cli_positive(text: str) -> float:
     """An argparse ``type``: the text as a finite number > 0 (not NaN or infinity)."""
     try:
         value = float(text)

@@ -15,7 +15,7 @@ DECISION_NAMES = ("place start", "choose action", "shop tile", "shop plot", "dra
                   "move commissioner", "score district", "bid", "build", "game over")
 
 
-def starting_order(first_player, n):
+def starting_order(first_player: int, n: int) -> list[int]:
     """The seats placing starting skyscrapers, in order (R11): first round from the first player
     counter-clockwise, second round in exactly the reverse order."""
     first_round = [(first_player - i) % n for i in range(n)]

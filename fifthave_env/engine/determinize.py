@@ -34,14 +34,19 @@ differ only in hidden parts give the same sample for the same generator state
 (slots are filled in a fixed order from the sorted hidden cards).
 """
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .cards import BLACK, NUM_COLORS
 
+if TYPE_CHECKING:  # game imports this module
+    from .game import Game
+
 _UNSEEN = 3  # black pile entries below 3 are face down and unseen (cards.FACE_DOWN)
 
 
-def determinize(game, seat, rng):
+def determinize(game: "Game", seat: int, rng: np.random.Generator) -> "Game":
     """A copy of ``game`` with everything ``seat`` cannot know redrawn from ``rng``.
 
     ``seat`` is a seat index (0..n-1); ``rng`` a ``numpy.random.Generator``.
@@ -67,7 +72,7 @@ class SeatSampler:
 
     __slots__ = ("_game", "_seat")
 
-    def __init__(self, game, seat):
+    def __init__(self, game, seat) -> None:
         self._game = game
         self._seat = seat
 
@@ -75,7 +80,7 @@ class SeatSampler:
         return determinize(self._game, self._seat, rng)
 
 
-def _redeal(g, others, color, rng):
+def _redeal(g, others, color, rng) -> None:
     """Redraw the hidden cards of one color (``BLACK`` for black) in place."""
     kinds = range(color * 3, color * 3 + 3)
     hidden = []  # value indices of the hidden cards

@@ -10,6 +10,7 @@ is the ``numpy.random.Generator`` it is given.
 import copy
 import pickle
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -104,7 +105,7 @@ class GameConfig:
     max_turns: int = 300
     """Truncate after this many turns (R29), at most 1,000,000; a turn is one player's A/B/C/D."""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # The one check of a config (engine.checks): exact types, each error names the field.
         num_players = checks.choice("num_players", self.num_players, (2, 3, 4))
         board = checks.choice("board", self.board, (5, 6))
@@ -126,9 +127,9 @@ class GameConfig:
                             ("max_turns", max_turns), ("layout", layout)):
             object.__setattr__(self, name, value)
 
-    def to_dict(self):
+    def to_dict(self) -> dict:
         d = asdict(self)
-        d["layout"] = [list(r) for r in self.layout]
+        d["layout"] = [list(r) for r in d["layout"]]
         d["row_groups"] = list(self.row_groups)
         return d
 
@@ -136,7 +137,26 @@ class GameConfig:
 class Game:
     """One game of Fifth Avenue. Build with ``Game(config, seed)`` or ``Game.from_dict``."""
 
-    def __init__(self, config=None, seed=None, rng=None):
+    # The auction's state, set by auction.clear_auction and open_auction (declared here for the type checker)
+    auc_loc: int
+    auc_full: bool
+    auc_allowed: list[int]
+    auc_passed: list[bool]
+    auc_cards: list[list[int]]
+    auc_color: list[int]
+    auc_total: list[int]
+    auc_high: int
+    auc_high_bidder: int
+    auc_turns: int
+    auc_alea_cards: list[int]
+    auc_alea_state: int
+    auc_cp_color: int
+    auc_winner: int
+    auc_last_bid: list[int]
+    auc_bid_color: int
+
+    def __init__(self, config: GameConfig | None = None, seed: int | None = None,
+                 rng: np.random.Generator | None = None) -> None:
         if config is not None and not isinstance(config, GameConfig):
             raise checks.InvalidTypeError(f"config must be a GameConfig or None, got {checks.shown(config)}")
         if rng is not None and not isinstance(rng, np.random.Generator):
@@ -149,7 +169,7 @@ class Game:
 
     # ---- construction -------------------------------------------------------------------
 
-    def _derive(self):
+    def _derive(self) -> None:
         """Tables that follow from the config alone (never part of the saved state)."""
         cfg = self.config
         self.n = cfg.num_players
@@ -174,7 +194,7 @@ class Game:
         self._legal = None
         self.touch()
 
-    def touch(self):
+    def touch(self) -> None:
         """Mark the state as changed; call it after editing the state by hand.
 
         Observers cache the board per ``board_token`` and the piles per ``cards_token`` (new
@@ -184,9 +204,9 @@ class Game:
         self.board_token = self.cards_token = object()
         self._legal = None
 
-    def _setup(self):
+    def _setup(self) -> None:
         cfg, rng, n = self.config, self.rng, self.n
-        self.plot_shops = [[] for _ in range(NUM_PLOTS)]
+        self.plot_shops: list[list[int]] = [[] for _ in range(NUM_PLOTS)]
         self.plot_owner = [-1] * NUM_PLOTS
         self.plot_height = [0] * NUM_PLOTS
         self.closed = [False] * NUM_DISTRICTS
@@ -211,7 +231,7 @@ class Game:
             self.plot_shops[plot].append(tiles[d])
         self.row = tiles[7:27]
         self.unused_tiles = tiles[27:]
-        self.box = []
+        self.box: list[int] = []
         self.removed_shops = 0
         self.shops_placed = 0
         self.pending_tile = -1
@@ -227,7 +247,7 @@ class Game:
             for c in range(NUM_COLORS):
                 self.hands[p][c * 3 + self.piles[c].pop()] += 1
             for _ in range(4):
-                self.hands[p][BLACK * 3 + self.draw_black()] += 1
+                self.hands[p][BLACK * 3 + self.draw_black()] += 1  # type: ignore[operator]  # full pile at setup
         # R12: skyscrapers.
         self.scores = [0] * n
         self.reserve = [3] * n
@@ -245,20 +265,20 @@ class Game:
         self.turn_action = -1
         self.first_draw = -1
         self.final_move = False
-        self.auc_queue = []
+        self.auc_queue: list[int] = []
         self.auc_comm = -1
         self.auc_loc = -1
         auction.clear_auction(self)
-        self.central_park_draw = []
+        self.central_park_draw: list[int] = []
         self.terminated = False
         self.truncated = False
-        self.winners = []
+        self.winners: list[int] = []
         self.decision = PLACE_START_DECISION
         self.actor = self.setup_order[0]
 
     # ---- piles (R14, R16) ---------------------------------------------------------------
 
-    def draw_black(self):
+    def draw_black(self) -> int | None:
         """Top card of the black pile as a value index, or None when it is empty (R16)."""
         pile = self.black
         if not pile:
@@ -276,14 +296,14 @@ class Game:
             self.black_seen[v] -= 1
         return v
 
-    def put_under_black(self, value_index, visibility):
+    def put_under_black(self, value_index: int, visibility: int) -> None:
         self.cards_token = object()
         self.black.insert(0, value_index + 3 * visibility)
         self.black_seen[value_index] += 1
         if visibility == FACE_UP:
             self.black_faceup += 1
 
-    def _draw_color(self, p, c):
+    def _draw_color(self, p, c) -> None:
         pile = self.piles[c]
         v = pile.pop()
         self.cards_token = object()
@@ -296,10 +316,10 @@ class Game:
     # ---- queries ------------------------------------------------------------------------
 
     @property
-    def is_over(self):
+    def is_over(self) -> bool:
         return self.decision == GAME_OVER
 
-    def legal_actions(self):
+    def legal_actions(self) -> list[int]:
         """The legal action ids of the seat ``actor`` for the current decision, ascending."""
         legal = self._legal
         if legal is None:
@@ -366,7 +386,7 @@ class Game:
                     and not self.plot_height[plot] and not self.plot_shops[plot]]
         return []
 
-    def action_mask(self, out=None):
+    def action_mask(self, out: np.ndarray | None = None) -> np.ndarray:
         """The legal actions as an int8 array of 0/1 (written into ``out`` when given)."""
         if out is not None:
             out.fill(0)
@@ -378,7 +398,7 @@ class Game:
             ones[action] = 1
         return mask
 
-    def describe(self, action):
+    def describe(self, action: int) -> str:
         """The readable name of an action id on this board (``engine.action_name``)."""
         if action.__class__ is int and 0 <= action < NUM_ACTIONS:
             return self._action_names[action]
@@ -386,7 +406,7 @@ class Game:
 
     # ---- transitions --------------------------------------------------------------------
 
-    def apply(self, action):
+    def apply(self, action: int) -> None:
         """Play ``action`` for ``actor``; raises IllegalActionError (state untouched) if not legal."""
         if action.__class__ is not int:
             action = as_action_id(action)
@@ -438,7 +458,7 @@ class Game:
             f"in decision '{DECISION_NAMES[self.decision]}'; legal: {names}"
         )
 
-    def _place_start(self, plot):
+    def _place_start(self, plot) -> None:
         p = self.actor
         self.plot_owner[plot] = p
         self.plot_height[plot] = 1
@@ -449,14 +469,14 @@ class Game:
         else:
             self._begin_turn()
 
-    def _begin_turn(self):
+    def _begin_turn(self) -> None:
         self.turn_action = -1
         self.first_draw = -1
         self.final_move = False
         self.decision = CHOOSE_ACTION_DECISION
         self.actor = self.active
 
-    def _choose(self, a):
+    def _choose(self, a) -> None:
         self.turn_action = a
         p = self.active
         if a == ACTION_A:
@@ -474,7 +494,7 @@ class Game:
         else:
             self.decision = SCORE_DISTRICT_DECISION
 
-    def _take_tile(self, t):
+    def _take_tile(self, t) -> None:
         g = self._active_group()
         lo, hi = self.group_start[g], self.group_start[g + 1]
         for s in range(lo, hi):
@@ -488,7 +508,7 @@ class Game:
         self.pending_tile = t
         self.decision = SHOP_PLOT_DECISION
 
-    def _place_shop(self, plot):
+    def _place_shop(self, plot) -> None:
         self.plot_shops[plot].append(self.pending_tile)
         self.pending_tile = -1
         self.shops_placed += 1
@@ -501,7 +521,7 @@ class Game:
         else:
             self._start_draw_phase()
 
-    def _score_district(self, d):
+    def _score_district(self, d) -> None:
         """Action D: score (R19), 2 black cards, then 1 to each seat with no skyscraper there (R15, R32)."""
         for p, vp in enumerate(scoring.district_scores(self, d)):
             self.scores[p] += vp
@@ -514,12 +534,12 @@ class Game:
                 self._give_black(p)
         self._start_final_move()
 
-    def _give_black(self, p):
+    def _give_black(self, p) -> None:
         v = self.draw_black()
         if v is not None:
             self.hands[p][BLACK * 3 + v] += 1
 
-    def _start_draw_phase(self):
+    def _start_draw_phase(self) -> None:
         self.actor = self.active
         if any(self.piles):
             self.first_draw = -1
@@ -527,12 +547,12 @@ class Game:
         else:  # R38
             self._start_final_move()
 
-    def _start_final_move(self):
+    def _start_final_move(self) -> None:
         self.final_move = True
         self.actor = self.active
         self.decision = MOVE_DECISION
 
-    def _move(self, c, dest):
+    def _move(self, c, dest) -> None:
         """Move commissioner ``c``; Central Park -> City Hall runs that commissioner's auctions (R20)."""
         pos = self.comm_pos[c]
         if pos < NUM_DISTRICTS and not self.closed[pos]:
@@ -547,13 +567,13 @@ class Game:
         else:
             self._after_move()
 
-    def _after_move(self):
+    def _after_move(self) -> None:
         if self.final_move:
             self._end_turn()
         else:  # the move of action C's phase 1: phases 2 and 3 follow (R20)
             self._start_draw_phase()
 
-    def _end_turn(self):
+    def _end_turn(self) -> None:
         self.turn += 1
         if self.turn >= self.config.max_turns:  # R29, R38: no final scoring
             self.truncated = True
@@ -566,7 +586,7 @@ class Game:
 
     # ---- auctions (R20-R26) -------------------------------------------------------------
 
-    def _next_auction(self):
+    def _next_auction(self) -> None:
         if not self.auc_queue:
             auction.clear_auction(self)
             self._after_move()
@@ -574,7 +594,7 @@ class Game:
         auction.open_auction(self, self.auc_queue.pop(0))
         self.decision = BID_DECISION
 
-    def _after_bid_turn(self):
+    def _after_bid_turn(self) -> None:
         """After a confirm or pass: go on, or pay (R16) and build / stop (R23, R24, R26)."""
         result = auction.after_turn(self)
         if result is None:
@@ -596,7 +616,7 @@ class Game:
                 auction.alea_builds(self, self.auc_loc)
         self._end_auction()
 
-    def _build(self, action):
+    def _build(self, action) -> None:
         p = self.auc_winner
         if action == DECLARE_STOP:
             auction.building_stop(self, self.auc_loc, p)
@@ -604,7 +624,7 @@ class Game:
             auction.build(self, p, action - BUILD)
         self._end_auction()
 
-    def _end_auction(self):
+    def _end_auction(self) -> None:
         loc = self.auc_loc
         if loc < NUM_DISTRICTS:  # R20: the district's marker returns to City Hall
             self.markers[self.auc_comm][loc] = False
@@ -615,7 +635,7 @@ class Game:
 
     # ---- the end (R27, R28) -------------------------------------------------------------
 
-    def _end_game(self):
+    def _end_game(self) -> None:
         self.auc_queue = []
         auction.clear_auction(self)
         scoring.final_scoring(self)
@@ -629,7 +649,7 @@ class Game:
     _DERIVED = ("config", "n", "has_alea", "plot_color", "_action_names", "neighbors", "color_plot",
                 "shop_plot_of", "group_start", "_legal", "rng", "board_token", "cards_token")
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """The whole game, hidden parts and the generator included, as JSON-compatible data."""
         state = {k: copy.deepcopy(self.__dict__[k]) for k in savefile.STATE_FIELDS}
         return {
@@ -641,7 +661,7 @@ class Game:
         }
 
     @classmethod
-    def from_dict(cls, data):
+    def from_dict(cls, data: dict[str, Any]) -> "Game":
         """The game ``to_dict`` saved. A saved game is untrusted input: ``engine.savefile`` checks
         it against the documented format (docs/guide.md) and its consistency, and raises
         ``savefile.SavedGameError`` naming the field; ``data`` is never modified."""
@@ -654,7 +674,7 @@ class Game:
         savefile.check_consistency(game)
         return game
 
-    def clone(self):
+    def clone(self) -> "Game":
         """An independent copy (generator included) sharing only the immutable config tables.
 
         It keeps ``board_token`` and ``cards_token``: the copy's board and piles are the
@@ -670,5 +690,5 @@ class Game:
         game._legal = None
         return game
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict) -> "Game":
         return self.clone()  # the config tables are immutable: shared, not copied

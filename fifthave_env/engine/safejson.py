@@ -12,6 +12,7 @@ without recursing: the saved-game reader runs it before anything else looks at a
 
 import json
 import os
+from typing import Any
 
 from . import checks
 
@@ -23,7 +24,7 @@ class JSONInputError(checks.InvalidValueError):
     """JSON from outside that is not JSON, or is too large or too deep."""
 
 
-def loads(text, source, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH):
+def loads(text: str | bytes | bytearray, source: str, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH) -> Any:
     """The value of the JSON ``text`` (str or bytes); ``source`` names it in errors ("the config file x.json")."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise JSONInputError(f"{source} must be JSON text (str or bytes), got {checks.shown(text)}")
@@ -48,7 +49,8 @@ def loads(text, source, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH):
     return value
 
 
-def load(path, source=None, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH):
+def load(path: str | os.PathLike[str], source: str | None = None, max_bytes: int = MAX_BYTES,
+         max_depth: int = MAX_DEPTH) -> Any:
     """The value of the JSON file at ``path``; ``OSError`` if it does not read, ``JSONInputError`` if it is
     not JSON within the limits (measured before the file is read)."""
     source = source or f"the file {os.fspath(path)}"
@@ -60,7 +62,8 @@ def load(path, source=None, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH):
     return loads(text, source, max_bytes, max_depth)
 
 
-def check_shape(value, name, max_depth, max_items=None, error=JSONInputError):
+def check_shape(value: Any, name: str, max_depth: int, max_items: int | None = None,
+                error: type[Exception] = JSONInputError) -> None:
     """Raise ``error`` naming the place if ``value`` nests lists, tuples and dicts deeper than ``max_depth``
     or (with ``max_items``) holds more than ``max_items`` values in all. Iterative: any depth, even a
     list that holds itself, is refused without recursing."""
@@ -68,7 +71,8 @@ def check_shape(value, name, max_depth, max_items=None, error=JSONInputError):
     if not isinstance(value, containers):
         return
     items = 0
-    stack = [(value, None, 0)]  # (container, its place: (the parent's place, key or index) or None, depth)
+    # (container, its place: (the parent's place, key or index) or None, depth)
+    stack: list[tuple[Any, Any, int]] = [(value, None, 0)]
     while stack:
         node, place, depth = stack.pop()
         items += len(node)
@@ -82,7 +86,7 @@ def check_shape(value, name, max_depth, max_items=None, error=JSONInputError):
         stack.extend((child, (place, key), depth + 1) for key, child in pairs if isinstance(child, containers))
 
 
-def _place_name(name, place):
+def _place_name(name: str, place: Any) -> str:
     """``name`` followed by the keys and indexes that lead to ``place`` (``x.json.state.piles[0][3]``); after
     a ``name`` that ends in a space, the path without its leading dot (``saved game field state.piles[0]``)."""
     keys = []

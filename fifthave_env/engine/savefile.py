@@ -13,9 +13,10 @@ decision and its seat, the auction in progress. Every error is an
 the value and what is allowed. The input is never modified.
 """
 
-import numpy as np
-
 from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from . import auction, checks, safejson, scoring
 from .auction import ALEA, ALEA_IN, ALEA_NOT_YET, ALEA_OUT
@@ -60,6 +61,9 @@ from .decisions import (
     starting_order,
 )
 
+if TYPE_CHECKING:  # game imports this module
+    from .game import Game
+
 STATE_FORMAT = 1
 TOP_KEYS = ("format", "config", "rng", "state")
 CONFIG_KEYS = ("num_players", "board", "layout", "row_groups", "skyscrapers_per_color", "random_start",
@@ -85,7 +89,7 @@ class SavedGameTypeError(SavedGameError, checks.InvalidTypeError):
     """A saved game's field of the wrong type."""
 
 
-def _field(name):
+def _field(name: str) -> str:
     return f"saved game field {name}"
 
 
@@ -93,7 +97,7 @@ def _fail(message):
     raise SavedGameError(f"saved game: {message}")
 
 
-def _checked(check, name, *args):
+def _checked(check, name: str, *args):
     """``check`` (an ``engine.checks`` function) on a field, with errors of the saved-game types."""
     try:
         return check(_field(name), *args)
@@ -103,28 +107,28 @@ def _checked(check, name, *args):
         raise SavedGameError(str(error)) from None
 
 
-def _int(name, value, low, high=None):
+def _int(name: str, value, low, high=None):
     if high is None and checks.is_int(value) and abs(int(value)).bit_length() > MAX_INT_BITS:
         _fail(f"{name} must be an int >= {low} of at most 1,000 digits, got {checks.int_text(int(value))}")
     return _checked(checks.integer, name, value, low, high)
 
 
-def _bool(name, value):
+def _bool(name: str, value):
     return _checked(checks.boolean, name, value)
 
 
-def _list(name, value, length=None, most=None):
+def _list(name: str, value, length: int | None = None, most=None):
     items = _checked(checks.sequence, name, value, length)
     if most is not None and len(items) > most:
         _fail(f"{name} holds at most {most} items, got {len(items)}")
     return items
 
 
-def _ints(name, value, length, low, high=None, most=None):
+def _ints(name: str, value, length: int | None, low, high=None, most=None):
     return [_int(f"{name}[{i}]", v, low, high) for i, v in enumerate(_list(name, value, length, most))]
 
 
-def _int_in(name, value, allowed):
+def _int_in(name: str, value, allowed):
     """An int that is one of ``allowed`` (a short list, named in the error)."""
     v = _int(name, value, min(allowed), max(allowed))
     if v not in allowed:
@@ -132,7 +136,7 @@ def _int_in(name, value, allowed):
     return v
 
 
-def _each(name, value, length, read):
+def _each(name: str, value, length: int, read):
     """A list of ``length`` items, each read by ``read(item name, item)``."""
     return [read(f"{name}[{i}]", x) for i, x in enumerate(_list(name, value, length))]
 
@@ -224,7 +228,7 @@ STATE_FIELDS = (
 )
 
 
-def read(data, config_class):
+def read(data: Any, config_class: type) -> tuple[Any, np.random.Generator, dict[str, Any]]:
     """``(config, rng, state)`` of a saved game, each checked; raises ``SavedGameError``.
 
     ``config_class`` is ``GameConfig`` (passed in: this module is imported by ``game``)."""
@@ -265,7 +269,7 @@ def _read_rng(raw):
              "uinteger": _int("rng.state.uinteger", state["uinteger"], 0, (1 << 32) - 1)}
     bit_generator = BIT_GENERATORS[name]()
     try:
-        bit_generator.state = plain
+        bit_generator.state = plain  # type: ignore[assignment]  # numpy's stub wants its TypedDict
     except (TypeError, ValueError, KeyError, OverflowError) as error:
         raise SavedGameError(f"saved game field rng.state is not a state of numpy's {name}: "
                              f"{type(error).__name__}: {error}") from None
@@ -274,7 +278,7 @@ def _read_rng(raw):
     return np.random.Generator(bit_generator)
 
 
-def check_consistency(g):
+def check_consistency(g: "Game") -> None:
     """What ties the fields of a restored game together; raises ``SavedGameError``."""
     n = g.n
     _check_cards(g)
@@ -294,7 +298,7 @@ def check_consistency(g):
         _fail(f"no legal action for seat {g.actor} in decision '{DECISION_NAMES[g.decision]}'")
 
 
-def card_totals(g):
+def card_totals(g: "Game") -> list[int]:
     """Cards of each kind anywhere in the game: hands, bids, piles, Alea's draw."""
     counts = [0] * NUM_KINDS
     for p in range(g.n):
@@ -310,7 +314,7 @@ def card_totals(g):
     return counts
 
 
-def _check_cards(g):
+def _check_cards(g) -> None:
     """Every card of every kind is somewhere: hands, bids, piles, Alea's draw (R1)."""
     counts = card_totals(g)
     for k in range(NUM_KINDS):
@@ -325,7 +329,7 @@ def _check_cards(g):
         _fail(f"state.black_faceup = {g.black_faceup} does not match the face-up cards of state.black: {faceup}")
 
 
-def _check_shops(g):
+def _check_shops(g) -> None:
     """9 shops of each type, 36 in all: on plots, in the row, the box, out of the game (R2)."""
     by_type = [0] * NUM_SHOP_TYPES
     for tiles in (*g.plot_shops, g.row, g.box, g.unused_tiles, [g.pending_tile]):
@@ -343,7 +347,7 @@ def _check_shops(g):
               f"{drawn} of the box's tiles (R27; none before the end or at truncation)")
 
 
-def _check_row(g):
+def _check_row(g) -> None:
     """The row as taking tiles leaves it (R9): groups empty up to the active (leftmost non-empty)
     one, untouched after it; a group of several tiles never keeps just one, which went to the box
     at once; so the box holds one tile per emptied group, and every other tile taken from the row
@@ -375,7 +379,7 @@ def _check_row(g):
               "game (R27)")
 
 
-def _check_board(g):
+def _check_board(g) -> None:
     """Plots hold shops or skyscrapers, never both; one plot per seat per district; closed districts
     are empty (R8, R11, R17, R24, R26)."""
     owned = [[-1] * NUM_DISTRICTS for _ in range(g.n)]
@@ -412,7 +416,7 @@ def _check_board(g):
                 _fail(f"district {d} is closed but holds shops, skyscrapers or markers (R24)")
 
 
-def _check_skyscrapers(g):
+def _check_skyscrapers(g) -> None:
     """Each seat's skyscrapers: supply, reserve, board, Central Park, removed, the score marker
     and the starting ones still to place add up to ``skyscrapers_per_color`` (R3, R12); Alea's too."""
     spc = g.config.skyscrapers_per_color
@@ -434,7 +438,7 @@ def _check_skyscrapers(g):
         _fail(f"Alea has {alea} skyscrapers; it must have {spc if g.has_alea else 0} (R26)")
 
 
-def _check_flow(g):
+def _check_flow(g) -> None:
     """The decision asked, its seat, the turn and the end."""
     dec, actor, n = g.decision, g.actor, g.n
     over = dec == GAME_OVER
@@ -492,7 +496,7 @@ def _check_flow(g):
     _check_scores(g)
 
 
-def _check_scores(g):
+def _check_scores(g) -> None:
     """No seat has more VP than the game can give by this turn: every scoring (at most one action D a
     turn, then the final one) gives at most 8 VP per skyscraper (R15, R19, R27); each of the two
     building stops at most 1 VP per skyscraper of up to five owners (R24); special scoring 18 (R17)."""
@@ -508,11 +512,11 @@ def _check_scores(g):
 class _AuctionAtRest:
     """What ``auction.clear_auction`` leaves: the auction fields when no auction is on."""
 
-    def __init__(self, n):
+    def __init__(self, n) -> None:
         self.n = n
 
 
-def _check_auction(g):
+def _check_auction(g) -> None:
     """The auction on the table (R20-R26, R34-R36)."""
     dec, n = g.decision, g.n
     in_auction = g.auc_loc >= 0
@@ -559,7 +563,7 @@ def _check_auction(g):
             _fail(f"seat {p} has cards laid but no auction is on")
     if not in_auction:
         at_rest = _AuctionAtRest(n)
-        auction.clear_auction(at_rest)
+        auction.clear_auction(at_rest)  # type: ignore[arg-type]  # a stand-in with the fields it sets
         for name, value in vars(at_rest).items():
             if name != "n" and getattr(g, name) != value:
                 _fail(f"state.{name} = {getattr(g, name)!r} while no auction is on (must be {value!r})")

@@ -1,5 +1,8 @@
 """Scoring: districts (R19), building stops (R24), special scoring (R17), the end (R27, R28)."""
 
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
 from .board import (
     NUM_DISTRICTS,
     PLOTS_PER_DISTRICT,
@@ -7,23 +10,26 @@ from .board import (
     VP_BY_SHOP_TYPES,
 )
 
+if TYPE_CHECKING:  # game imports this module
+    from .game import Game
+
 SPECIAL_SCORING = {3: (3, 4), 6: (4, 6), 9: (5, 8)}  # tiles placed -> (districts needed, VP), R17
 
 
-def shop_mask(shops):
+def shop_mask(shops: Iterable[int]) -> int:
     mask = 0
     for t in shops:
         mask |= 1 << t
     return mask
 
 
-def plot_value(g, plot):
+def plot_value(g: "Game", plot: int) -> int:
     """VP one skyscraper on ``plot`` scores: by the different shop types on its two neighbours (R19)."""
     a, b = g.neighbors[plot]
     return VP_BY_SHOP_TYPES[POPCOUNT4[shop_mask(g.plot_shops[a]) | shop_mask(g.plot_shops[b])]]
 
 
-def district_plot_values(g, d):
+def district_plot_values(g: "Game", d: int) -> list[int]:
     """``plot_value`` of district ``d``'s plots at once (each plot's shops read once; a plot's
     neighbours lie in its district); 0 for unused slots."""
     base = d * PLOTS_PER_DISTRICT
@@ -32,7 +38,7 @@ def district_plot_values(g, d):
             for pair in g.neighbors[base:base + PLOTS_PER_DISTRICT]]
 
 
-def district_scores(g, d, values=None):
+def district_scores(g: "Game", d: int, values: Sequence[int] | None = None) -> list[int]:
     """What scoring district ``d`` gives each real player (Alea never scores, R19).
 
     ``values``: every plot's ``plot_value`` (indexed by plot), when the caller has them already."""
@@ -45,12 +51,12 @@ def district_scores(g, d, values=None):
     return scores
 
 
-def skyscrapers_in(g, d):
+def skyscrapers_in(g: "Game", d: int) -> int:
     base = d * PLOTS_PER_DISTRICT
     return sum(g.plot_height[base:base + PLOTS_PER_DISTRICT])
 
 
-def special_scoring(g):
+def special_scoring(g: "Game") -> None:
     """Right after the 3rd, 6th and 9th tile placed from the row (R17)."""
     rule = SPECIAL_SCORING.get(g.shops_placed)
     if rule is None:
@@ -61,12 +67,12 @@ def special_scoring(g):
             g.scores[p] += vp
 
 
-def central_park_value(drawn_types):
+def central_park_value(drawn_types: Iterable[int]) -> int:
     """VP of one Central Park skyscraper given the tiles drawn from the box (R27)."""
     return VP_BY_SHOP_TYPES[len(set(drawn_types))]
 
 
-def final_scoring(g):
+def final_scoring(g: "Game") -> None:
     """Score every open district, then Central Park with a random draw from the box (R27)."""
     for d in range(NUM_DISTRICTS):
         if not g.closed[d]:
@@ -80,7 +86,7 @@ def final_scoring(g):
         g.scores[p] += value * g.cp_skyscrapers[p]
 
 
-def leaders(g):
+def leaders(g: "Game") -> list[int]:
     """Seats with the most VP, the tie broken by most cards in hand; several on a full tie (R28)."""
     best = max(g.scores)
     tied = [p for p in range(g.n) if g.scores[p] == best]
