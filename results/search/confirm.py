@@ -7,7 +7,11 @@ game order, so that a run stopped early (a shared machine, a deadline) still giv
 its complete deals: ``--summarize`` writes ``OUT.json/.csv/.png`` from them without playing.
 
     PYTHONPATH=$PWD python results/search/confirm.py --agent search --workers 2 --out results/search/search_1000
-    PYTHONPATH=$PWD python results/search/confirm.py --agent search --out results/search/search_1000 --summarize
+    PYTHONPATH=$PWD python results/search/confirm.py --agent search --out results/search/search_1000 --summarize \
+        --against results/search/search_32_2_1000.json
+
+``--against`` adds the paired difference of the searcher's win share over the deals both records hold
+(the same deals: same seed), from ``agents.stats.paired_difference``.
 """
 
 import argparse
@@ -15,6 +19,7 @@ import json
 import os
 import time
 
+from agents.stats import paired_difference
 from agents.tournament import (
     TournamentResult,
     _init_worker,
@@ -42,6 +47,15 @@ def result_of(setup, records, seconds):
     return TournamentResult(settings, summarize(records, setup.labels, PLAYERS), records, seconds)
 
 
+def deal_win_shares(records, entry=0):
+    """Per complete deal: the mean win share of ``entry`` over its games (a shared win counts 1/k)."""
+    games = {}
+    for r in records:
+        seat = r["entries"].index(entry)
+        games.setdefault(r["deal"], []).append(1 / len(r["winners"]) if seat in r["winners"] else 0.0)
+    return {deal: sum(w) / len(w) for deal, w in games.items() if len(w) == PLAYERS}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--agent", default="search")
@@ -50,6 +64,7 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", required=True, help="writes OUT.jsonl (games) and OUT.json/.csv/.png (table)")
     parser.add_argument("--summarize", action="store_true", help="only the table of the games in OUT.jsonl")
+    parser.add_argument("--against", help="a tournament record (STEM.json) of another searcher on the same seed")
     args = parser.parse_args(argv)
     setup = setup_for(args.agent, args.seed)
     start = time.perf_counter()
@@ -66,6 +81,15 @@ def main(argv=None):
           f"{os.path.basename(args.out)}")
     print(result.format_table())
     print("act() ms per call:", ", ".join(f"{k} {v:.3f}" for k, v in result.act_ms().items()))
+    if args.against:
+        with open(args.against) as source:
+            other = json.load(source)
+        mine, theirs = deal_win_shares(result.records), deal_win_shares(other["games"])
+        deals = sorted(set(mine) & set(theirs))
+        diff = paired_difference([theirs[d] for d in deals], [mine[d] for d in deals])
+        print(f"paired by deal against {other['settings']['labels'][0]} ({os.path.basename(args.against)}), "
+              f"{diff['deals']} deals: {diff['candidate']:.3f} vs {diff['baseline']:.3f}, difference "
+              f"{diff['difference']:+.3f} [{diff['ci_low']:+.3f}, {diff['ci_high']:+.3f}]")
 
 
 if __name__ == "__main__":
