@@ -65,8 +65,9 @@ class AuctionSituation:
     """The colors worth opening with (a subset of the allowed ones; ignored once a color is laid)."""
 
 
-_RAISES = {}  # cheapest_raise's answers by its arguments (a few thousand distinct ones per game)
-_MAX_RAISES = 100_000
+_USABLE = {m: tuple(KIND_LIMIT[v] >= m for v in range(3)) for m in range(4)}  # per min_limit: 4s, 5s, 6s usable
+_COUNTS = {}  # _cheapest_counts' answers by its arguments (small counts: they recur across hands and games)
+_MAX_COUNTS = 100_000
 
 
 def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
@@ -78,43 +79,22 @@ def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
     Only cards whose building limit is at least ``min_limit`` are used. The
     cheapest is the least total value, then the fewest cards; None if no set works.
     """
-    key = (tuple(hand), tuple(table), tuple(colors), need, min_limit, use_black)
-    kinds = _RAISES.get(key, False)
-    if kinds is False:
-        if len(_RAISES) >= _MAX_RAISES:
-            _RAISES.clear()
-        kinds = _RAISES[key] = _cheapest_raise(hand, table, colors, need, min_limit, use_black)
-    return None if kinds is None else list(kinds)
-
-
-def _cheapest_raise(hand, table, colors, need, min_limit, use_black):
-    laid_color = next((k // 3 for k in range(BLACK * 3) if table[k]), -1)
-    options = [laid_color] if laid_color >= 0 else list(colors)
+    colored_laid = table[:BLACK * 3]
+    opening = not any(colored_laid)
+    options = colors if opening else (next(k for k, n in enumerate(colored_laid) if n) // 3,)
+    usable = _USABLE.get(min_limit) or tuple(KIND_LIMIT[v] >= min_limit for v in range(3))
+    four, five, six = usable
+    black = (hand[BLACK * 3] if four else 0, hand[BLACK * 3 + 1] if five else 0,
+             hand[BLACK * 3 + 2] if six else 0) if use_black else (0, 0, 0)
     best = None
     for color in options:
-        colored = [hand[color * 3 + v] if KIND_LIMIT[v] >= min_limit else 0 for v in range(3)]
-        if laid_color < 0 and not any(colored):
+        k = color * 3
+        colored = (hand[k] if four else 0, hand[k + 1] if five else 0, hand[k + 2] if six else 0)
+        if opening and not any(colored):
             continue
-        black = [hand[BLACK * 3 + v] if use_black and KIND_LIMIT[v] >= min_limit else 0 for v in range(3)]
-        avail = [colored[v] + black[v] for v in range(3)]
-        for n6 in range(avail[2] + 1):
-            for n5 in range(avail[1] + 1):
-                rest = need - 6 * n6 - 5 * n5
-                n4 = max(0, -(-rest // 4))
-                if n4 > avail[0]:
-                    continue
-                counts = (n4, n5, n6)
-                total = 4 * n4 + 5 * n5 + 6 * n6
-                cards = n4 + n5 + n6
-                if laid_color < 0 and not any(min(counts[v], colored[v]) for v in range(3)):
-                    continue  # the opening card must be colored
-                if need > 0 and cards == 0:
-                    continue
-                key = (total, cards)
-                if best is None or key < best[0]:
-                    best = (key, color, counts, colored)
-                if rest <= 0:
-                    break  # more fives only cost more
+        found = _cheapest_counts(colored, black, need, opening)
+        if found is not None and (best is None or found[0] < best[0]):  # the first color wins ties
+            best = (found[0], color, found[1], colored)
     if best is None:
         return None
     _, color, counts, colored = best
@@ -122,7 +102,40 @@ def _cheapest_raise(hand, table, colors, need, min_limit, use_black):
     for v in range(3):
         from_colored = min(counts[v], colored[v])
         kinds += [color * 3 + v] * from_colored + [BLACK * 3 + v] * (counts[v] - from_colored)
-    return tuple(kinds)
+    return kinds
+
+
+def _cheapest_counts(colored, black, need, opening):
+    """((total, cards), (fours, fives, sixes)) of the cheapest set from one color's ``colored``
+    counts and the ``black`` ones (per value: 4, 5, 6) adding at least ``need``, the first found on
+    ties; None if none. ``opening``: nothing is laid yet, so a colored card must be among them."""
+    key = (colored, black, need, opening)
+    found = _COUNTS.get(key, False)
+    if found is not False:
+        return found
+    avail = [colored[v] + black[v] for v in range(3)]
+    best = None
+    for n6 in range(avail[2] + 1):
+        for n5 in range(avail[1] + 1):
+            rest = need - 6 * n6 - 5 * n5
+            n4 = max(0, -(-rest // 4))
+            if n4 > avail[0]:
+                continue
+            counts = (n4, n5, n6)
+            cards = n4 + n5 + n6
+            if opening and not any(min(counts[v], colored[v]) for v in range(3)):
+                continue  # the opening card must be colored
+            if need > 0 and cards == 0:
+                continue
+            total = 4 * n4 + 5 * n5 + 6 * n6
+            if best is None or (total, cards) < best[0]:
+                best = ((total, cards), counts)
+            if rest <= 0:
+                break  # more fives only cost more
+    if len(_COUNTS) >= _MAX_COUNTS:
+        _COUNTS.clear()
+    _COUNTS[key] = best
+    return best
 
 
 def table_total(cards):
@@ -154,6 +167,7 @@ class BiddingStrategy:
         laid = table_total(table)
         hand = view.hand
         colors = [view.my_bid_color] if view.my_bid_color >= 0 else situation.colors
+        laid_limit = table_limit(table)
         best = None
         for b in situation.build_options:
             worth = situation.worth(b)
@@ -161,7 +175,7 @@ class BiddingStrategy:
                 continue
             limit = self.limit(situation, worth)
             min_limit = max(b, 1)
-            if table_limit(table) < min_limit:
+            if laid_limit < min_limit:
                 continue
             target = view.high_bid + 1
             if laid == 0:

@@ -168,9 +168,14 @@ class HeuristicAgent:
 
     def _best_shop(self, view, tiles):
         """The relative VP gain of the best shop placement of one of ``tiles`` (special scoring included)."""
-        plots = shop_plots(view)
-        best = max((shop_gain(view, plot, t) for t in tiles for plot in plots), default=float("-inf"))
-        return best + self._special_gain(view)
+        memo = view.seat_memo
+        key = ("best_shop", tuple(tiles))
+        gain = memo.get(key)
+        if gain is None:
+            plots = shop_plots(view)
+            best = max((shop_gain(view, plot, t) for t in tiles for plot in plots), default=float("-inf"))
+            gain = memo[key] = best + self._special_gain(view)
+        return gain
 
     def _shop_tile(self, view):
         tiles = [a - SHOP_TILE for a in view.legal]
@@ -184,6 +189,21 @@ class HeuristicAgent:
     # ---- cards ---------------------------------------------------------------------------
 
     def _draw_color(self, view):
+        demand = self._color_demand(view)
+        held = view.hand_colors[0]
+        scored = []
+        for a in view.legal:
+            c = a - DRAW_COLOR
+            top = view.pile_top[c]
+            scored.append((demand[c] / (1 + held[c]) + 0.1 * top, a))
+        return self._best(scored)
+
+    def _color_demand(self, view):
+        """Per color: what the plots I have or want of that color are worth (the board's, so shared)."""
+        memo = view.seat_memo
+        demand = memo.get("demand")
+        if demand is not None:
+            return demand
         demand = [0.0] * NUM_COLORS
         colors = view.tables.plot_color
         for d in range(NUM_DISTRICTS):
@@ -196,24 +216,21 @@ class HeuristicAgent:
                 for plot in view.tables.district_plots[d]:
                     if view.is_empty(plot):
                         demand[colors[plot]] += 0.3 * expected_plot_value(view, plot)
-        held = view.hand_colors[0]
-        scored = []
-        for a in view.legal:
-            c = a - DRAW_COLOR
-            top = view.pile_top[c]
-            scored.append((demand[c] / (1 + held[c]) + 0.1 * top, a))
-        return self._best(scored)
+        memo["demand"] = demand
+        return demand
 
     # ---- commissioners -------------------------------------------------------------------
 
     def _move(self, view):
         interest = [auction_interest(view, d) for d in range(NUM_DISTRICTS)]
         strength = view.hand_points[0] - max(view.hand_points[1:])
+        closed = view.closed
+        marked = [[d for d in range(NUM_DISTRICTS) if view.markers[c][d] and not closed[d]] for c in (0, 1)]
         scored = []
         for a in view.legal:
             c, dest = divmod(a - MOVE, NUM_LOCATIONS)
             pos = view.commissioner_at[c]
-            markers = [d for d in range(NUM_DISTRICTS) if view.markers[c][d] and not view.closed[d]]
+            markers = list(marked[c])
             score = 0.0
             if pos < NUM_DISTRICTS and not view.closed[pos] and pos not in markers:
                 score += interest[pos]
@@ -246,13 +263,33 @@ class HeuristicAgent:
         return action
 
     def _plan_bid(self, view):
-        loc = view.auction_location
         ppv = self.points_per_vp
-        allowed = tuple(view.allowed_colors)
         builds = tuple(range(1, min(3, view.reserve[0]) + 1))
+        per, colors, stop, has_plot = self._auction_values(view)
+        if stop is None:
+            return self.bidding.plan(AuctionSituation(view, lambda b: ppv * b * per, builds, colors))
+        options = (0,) + (builds if has_plot else ())
+
+        def worth(b):
+            return ppv * (b * per if b else stop)
+
+        return self.bidding.plan(AuctionSituation(view, worth, options, colors))
+
+    def _auction_values(self, view):
+        """(VP per skyscraper built, colors worth opening with, VP of a stop or None where none is
+        possible, whether I have a plot there) of the auction at hand. They depend on the board, the
+        progress and my seat only, so the state views of one board share them (``seat_memo``):
+        an auction's bidding turns and a search's rollouts through it compute them once."""
+        loc = view.auction_location
+        allowed = tuple(view.allowed_colors)
+        key = ("auction", loc, view.auction_full, allowed)
+        memo = view.seat_memo
+        values = memo.get(key)
+        if values is not None:
+            return values
         if loc == CENTRAL_PARK:
-            per = central_park_value(view)
-            return self.bidding.plan(AuctionSituation(view, lambda b: ppv * b * per, builds, allowed))
+            values = memo[key] = (central_park_value(view), allowed, None, False)
+            return values
         plot = view.my_plot(loc)
         future = expected_scorings(view, loc)
         colors = allowed
@@ -265,18 +302,9 @@ class HeuristicAgent:
             best = max(values.values(), default=0.0)
             colors = tuple(plot_color[p] for p, value in values.items() if value >= 0.8 * best) or allowed
             per = best * future + self._new_district_bonus(view)
-        if view.auction_full:
-            stop = stop_value(view, loc)
-            options = (0,) + (builds if plot >= 0 else ())
-
-            def worth(b):
-                return ppv * (b * per if b else stop)
-        else:
-            options = builds
-
-            def worth(b):
-                return ppv * b * per
-        return self.bidding.plan(AuctionSituation(view, worth, options, colors))
+        stop = stop_value(view, loc) if view.auction_full else None
+        values = memo[key] = (per, colors, stop, plot >= 0)
+        return values
 
     def _new_district_bonus(self, view):
         """A first plot in a new district counts toward the special scorings still to come (R17)."""

@@ -117,20 +117,29 @@ def shop_plots(view: SeatView):
 
 def district_margin(view: SeatView, d):
     """What scoring ``d`` now gives me minus the best other seat."""
-    scores = view.district_scores(d)
-    return scores[0] - max(scores[1:])
+    memo = view.seat_memo
+    key = ("margin", d)
+    margin = memo.get(key)
+    if margin is None:
+        scores = view.district_scores(d)
+        margin = memo[key] = scores[0] - max(scores[1:])
+    return margin
 
 
 def projected_margin(view: SeatView):
     """My VP minus the best other seat's if the game ended now (open districts and Central Park scored)."""
-    totals = list(view.scores)
-    for d in range(NUM_DISTRICTS):
-        if not view.closed[d]:
-            for slot, vp in enumerate(view.district_scores(d)):
-                totals[slot] += vp
-    cp = central_park_value(view)
-    for slot in range(view.n):
-        totals[slot] += cp * view.central_park[slot]
+    memo = view.seat_memo
+    board = memo.get("projected")
+    if board is None:  # what the board adds per seat: the open districts' VP (ints), Central Park's
+        districts = [0] * view.n
+        for d in range(NUM_DISTRICTS):
+            if not view.closed[d]:
+                for slot, vp in enumerate(view.district_scores(d)):
+                    districts[slot] += vp
+        cp = central_park_value(view)
+        board = memo["projected"] = (districts, [cp * k for k in view.central_park])
+    districts, park = board
+    totals = [score + vp + cp for score, vp, cp in zip(view.scores, districts, park)]
     return totals[0] - max(totals[1:])
 
 
@@ -176,5 +185,10 @@ def auction_interest(view: SeatView, loc):
     """My interest in an auction at ``loc`` beyond the others': positive where I am the strong one."""
     if loc == CENTRAL_PARK:
         return 0.0
-    interest = _interests(view, loc)
-    return interest(0) - 0.7 * max(interest(slot) for slot in range(1, view.n))
+    memo = view.seat_memo
+    key = ("interest", loc, tuple(view.reserve))  # the reserves change without the board (action A)
+    value = memo.get(key)
+    if value is None:
+        interest = _interests(view, loc)
+        value = memo[key] = interest(0) - 0.7 * max(interest(slot) for slot in range(1, view.n))
+    return value

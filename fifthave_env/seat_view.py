@@ -55,28 +55,36 @@ class BoardTables:
 
 
 _TABLES = {}
+_TABLES_BY_ID = {}  # id(config) -> (config, tables): hashing the config dataclass at every view costs more
 
 
 def board_tables(config):
+    entry = _TABLES_BY_ID.get(id(config))
+    if entry is not None and entry[0] is config:
+        return entry[1]
     tables = _TABLES.get(config)
     if tables is None:
         tables = _TABLES[config] = BoardTables(config)
+    if len(_TABLES_BY_ID) >= _MAX_BOARD_CACHES:
+        _TABLES_BY_ID.clear()
+    _TABLES_BY_ID[id(config)] = (config, tables)  # the config is kept alive, so its id is not reused
     return tables
 
 
-_BOARD_CACHES = {}  # game.board_token -> what views of that board share (see StateView)
 _MAX_BOARD_CACHES = 512
+_BOARD_CACHES = {}  # game.plots_token -> what views of those plots share (see StateView)
 
 
 def _board_cache(game):
-    """The dict that views of ``game``'s board (its ``board_token``) share. The token is renewed at
-    every change of the plots, the stops or the shops placed (and by ``Game.touch``), and clones
-    keep it while their board is the original's, so search rollouts share it too."""
-    cache = _BOARD_CACHES.get(game.board_token)
+    """The dict that views of ``game``'s plots (its ``plots_token``) share. The token is renewed at
+    every change of the plots, the stops, the row, the box or the shops placed (not at commissioner
+    moves; also by ``Game.touch``), and clones keep it while their plots are the original's, so
+    search rollouts share it too. What goes in must depend on nothing else (the seat aside)."""
+    cache = _BOARD_CACHES.get(game.plots_token)
     if cache is None:
         if len(_BOARD_CACHES) >= _MAX_BOARD_CACHES:
             _BOARD_CACHES.clear()
-        cache = _BOARD_CACHES[game.board_token] = {}
+        cache = _BOARD_CACHES[game.plots_token] = {}
     return cache
 
 
@@ -126,6 +134,12 @@ class _Fields:
     def memo(self):
         """Scratch space for values that depend only on the board and the game's progress (agents'
         valuations): shared by the state views of one board, this view's own for an observation."""
+        return {}
+
+    @cached_property
+    def seat_memo(self):
+        """Like ``memo``, for values that depend on the board, the progress and the viewer's seat
+        (relative values): shared by the state views of one board and seat."""
         return {}
 
     def plot_value(self, plot, extra_shops=None):
@@ -210,7 +224,7 @@ class StateView(_Fields):
     def _slots(self, values):
         """A per-seat list rotated to relative seats (slot 0 = this seat)."""
         seat = self._seat
-        return list(values[seat:]) + list(values[:seat])
+        return values[seat:] + values[:seat]  # the game's per-seat lists: slices are new lists
 
     def _slot_of(self, absolute):
         """The relative slot of an absolute seat or owner id (Alea stays 4, -1 stays -1)."""
@@ -259,6 +273,14 @@ class StateView(_Fields):
         memo = board.get("memo")
         if memo is None:
             memo = board["memo"] = {}
+        return memo
+
+    @cached_property
+    def seat_memo(self):
+        board, key = self._board, ("memo", self._seat)
+        memo = board.get(key)
+        if memo is None:
+            memo = board[key] = {}
         return memo
 
     @cached_property
@@ -367,7 +389,7 @@ class StateView(_Fields):
     @cached_property
     def hand_colors(self):
         """Cards in hand per color (black last) for every relative seat (public, R31)."""
-        return [[h[k] + h[k + 1] + h[k + 2] for k in range(0, NUM_KINDS, 3)] for h in self._slots(self._game.hands)]
+        return [[a + b + c for a, b, c in zip(h[0::3], h[1::3], h[2::3])] for h in self._slots(self._game.hands)]
 
     # ---- piles ------------------------------------------------------------------------
 

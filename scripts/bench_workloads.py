@@ -1,6 +1,6 @@
 """The users' real workloads, each timed as a cost in engine steps (issue 36).
 
-Run: ``PYTHONPATH=$PWD .venv/bin/python scripts/bench_workloads.py [--quick] [--only NAME ...]``
+Run: ``PYTHONPATH=$PWD .venv/bin/python scripts/bench_workloads.py [--quick] [--only NAME ...] [--search NAME ...]``
 
 Every figure is printed as a rate and as its **cost in engine steps**: the engine's raw
 random-play rate (``Game.legal_actions`` / ``Game.apply``, 4 players, 5-plot board), measured
@@ -73,7 +73,7 @@ def bidlab(deals):
     return deals / (time.process_time() - start), "deals/s", f"{deals} deals"
 
 
-def search(games):
+def search(games, name="search"):
     """The searcher's CPU per decision, measured around its own calls (the tournament times wall clock)."""
     from fifthave.agents.base import LayoutObservations, give_sampler
     from fifthave.agents.tournament import agent_factory
@@ -90,7 +90,7 @@ def search(games):
     for g in range(games):
         game = Game(config, seed=2026 + g)
         searcher = g % 4
-        agents = [agent_factory("search" if s == searcher else "heuristic")() for s in range(4)]
+        agents = [agent_factory(name if s == searcher else "heuristic")() for s in range(4)]
         for s, agent in enumerate(agents):
             agent.reset(config, s, np.random.default_rng([2026, g, s]))
             give_sampler(agent, game, s)
@@ -105,7 +105,7 @@ def search(games):
             game.apply(int(action))
         wins += 1 / len(game.winners) if searcher in game.winners else 0.0
     return (decisions / cpu, "decisions/s",
-            f"{games} games, {1000 * cpu / decisions:.1f} ms CPU per decision, win rate {wins / games:.3f}")
+            f"{name}, {games} games, {1000 * cpu / decisions:.1f} ms CPU per decision, win rate {wins / games:.3f}")
 
 
 def labelling(games):
@@ -139,12 +139,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer games (a smoke run; noisier)")
     parser.add_argument("--only", nargs="+", choices=WORKLOADS, default=list(WORKLOADS))
+    parser.add_argument("--search", nargs="+", default=["search"], metavar="NAME",
+                        help="the search agents the search workload times (default: the default search)")
     args = parser.parse_args(argv)
     q = args.quick
     runs = {
         "tournament": lambda: tournament(8 if q else 40),
         "bidlab": lambda: bidlab(2 if q else 10),
-        "search": lambda: search(4 if q else 12),
+        "search": lambda: [search(4 if q else 12, name) for name in args.search],
         "labelling": lambda: labelling(1 if q else 4),
         "train-default": lambda: training("train-default", 1 if q else 3),
         "train-selfplay": lambda: training("train-selfplay", 1 if q else 3),
@@ -161,8 +163,10 @@ def main(argv=None):
     engine = engine_rate(1.0 if q else 3.0)
     print(f"{'engine (random play)':22} {engine:12,.0f} decisions/s (CPU)   cost 1 engine step")
     for name in args.only:
-        rate, unit, detail = runs[name]()
-        print(f"{name:22} {rate:12,.2f} {unit:22} cost {engine / rate:10,.1f} engine steps   ({detail})", flush=True)
+        results = runs[name]()
+        for rate, unit, detail in results if isinstance(results, list) else [results]:
+            print(f"{name:22} {rate:12,.2f} {unit:22} cost {engine / rate:10,.1f} engine steps   ({detail})",
+                  flush=True)
     print(f"engine again: {engine_rate(1.0):,.0f} decisions/s; load average {os.getloadavg()[0]:.2f}")
 
 

@@ -78,7 +78,9 @@ MAX_TURNS = 1_000_000
 # a fresh object() compared by identity, never a counter: a counter restarts in every
 # process, so a game unpickled elsewhere could carry the token of another board there.
 # ``cards_token`` likewise changes wherever a card enters or leaves a pile (the piles, what
-# is known of them, the black pile).
+# is known of them, the black pile). ``plots_token`` changes with the board_token except at
+# commissioner moves: it marks the plots, the shops, the stops, the row and the box, what the
+# scripted agents' valuations read (agents cache them per plots_token, fifthave_env.seat_view).
 _BOARD_DECISIONS = frozenset((PLACE_START_DECISION, SHOP_TILE_DECISION, SHOP_PLOT_DECISION, MOVE_DECISION,
                               BUILD_DECISION))
 
@@ -201,7 +203,7 @@ class Game:
         objects, unique even across processes) and the game caches its legal actions: all are
         refreshed.
         """
-        self.board_token = self.cards_token = object()
+        self.board_token = self.plots_token = self.cards_token = object()
         self._legal = None
 
     def _setup(self) -> None:
@@ -417,6 +419,8 @@ class Game:
         dec = self.decision
         if dec in _BOARD_DECISIONS:
             self.board_token = object()
+            if dec != MOVE_DECISION:
+                self.plots_token = self.board_token
         if dec == BID_DECISION:
             if action == BID_PASS:
                 auction.pass_turn(self)
@@ -599,7 +603,7 @@ class Game:
         result = auction.after_turn(self)
         if result is None:
             return
-        self.board_token = object()
+        self.board_token = self.plots_token = object()
         self.auc_winner = result
         if 0 <= result < self.n:
             self.auc_last_bid = list(self.auc_cards[result])
@@ -647,7 +651,7 @@ class Game:
     # ---- saving, restoring, cloning ---------------------------------------------------
 
     _DERIVED = ("config", "n", "has_alea", "plot_color", "_action_names", "neighbors", "color_plot",
-                "shop_plot_of", "group_start", "_legal", "rng", "board_token", "cards_token")
+                "shop_plot_of", "group_start", "_legal", "rng", "board_token", "plots_token", "cards_token")
 
     def to_dict(self) -> dict[str, Any]:
         """The whole game, hidden parts and the generator included, as JSON-compatible data."""

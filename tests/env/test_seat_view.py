@@ -7,6 +7,7 @@ import pytest
 
 from decisions_freeze import CONFIGS, SEED, fixture, game_agents
 from fifthave_env.engine import Game, GameConfig
+from fifthave_env.engine.decisions import MOVE_DECISION
 from fifthave_env.engine.determinize import determinize
 from fifthave_env.observation import Observer
 from fifthave_env.seat_view import SeatView, StateView
@@ -88,7 +89,7 @@ def test_the_state_view_holds_nothing_but_its_fields():
     view = StateView(game, 0)
     fields(view)
     public = {name for name in vars(view) if not name.startswith("_")}
-    assert public <= set(FIELDS) | {"config", "n", "tables", "memo"}, public - set(FIELDS)
+    assert public <= set(FIELDS) | {"config", "n", "tables", "memo", "seat_memo"}, public - set(FIELDS)
 
 
 def replay(num_players, board, path):
@@ -120,3 +121,29 @@ def replay(num_players, board, path):
 def test_scripted_agents_make_the_recorded_decisions(num_players, board, path):
     """Every bidding strategy and the GreedyAgent, in every seat, over >= 10,000 decisions per configuration."""
     assert replay(num_players, board, path) >= 10_000
+
+
+def plots_state(game):
+    """What the views share per ``plots_token`` may read (seat_view._board_cache)."""
+    return repr((game.plot_owner, game.plot_height, game.plot_shops, game.closed, game.stops, game.shops_placed,
+                 game.row, game.box, game.cp_skyscrapers))
+
+
+@pytest.mark.parametrize("num_players, board", [(2, 6), (4, 5)])
+def test_the_plots_token_changes_with_every_change_of_the_plots(num_players, board):
+    """The views' shared caches (owners, shops, the agents' valuations) are keyed by ``plots_token``:
+    every change of what they read must renew it; a commissioner move alone keeps it (the caching pays)."""
+    config = GameConfig(num_players=num_players, board=board)
+    kept_at_moves = 0
+    for game, seat in positions(config, 3, seed=5):
+        if seat != game.actor:
+            continue
+        before, token, decision = plots_state(game), game.plots_token, game.decision
+        clone = game.clone()
+        assert clone.plots_token is token  # clones share the caches until their plots change
+        clone.apply(game.legal_actions()[-1])
+        if plots_state(clone) != before:
+            assert clone.plots_token is not token, f"decision {decision} changed the plots, kept the token"
+        elif decision == MOVE_DECISION:
+            kept_at_moves += clone.plots_token is token
+    assert kept_at_moves > 20

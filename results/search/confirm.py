@@ -1,0 +1,96 @@
+"""The default search's 1,000-game confirmation, with its games on disk as they finish.
+
+The same games as ``python -m agents.tournament --agents AGENT heuristic heuristic heuristic
+--games 1000 --seed 2026`` (``agents.tournament.play_game`` on the same setup: every game depends
+on the seed and its index only), but each record is appended to ``OUT.jsonl`` when it arrives, in
+game order, so that a run stopped early (a shared machine, a deadline) still gives the table of
+its complete deals: ``--summarize`` writes ``OUT.json/.csv/.png`` from them without playing.
+
+    PYTHONPATH=$PWD python results/search/confirm.py --agent search --workers 2 --out results/search/search_1000
+    PYTHONPATH=$PWD python results/search/confirm.py --agent search --out results/search/search_1000 --summarize \
+        --against results/search/search_32_2_1000.json
+
+``--against`` adds the paired difference of the searcher's win share over the deals both records hold
+(the same deals: same seed), from ``agents.stats.paired_difference``.
+"""
+
+import argparse
+import json
+import os
+import time
+
+from agents.stats import paired_difference
+from agents.tournament import (
+    TournamentResult,
+    _init_worker,
+    _labelled,
+    _play_in_worker,
+    _Setup,
+    agent_factory,
+    fork_pool,
+    summarize,
+)
+
+PLAYERS = 4
+
+
+def setup_for(agent, seed):
+    labels, factories = _labelled([(name, agent_factory(name)) for name in [agent] + ["heuristic"] * 3])
+    return _Setup(labels, factories, PLAYERS, 5, 300, seed)
+
+
+def result_of(setup, records, seconds):
+    """The table of the complete deals among ``records`` (a deal is its ``PLAYERS`` seat rotations)."""
+    records = records[:len(records) - len(records) % PLAYERS]
+    settings = {"labels": setup.labels, "num_players": PLAYERS, "board": setup.board, "games": len(records),
+                "seed": setup.seed, "max_turns": setup.max_turns, "seat_orders": setup.seat_orders}
+    return TournamentResult(settings, summarize(records, setup.labels, PLAYERS), records, seconds)
+
+
+def deal_win_shares(records, entry=0):
+    """Per complete deal: the mean win share of ``entry`` over its games (a shared win counts 1/k)."""
+    games = {}
+    for r in records:
+        seat = r["entries"].index(entry)
+        games.setdefault(r["deal"], []).append(1 / len(r["winners"]) if seat in r["winners"] else 0.0)
+    return {deal: sum(w) / len(w) for deal, w in games.items() if len(w) == PLAYERS}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--agent", default="search")
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", required=True, help="writes OUT.jsonl (games) and OUT.json/.csv/.png (table)")
+    parser.add_argument("--summarize", action="store_true", help="only the table of the games in OUT.jsonl")
+    parser.add_argument("--against", help="a tournament record (STEM.json) of another searcher on the same seed")
+    args = parser.parse_args(argv)
+    setup = setup_for(args.agent, args.seed)
+    start = time.perf_counter()
+    if not args.summarize:
+        with open(args.out + ".jsonl", "w") as sink, fork_pool(args.workers, _init_worker, (setup,)) as pool:
+            for record in pool.map(_play_in_worker, range(args.games), chunksize=PLAYERS):
+                sink.write(json.dumps(record) + "\n")
+                sink.flush()
+    with open(args.out + ".jsonl") as source:
+        records = [json.loads(line) for line in source if line.endswith("\n")]  # not a line being written
+    result = result_of(setup, records, time.perf_counter() - start)
+    result.save(args.out)
+    print(f"{len(result.records)} games ({len(result.records) // PLAYERS} deals), seed {args.seed}, "
+          f"{os.path.basename(args.out)}")
+    print(result.format_table())
+    print("act() ms per call:", ", ".join(f"{k} {v:.3f}" for k, v in result.act_ms().items()))
+    if args.against:
+        with open(args.against) as source:
+            other = json.load(source)
+        mine, theirs = deal_win_shares(result.records), deal_win_shares(other["games"])
+        deals = sorted(set(mine) & set(theirs))
+        diff = paired_difference([theirs[d] for d in deals], [mine[d] for d in deals])
+        print(f"paired by deal against {other['settings']['labels'][0]} ({os.path.basename(args.against)}), "
+              f"{diff['deals']} deals: {diff['candidate']:.3f} vs {diff['baseline']:.3f}, difference "
+              f"{diff['difference']:+.3f} [{diff['ci_low']:+.3f}, {diff['ci_high']:+.3f}]")
+
+
+if __name__ == "__main__":
+    main()
