@@ -1,7 +1,7 @@
 """The default search's 1,000-game confirmation, with its games on disk as they finish.
 
-The same games as ``python -m agents.tournament --agents AGENT heuristic heuristic heuristic
---games 1000 --seed 2026`` (``agents.tournament.play_game`` on the same setup: every game depends
+The same games as ``python -m fifthave.agents.tournament --agents AGENT heuristic heuristic heuristic
+--games 1000 --seed 2026`` (``fifthave.agents.tournament.play_game`` on the same setup: every game depends
 on the seed and its index only), but each record is appended to ``OUT.jsonl`` when it arrives, in
 game order, so that a run stopped early (a shared machine, a deadline) still gives the table of
 its complete deals: ``--summarize`` writes ``OUT.json/.csv/.png`` from them without playing.
@@ -11,7 +11,7 @@ its complete deals: ``--summarize`` writes ``OUT.json/.csv/.png`` from them with
         --against results/search/search_32_2_1000.json
 
 ``--against`` adds the paired difference of the searcher's win share over the deals both records hold
-(the same deals: same seed), from ``agents.stats.paired_difference``.
+(the same deals: same seed), from ``fifthave.agents.stats.paired_difference``.
 """
 
 import argparse
@@ -19,8 +19,8 @@ import json
 import os
 import time
 
-from agents.stats import paired_difference
-from agents.tournament import (
+from fifthave.agents.stats import paired_difference
+from fifthave.agents.tournament import (
     TournamentResult,
     _init_worker,
     _labelled,
