@@ -102,3 +102,137 @@ def test_without_a_prior_the_best_mean_value_is_played():
 
     action, candidates, default = search_with_values(game, value_of, prior=0.0)
     assert action != default[0] and (action,) in candidates
+
+
+# ---- the evaluator, the rollout, the candidate bids, the names (gaps mutmut found) --------------------------
+
+
+def random_game(num_players, seed, moves):
+    game = Game(GameConfig(num_players=num_players), seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if game.is_over:
+            break
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+    return game
+
+
+def test_projected_scores_are_the_score_plus_every_open_district_now_plus_3_vp_per_central_park_skyscraper():
+    from agents.search import projected_scores
+    from fifthave_env.engine.scoring import district_scores
+
+    game = random_game(3, seed=8, moves=300)
+    open_scores = [district_scores(game, d) for d in range(len(game.closed))]
+    scoring = [d for d, vp in enumerate(open_scores) if any(vp)]
+    assert len(scoring) >= 2  # the position has districts that would score
+    game.closed = [False] * len(game.closed)
+    game.closed[scoring[0]] = True  # a closed district scores nothing more
+    game.scores, game.cp_skyscrapers = [7, 2, 11], [0, 2, 1]
+    expected = [game.scores[p] + 3.0 * game.cp_skyscrapers[p]
+                + sum(open_scores[d][p] for d in range(len(game.closed)) if d != scoring[0]) for p in range(3)]
+    assert projected_scores(game) == pytest.approx(expected)
+
+
+def test_a_projected_margin_of_6_vp_is_worth_the_logistic_of_1(monkeypatch):
+    import agents.search as search
+
+    monkeypatch.setattr(search, "projected_scores", lambda g: [6.0, 0.0, 3.0])
+    game = Game(GameConfig(num_players=3), seed=0)
+    logistic = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
+    assert projected_value(game, 0) == pytest.approx(logistic(3 / 6))  # against the best other seat, 3 VP
+    assert projected_value(game, 1) == pytest.approx(logistic(-6 / 6))
+    assert projected_value(game, 2) == pytest.approx(logistic(-3 / 6))
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 3])
+def test_a_rollout_plays_exactly_depth_turns(depth):
+    from agents.heuristic import HeuristicAgent
+    from agents.search import Rollout
+
+    game = random_game(4, seed=5, moves=40)
+    start = game.turn
+    Rollout(HeuristicAgent, game.config).run(game, depth, seed=1)
+    assert game.turn == start + depth and not game.is_over
+
+
+def test_a_rollout_resets_one_agent_per_seat_with_the_games_config():
+    from agents.heuristic import HeuristicAgent
+    from agents.search import Rollout
+
+    resets = []
+
+    class Recording(HeuristicAgent):
+        def reset(self, config, seat, rng):
+            resets.append((config, seat))
+            super().reset(config, seat, rng)
+
+    game = random_game(3, seed=6, moves=30)
+    Rollout(Recording, game.config).run(game, 1, seed=2)
+    assert resets == [(game.config, 0), (game.config, 1), (game.config, 2)]
+
+
+def test_a_bid_macro_opens_with_a_colored_card_and_keeps_the_colored_cards_order():
+    from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM
+    from fifthave_env.engine.cards import BLACK
+
+    black = [BLACK * 3 + 1, BLACK * 3 + 2, BLACK * 3]
+    assert SearchAgent._bid_macro(black + [5, 2]) == tuple(BID_ADD + k for k in [5, 2] + black) + (BID_CONFIRM,)
+
+
+def bid_positions(count=12):
+    for seed in range(200):
+        game = random_game(3 + seed % 2, seed=seed, moves=20 + seed % 50)
+        if not game.is_over and game.decision == BID_DECISION:
+            yield game
+            count -= 1
+            if count == 0:
+                return
+
+
+def test_the_raise_candidates_are_legal_whole_bids_with_no_card_to_spare():
+    """Every candidate bid plays through to its confirm, and each cheapest raise beats the high bid by less
+    than the value of any of its cards (KIND_VALUE: 4, 5, 6 by value): no card can be left out."""
+    from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS
+    from fifthave_env.engine.auction import KIND_VALUE
+
+    raises = 0
+    for game in bid_positions():
+        seat = game.actor
+        agent = SearchAgent()
+        agent.reset(game.config, seat, np.random.default_rng(0))
+        candidates, default = agent._bid_candidates(StateView(game, seat))
+        assert (BID_PASS,) in candidates and default in candidates
+        for macro in candidates:
+            g = game.clone()
+            for action in macro:
+                assert g.action_mask()[action], f"{macro} is not playable"
+                g.apply(action)
+            if macro in (default, (BID_PASS,)):
+                continue
+            assert macro[-1] == BID_CONFIRM
+            total = game.auc_total[seat] + sum(KIND_VALUE[a - BID_ADD] for a in macro[:-1])
+            assert total > game.auc_high
+            assert all(total - KIND_VALUE[a - BID_ADD] <= game.auc_high for a in macro[:-1]), macro
+            raises += 1
+    assert raises >= 5
+
+
+def test_search_names_parse_every_part():
+    from agents.greedy import GreedyAgent
+    from agents.search import search_factory
+    from fifthave_env.random_agent import RandomAgent
+
+    agent = search_factory("search:8:3:random")()
+    assert (agent.rollouts, agent.depth, agent.rollout_factory, agent.name) == (8, 3, RandomAgent, "search:8:3:random")
+    named = []
+    agent = search_factory("search:4:1:my.npz:greedy", agent_factory=lambda n: named.append(n) or GreedyAgent)()
+    assert named == ["my.npz:greedy"] and agent.rollout_factory is GreedyAgent
+    for bad in ("searcher:4", "search:4:1:my.npz:greedy"):
+        with pytest.raises(ValueError) as error:
+            search_factory(bad)
+        assert str(error.value) == f"a search agent is named search[:ROLLOUTS[:DEPTH[:POLICY]]], got {bad!r}"
+    with pytest.raises(ValueError) as error:
+        search_factory("search:4:1:smart")
+    assert str(error.value) == ("unknown rollout policy 'smart' in 'search:4:1:smart'; choose from heuristic, "
+                                "greedy, random")
