@@ -236,3 +236,35 @@ def test_search_names_parse_every_part():
         search_factory("search:4:1:smart")
     assert str(error.value) == ("unknown rollout policy 'smart' in 'search:4:1:smart'; choose from heuristic, "
                                 "greedy, random")
+
+
+def test_a_rollout_agent_that_reads_observations_gets_its_own_seats_and_the_mask():
+    from agents.search import Rollout
+    from fifthave_env.observation import Observer
+
+    game = random_game(3, seed=9, moves=30)
+    acted = []
+
+    class Reader:  # reads_view False: the rollout builds its observation
+        def reset(self, config, seat, rng):
+            self.rng = rng
+
+        def act(self, observation, action_mask):
+            assert np.array_equal(observation, Observer(game.config).observe(game, game.actor))
+            assert np.array_equal(action_mask, game.action_mask())
+            acted.append(game.actor)
+            legal = np.flatnonzero(action_mask)
+            return int(legal[self.rng.integers(len(legal))])
+
+    Rollout(Reader, game.config).run(game, 3, seed=4)
+    assert len(set(acted)) == 3
+
+
+def test_searched_counts_every_search():
+    game = board_position()
+    agent = SearchAgent(samples=1, depth=0)
+    agent.reset(game.config, game.actor, np.random.default_rng(1))
+    agent.attach_sampler(lambda rng: game.clone())
+    for expected in (1, 2, 3):
+        agent.act_view(StateView(game, game.actor))
+        assert agent.searched == expected
