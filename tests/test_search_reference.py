@@ -268,3 +268,46 @@ def test_searched_counts_every_search():
     for expected in (1, 2, 3):
         agent.act_view(StateView(game, game.actor))
         assert agent.searched == expected
+
+
+def test_the_bid_candidates_are_pass_the_heuristics_own_bid_and_the_cheapest_raise_per_building_limit():
+    """The module docstring's list: pass; the HeuristicAgent's bid (as it would lay it, card by card); the
+    cheapest raise over the high bid (agents.bidding.cheapest_raise) for every building limit 1..3."""
+    from agents.bidding import cheapest_raise
+    from agents.heuristic import HeuristicAgent
+
+    limits_seen = set()
+    for game in bid_positions():
+        seat = game.actor
+        agent = SearchAgent()
+        agent.reset(game.config, seat, np.random.default_rng(0))
+        view = StateView(game, seat)
+        candidates, default = agent._bid_candidates(view)
+        heuristic, g, laid = HeuristicAgent(), game.clone(), []
+        heuristic.reset(game.config, seat, np.random.default_rng(0))
+        while g.actor == seat and g.decision == BID_DECISION and len(laid) < 12:
+            laid.append(int(heuristic.act_view(StateView(g, seat))))
+            g.apply(laid[-1])
+        assert default == tuple(laid)
+        table = view.my_table_cards
+        need = game.auc_high + 1 - game.auc_total[seat]
+        colors = [view.my_bid_color] if view.my_bid_color >= 0 else (
+            [view.central_park_color] if view.central_park_color >= 0 else view.allowed_colors)
+        for color in colors:
+            for limit in (1, 2, 3):
+                kinds = cheapest_raise(view.hand, table, [color], need, limit)
+                if kinds is not None and view.is_legal(agent._bid_macro(kinds)[0]):
+                    assert agent._bid_macro(kinds) in candidates, (color, limit)
+                    limits_seen.add(limit)
+    assert limits_seen == {1, 2, 3}
+
+
+@pytest.mark.parametrize("rollouts, samples", [(1, 1), (32, None)])
+def test_samples_are_the_rollouts_shared_among_the_candidates_and_at_least_one(rollouts, samples):
+    game = board_position()
+    agent = SearchAgent(rollouts=rollouts, depth=0)
+    agent.reset(game.config, game.actor, np.random.default_rng(1))
+    agent.attach_sampler(lambda rng: game.clone())
+    agent.act_view(StateView(game, game.actor))
+    candidates = len(agent.last_search[0])
+    assert agent.explanation["samples"] == (samples or rollouts // candidates) and candidates > 1
