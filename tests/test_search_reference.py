@@ -311,3 +311,37 @@ def test_samples_are_the_rollouts_shared_among_the_candidates_and_at_least_one(r
     agent.act_view(StateView(game, game.actor))
     candidates = len(agent.last_search[0])
     assert agent.explanation["samples"] == (samples or rollouts // candidates) and candidates > 1
+
+
+def test_a_candidates_value_is_its_mean_over_the_samples_and_the_explanation_lists_them():
+    game = board_position()
+    agent = SearchAgent(samples=3, depth=0, prior=0.0, evaluator=lambda g, s: next(values))
+    agent.reset(game.config, game.actor, np.random.default_rng(1))
+    agent.attach_sampler(lambda rng: game.clone())
+    probe = SearchAgent(samples=1, depth=0)
+    probe.reset(game.config, game.actor, np.random.default_rng(1))
+    probe.attach_sampler(lambda rng: game.clone())
+    probe.act_view(StateView(game, game.actor))
+    n = len(probe.last_search[0])
+    drawn = np.random.default_rng(3).random(3 * n)  # sample-major: every candidate of sample 1, then 2, 3
+    values = iter(drawn)
+    agent.act_view(StateView(game, game.actor))
+    candidates, means, default = agent.last_search
+    assert np.allclose(means, drawn.reshape(3, n).mean(axis=0))
+    assert agent.explanation == {
+        "kind": "search", "samples": 3, "default": list(default),
+        "value": "mean value (0-1: win share, or projected margin) after the rollouts",
+        "candidates": [{"actions": list(m), "value": round(float(v), 3)} for m, v in zip(candidates, means)]}
+
+
+def test_every_candidate_meets_the_same_rollout_draws_and_the_seed_fixes_them():
+    """Common random numbers: with random rollouts, two searches from one seed give the same values."""
+    game = board_position()
+    results = []
+    for _ in range(2):
+        agent = SearchAgent(samples=2, depth=2, rollout="random")
+        agent.reset(game.config, game.actor, np.random.default_rng(11))
+        agent.attach_sampler(lambda rng: game.clone())
+        agent.act_view(StateView(game, game.actor))
+        results.append(list(agent.last_search[1]))
+    assert results[0] == results[1]
