@@ -13,6 +13,7 @@ import pytest
 from agents.search import DECISION_GROUPS, SearchAgent, decision_kinds, projected_value
 from fifthave_env.engine import Game, GameConfig
 from fifthave_env.engine.game import BID_DECISION
+from fifthave_env.observation import Observer
 from fifthave_env.seat_view import StateView
 from rules_helpers import play, set_hand, start_turn, started_game
 
@@ -345,3 +346,60 @@ def test_every_candidate_meets_the_same_rollout_draws_and_the_seed_fixes_them():
         agent.act_view(StateView(game, game.actor))
         results.append(list(agent.last_search[1]))
     assert results[0] == results[1]
+
+
+def searching_agent(game, **options):
+    agent = SearchAgent(**{"samples": 1, "depth": 0, **options})
+    agent.reset(game.config, game.actor, np.random.default_rng(2))
+    agent.attach_sampler(lambda rng: game.clone())
+    return agent
+
+
+def test_two_legal_moves_are_searched_and_one_is_played_at_once_with_no_explanation():
+    searched = decision_kinds(DECISION_GROUPS) - {BID_DECISION}
+    seen = set()
+    for seed in range(60):
+        game = random_game(3, seed=seed, moves=10 + seed)
+        if game.is_over or game.decision not in searched or len(game.legal_actions()) > 2:
+            continue
+        agent = searching_agent(game)
+        action = agent.act_view(StateView(game, game.actor))
+        count = len(game.legal_actions())
+        assert agent.searched == (count == 2) and (agent.explain() is None) == (count == 1)
+        assert count > 1 or action == game.legal_actions()[0]
+        seen.add(count)
+    assert 2 in seen
+
+
+def test_a_chosen_bid_is_laid_card_by_card_over_the_next_calls():
+    laid_whole = 0
+    for game in bid_positions():
+        seat = game.actor
+        agent = searching_agent(game)
+        first = agent.act_view(StateView(game, seat))
+        chosen = next(m for m in agent.last_search[0] if m[0] == first) if agent.last_search else None
+        played = [first]
+        game.apply(first)
+        while game.actor == seat and game.decision == BID_DECISION:
+            played.append(agent.act_view(StateView(game, seat)))
+            game.apply(played[-1])
+        assert agent.searched == 1  # one search per bidding turn
+        if chosen and len(chosen) > 1:
+            assert tuple(played) == chosen
+            laid_whole += 1
+    assert laid_whole > 0
+
+
+def test_unsearched_bids_are_the_heuristics_and_an_empty_mask_is_refused():
+    from agents.heuristic import HeuristicAgent
+
+    for game in list(bid_positions(4)):
+        seat = game.actor
+        agent = searching_agent(game, groups=["board"])
+        heuristic = HeuristicAgent()
+        heuristic.reset(game.config, seat, np.random.default_rng(0))
+        assert agent.act_view(StateView(game, seat)) == heuristic.act_view(StateView(game, seat))
+        assert agent.searched == 0 and agent.explain() is None
+    with pytest.raises(ValueError) as error:
+        agent.act(Observer(game.config).observe(game, seat), np.zeros_like(game.action_mask()))
+    assert str(error.value) == "search:32 was asked to act with no legal action (all-zero action mask)"
