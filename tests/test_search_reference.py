@@ -403,3 +403,11 @@ def test_unsearched_bids_are_the_heuristics_and_an_empty_mask_is_refused():
     with pytest.raises(ValueError) as error:
         agent.act(Observer(game.config).observe(game, seat), np.zeros_like(game.action_mask()))
     assert str(error.value) == "search:32 was asked to act with no legal action (all-zero action mask)"
+
+
+def test_the_default_prior_is_small_and_an_unknown_rollout_policy_is_named():
+    assert SearchAgent().prior == 0.02
+    with pytest.raises(ValueError) as error:
+        SearchAgent(rollout="smart")
+    assert str(error.value) == ("unknown rollout policy 'smart'; choose from heuristic, greedy, random or pass an "
+                                "agent factory")
