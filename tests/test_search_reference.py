@@ -411,3 +411,15 @@ def test_the_default_prior_is_small_and_an_unknown_rollout_policy_is_named():
         SearchAgent(rollout="smart")
     assert str(error.value) == ("unknown rollout policy 'smart'; choose from heuristic, greedy, random or pass an "
                                 "agent factory")
+
+
+def test_a_rollout_stops_after_400_decisions():
+    from agents.search import MAX_DEPTH, Rollout
+    from fifthave_env.random_agent import RandomAgent
+
+    game = random_game(4, seed=12, moves=5)
+    applied = []
+    apply = game.apply
+    game.apply = lambda action: applied.append(action) or apply(action)
+    Rollout(RandomAgent, game.config).run(game, MAX_DEPTH, seed=3)
+    assert len(applied) == 400 and not game.is_over
