@@ -146,14 +146,14 @@ def test_a_projected_margin_of_6_vp_is_worth_the_logistic_of_1(monkeypatch):
     assert projected_value(game, 2) == pytest.approx(logistic(-3 / 6))
 
 
+@pytest.mark.parametrize("policy", ["heuristic", "random"])
 @pytest.mark.parametrize("depth", [0, 1, 2, 3])
-def test_a_rollout_plays_exactly_depth_turns(depth):
-    from agents.heuristic import HeuristicAgent
-    from agents.search import Rollout
+def test_a_rollout_plays_exactly_depth_turns(depth, policy):
+    from agents.search import ROLLOUT_POLICIES, Rollout
 
     game = random_game(4, seed=5, moves=40)
     start = game.turn
-    Rollout(HeuristicAgent, game.config).run(game, depth, seed=1)
+    Rollout(ROLLOUT_POLICIES[policy], game.config).run(game, depth, seed=1)
     assert game.turn == start + depth and not game.is_over
 
 
@@ -278,7 +278,7 @@ def test_the_bid_candidates_are_pass_the_heuristics_own_bid_and_the_cheapest_rai
     from agents.heuristic import HeuristicAgent
 
     limits_seen = set()
-    for game in bid_positions():
+    for game in bid_positions(40):
         seat = game.actor
         agent = SearchAgent()
         agent.reset(game.config, seat, np.random.default_rng(0))
@@ -299,7 +299,10 @@ def test_the_bid_candidates_are_pass_the_heuristics_own_bid_and_the_cheapest_rai
                 kinds = cheapest_raise(view.hand, table, [color], need, limit)
                 if kinds is not None and view.is_legal(agent._bid_macro(kinds)[0]):
                     assert agent._bid_macro(kinds) in candidates, (color, limit)
-                    limits_seen.add(limit)
+                    others = [cheapest_raise(view.hand, table, [color], need, other) for other in (1, 2, 3)
+                              if other != limit]
+                    if all(k is None or tuple(k) != tuple(kinds) for k in others):
+                        limits_seen.add(limit)  # a raise only this limit gives
     assert limits_seen == {1, 2, 3}
 
 
