@@ -239,19 +239,21 @@ def test_search_names_parse_every_part():
                                 "greedy, random")
 
 
-def test_a_rollout_agent_that_reads_observations_gets_its_own_seats_and_the_mask():
+@pytest.mark.parametrize("layout", [0, 1])
+def test_a_rollout_agent_that_reads_observations_gets_its_own_seats_in_its_layout_and_the_mask(layout):
     from agents.search import Rollout
-    from fifthave_env.observation import Observer
 
     game = random_game(3, seed=9, moves=30)
     acted = []
 
     class Reader:  # reads_view False: the rollout builds its observation
+        observation_layout = layout
+
         def reset(self, config, seat, rng):
             self.rng = rng
 
         def act(self, observation, action_mask):
-            assert np.array_equal(observation, Observer(game.config).observe(game, game.actor))
+            assert np.array_equal(observation, Observer(game.config, version=layout).observe(game, game.actor))
             assert np.array_equal(action_mask, game.action_mask())
             acted.append(game.actor)
             legal = np.flatnonzero(action_mask)
@@ -409,7 +411,7 @@ def test_unsearched_bids_are_the_heuristics_and_an_empty_mask_is_refused():
 
 
 def test_the_default_prior_is_small_and_an_unknown_rollout_policy_is_named():
-    assert SearchAgent().prior == 0.02
+    assert SearchAgent().prior == 0.02 and SearchAgent().explain() is None
     with pytest.raises(ValueError) as error:
         SearchAgent(rollout="smart")
     assert str(error.value) == ("unknown rollout policy 'smart'; choose from heuristic, greedy, random or pass an "
