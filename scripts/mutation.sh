@@ -73,15 +73,17 @@ run_module() {
   # thread pool ran can wait forever on a lock a pool thread held (values_agent's run hung so).
   (cd "$work" && env -u PYTHONPATH OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 "$MUTMUT" run --max-children "$JOBS" "${only[@]}" > run.log 2>&1) || true
   (cd "$work" && env -u PYTHONPATH "$MUTMUT" results --all true > results.txt 2>&1) || true
-  local killed survived other total
+  local killed survived unchecked other total
   killed=$(grep -c ': killed$' "$work/results.txt" || true)
   survived=$(grep -c ': survived$' "$work/results.txt" || true)
+  unchecked=$(grep -c ': not checked$' "$work/results.txt" || true)  # outside the globs
   total=$(grep -c ': ' "$work/results.txt" || true)
-  other=$((total - killed - survived))
-  local line="$name: $total mutants, $killed killed, $survived survived, $other other (timeout/no tests/suspicious)"
+  other=$((total - killed - survived - unchecked))
+  local line="$name: $((total - unchecked)) mutants run (of $total), $killed killed, $survived survived,"
+  line="$line $other other (timeout/no tests/suspicious)"
   echo "$line"
   echo "$(date -u +%FT%TZ) $line" >> "$ROOT/build/mutation/summary.txt"
-  grep -v ': killed$' "$work/results.txt" || true
+  grep -v ': killed$\|: not checked$' "$work/results.txt" || true
 }
 
 target=${1:-}
