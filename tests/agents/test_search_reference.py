@@ -120,7 +120,7 @@ def random_game(num_players, seed, moves):
 
 
 def test_projected_scores_are_the_score_plus_every_open_district_now_plus_3_vp_per_central_park_skyscraper():
-    from agents.search import projected_scores
+    from fifthave.agents.search import projected_scores
     from fifthave_env.engine.scoring import district_scores
 
     game = random_game(3, seed=8, moves=300)
@@ -136,7 +136,7 @@ def test_projected_scores_are_the_score_plus_every_open_district_now_plus_3_vp_p
 
 
 def test_a_projected_margin_of_6_vp_is_worth_the_logistic_of_1(monkeypatch):
-    import agents.search as search
+    import fifthave.agents.search as search
 
     monkeypatch.setattr(search, "projected_scores", lambda g: [6.0, 0.0, 3.0])
     game = Game(GameConfig(num_players=3), seed=0)
@@ -149,7 +149,7 @@ def test_a_projected_margin_of_6_vp_is_worth_the_logistic_of_1(monkeypatch):
 @pytest.mark.parametrize("policy", ["heuristic", "random"])
 @pytest.mark.parametrize("depth", [0, 1, 2, 3])
 def test_a_rollout_plays_exactly_depth_turns(depth, policy):
-    from agents.search import ROLLOUT_POLICIES, Rollout
+    from fifthave.agents.search import ROLLOUT_POLICIES, Rollout
 
     game = random_game(4, seed=5, moves=40)
     start = game.turn
@@ -158,8 +158,8 @@ def test_a_rollout_plays_exactly_depth_turns(depth, policy):
 
 
 def test_a_rollout_resets_one_agent_per_seat_with_the_games_config():
-    from agents.heuristic import HeuristicAgent
-    from agents.search import Rollout
+    from fifthave.agents.heuristic import HeuristicAgent
+    from fifthave.agents.search import Rollout
 
     resets = []
 
@@ -220,8 +220,8 @@ def test_the_raise_candidates_are_legal_whole_bids_with_no_card_to_spare():
 
 
 def test_search_names_parse_every_part():
-    from agents.greedy import GreedyAgent
-    from agents.search import search_factory
+    from fifthave.agents.greedy import GreedyAgent
+    from fifthave.agents.search import search_factory
     from fifthave_env.random_agent import RandomAgent
 
     agent = search_factory("search:8:3:random")()
@@ -241,7 +241,7 @@ def test_search_names_parse_every_part():
 
 @pytest.mark.parametrize("layout", [0, 1])
 def test_a_rollout_agent_that_reads_observations_gets_its_own_seats_in_its_layout_and_the_mask(layout):
-    from agents.search import Rollout
+    from fifthave.agents.search import Rollout
 
     game = random_game(3, seed=9, moves=30)
     acted = []
@@ -275,9 +275,9 @@ def test_searched_counts_every_search():
 
 def test_the_bid_candidates_are_pass_the_heuristics_own_bid_and_the_cheapest_raise_per_building_limit():
     """The module docstring's list: pass; the HeuristicAgent's bid (as it would lay it, card by card); the
-    cheapest raise over the high bid (agents.bidding.cheapest_raise) for every building limit 1..3."""
-    from agents.bidding import cheapest_raise
-    from agents.heuristic import HeuristicAgent
+    cheapest raise over the high bid (fifthave.agents.bidding.cheapest_raise) for every building limit 1..3."""
+    from fifthave.agents.bidding import cheapest_raise
+    from fifthave.agents.heuristic import HeuristicAgent
 
     limits_seen = set()
     for game in bid_positions(40):
@@ -396,7 +396,7 @@ def test_a_chosen_bid_is_laid_card_by_card_over_the_next_calls():
 
 
 def test_unsearched_bids_are_the_heuristics_and_an_empty_mask_is_refused():
-    from agents.heuristic import HeuristicAgent
+    from fifthave.agents.heuristic import HeuristicAgent
 
     for game in list(bid_positions(4)):
         seat = game.actor
@@ -419,7 +419,7 @@ def test_the_default_prior_is_small_and_an_unknown_rollout_policy_is_named():
 
 
 def test_a_rollout_stops_after_400_decisions():
-    from agents.search import MAX_DEPTH, Rollout
+    from fifthave.agents.search import MAX_DEPTH, Rollout
     from fifthave_env.random_agent import RandomAgent
 
     game = random_game(4, seed=12, moves=5)
