@@ -132,7 +132,8 @@ class GenerationsConfig:
     max_turns: int = 300
     """Turns after which a game is truncated (R29); a truncated game returns 0 and is a loss in evaluation."""
     eval_games: int = 100
-    """Head-to-head games per generation against the previous one (a multiple of ``num_players``)."""
+    """Head-to-head games per generation against the previous one (a multiple of ``num_players``, at least two
+    deals: the interval is over deals)."""
     panel_fields: list = field(default_factory=lambda: ["heuristic", "greedy", "random"])
     """``agents.panel`` fields played by every generation (the full panel is run on the final model)."""
     panel_games: int = 100
@@ -158,9 +159,11 @@ class GenerationsConfig:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"{name} must be a number from 0 to 1, got {value!r}")
-        if self.eval_games % self.num_players or (self.panel_games and self.panel_games % self.num_players):
+        if (self.eval_games % self.num_players or self.eval_games < 2 * self.num_players
+                or (self.panel_games and self.panel_games % self.num_players)):
             raise ValueError(f"eval_games and panel_games must be multiples of num_players ({self.num_players}), "
-                             f"got {self.eval_games} and {self.panel_games}")
+                             f"eval_games of at least two deals ({2 * self.num_players}), got {self.eval_games} "
+                             f"and {self.panel_games}")
         check_agent_names("anchors", [a for a in self.anchors if not a.startswith("search")])
         for name in self.anchors:
             agent_factory(name)  # a bad search name fails here
