@@ -128,3 +128,17 @@ def test_generations_run_end_to_end_and_resume_bit_for_bit(tmp_path):
         f.write(" ")
     with pytest.raises(ValueError, match="SHA-256"):
         G.run(dataclasses.replace(config, generations=3), split, resume=True, log=lambda *a, **k: None)
+
+
+def test_guided_search_plays_with_the_network_as_prior_and_rollout_policy(tmp_path):
+    from agents.guided_search import guided_factory
+
+    path = network_file(tmp_path)
+    for network_rollouts in (False, True):
+        factory = guided_factory(path, rollouts=2, depth=1, prior_weight=0.5, network_rollouts=network_rollouts)
+        result = run_tournament([factory] + [agent_factory("heuristic")] * 3, games=4, seed=2, max_turns=30)
+        assert result.records and all(r["act_calls"] for r in result.records)  # every act legal, else AgentError
+    agent = guided_factory(path)()
+    assert agent.searched == 0
+    with pytest.raises(ValueError, match="trained for 4 players"):
+        agent.reset(game_config("win_loss", None, num_players=2, board=5), 0, np.random.default_rng(0))
