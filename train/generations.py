@@ -364,15 +364,17 @@ def _write_initial(config, path):
 
 # ---- evaluation ---------------------------------------------------------------------------------------
 
-def head_to_head(config, new, old, generation):
-    """Seat-rotated games of generation ``new`` and ``old`` (agent names) with HeuristicAgents in the other
-    seats, on the same deals: the records, and the paired difference of their win shares per deal (a
-    truncated game is a loss for both)."""
-    lineup = [(f"gen{generation}", agent_factory(new)), (f"gen{generation - 1}", agent_factory(old))]
+def head_to_head(config, new, old, generation, games=None, labels=None):
+    """``games`` (default ``eval_games``) seat-rotated games of ``new`` and ``old`` (agent names; by default
+    generations ``generation`` and ``generation - 1``) with HeuristicAgents in the other seats, on the same
+    deals: the records, and the paired difference of their win shares per deal (a truncated game is a loss
+    for both)."""
+    labels = labels or (f"gen{generation}", f"gen{generation - 1}")
+    lineup = [(labels[0], agent_factory(new)), (labels[1], agent_factory(old))]
     lineup += [(f"heuristic#{i}", agent_factory("heuristic")) for i in range(config.num_players - 2)]
     result = run_tournament(lineup[:config.num_players], num_players=config.num_players, board=config.board,
-                            games=config.eval_games, seed=int(np.random.default_rng([config.seed, 0xE7A, generation])
-                                                               .integers(2**31)),
+                            games=games or config.eval_games,
+                            seed=int(np.random.default_rng([config.seed, 0xE7A, generation]).integers(2**31)),
                             workers=config.workers, max_turns=config.max_turns)
     share = {}
     for record in result.records:
@@ -613,6 +615,10 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="run directory")
     parser.add_argument("--resume", action="store_true", help="continue the generations the run directory holds")
     parser.add_argument("--generations", type=int, help="overrides the config's generations")
+    parser.add_argument("--compare", nargs=2, type=int, metavar=("OLD", "NEW"),
+                        help="instead of training: play generation NEW against generation OLD of the run on the "
+                             "same deals (--games games) and print the paired difference of their win shares")
+    parser.add_argument("--games", type=int, default=400, help="games of --compare (a multiple of the players)")
     args = parser.parse_args(argv)
     try:  # a bad file: one line and exit code 2
         config = load_config(args.config)
@@ -620,6 +626,12 @@ def main(argv=None):
             config = dataclasses.replace(config, generations=args.generations)
     except (OSError, ValueError, TypeError) as error:
         parser.error(f"{args.config}: {error}")
+    if args.compare:
+        old, new = (f"dmc:{os.path.join(generation_dir(args.out, g), AGENT_FILE)}" for g in args.compare)
+        _, paired = head_to_head(config, new, old, 10_000 + args.compare[1], games=args.games,
+                                 labels=tuple(f"gen{g}" for g in reversed(args.compare)))
+        print(json.dumps({"old": args.compare[0], "new": args.compare[1], "games": args.games, **paired}))
+        return
     try:
         run(config, args.out, args.resume)
     except (ValueError, ManifestError) as error:
