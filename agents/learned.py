@@ -1,6 +1,7 @@
 """Trained agents played with numpy alone: a policy network (``PolicyAgent``), a candidate-value network
-(``CandidateValueAgent``) and an action-value network (``ActionValueAgent``, every decision), built from an exported agent file (``agents.agentfile``) or, in training, from the
-networks themselves (``train`` converts its torch modules into the arrays these classes take).
+(``CandidateValueAgent``) and an action-value network (``ActionValueAgent``, every decision), built from an
+exported agent file (``agents.agentfile``) or, in training, from the networks themselves (``train`` converts its
+torch modules into the arrays these classes take).
 
 ``AgentFileFactory(path)`` is a picklable zero-argument factory (what ``agents.tournament.run_tournament``
 takes, also with ``workers > 1``) that reads the file once per process and returns a fresh agent per call.
@@ -20,8 +21,8 @@ from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS, NUM_ACTI
 from fifthave_env.engine.cards import NUM_KINDS
 from fifthave_env.observation import OBS_SIZES
 
-from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, MLP_KINDS, POLICY_KINDS, VALUE_PARTS, AgentFileError, groups_played,
-                        read_agent_file)
+from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, MLP_KINDS, POLICY_KINDS, VALUE_PARTS, AgentFileError,
+                        groups_played, read_agent_file)
 from .bidding import table_limit, table_total
 from .registry import AGENT_FACTORIES
 from .search import SearchAgent

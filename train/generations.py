@@ -56,7 +56,7 @@ import numpy as np
 from agents.base import give_sampler, reads_view
 from agents.bidding import BIDDING_STRATEGIES
 from agents.learned import ActorNet
-from agents.panel import field_opponents, fields_for, run_panel
+from agents.panel import fields_for, run_panel
 from agents.registry import check_agent_names
 from agents.stats import bootstrap_elo, bradley_terry_elo, paired_difference
 from agents.tournament import agent_factory, run_tournament
@@ -561,7 +561,8 @@ def write_curve(config, out_dir, states):
                  f"{h['difference']:+.3f} [{h['ci_low']:+.3f}, {h['ci_high']:+.3f}]"]
         for f in fields:
             p = row["panel"][f]
-            cells.append(f"{p['win_rate']:.3f} [{p['win_ci_low']:.3f}, {p['win_ci_high']:.3f}], {p['truncated']} trunc.")
+            cells.append(f"{p['win_rate']:.3f} [{p['win_ci_low']:.3f}, {p['win_ci_high']:.3f}], "
+                         f"{p['truncated']} trunc.")
         lines.append("| " + " | ".join(cells) + " |")
     gen0 = rated.get("gen0")
     if gen0:
