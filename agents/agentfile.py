@@ -1,14 +1,16 @@
 """The exported agent file: one ``.npz`` a trained agent plays from with numpy alone, read without unpickling.
 
 Every training method writes one (``fifthave.train.export``): PPO, self-play, the experiment, cloning (a policy
-network), RLlib (``rllib-policy``, the same network) and candidate values (``candidate-values``). An agent
+network), RLlib (``rllib-policy``, the same network), candidate values (``candidate-values``) and the iterated
+self-play learner ``fifthave.train.generations`` (``action-values``: the same MLP, one value per action id). An agent
 name that is a path to such a file plays it (``fifthave.agents.tournament.agent_factory``), as do ``policy:PATH``,
 ``rllib:PATH`` and ``values:PATH``.
 
 The file is a zip archive, as ``numpy.savez`` writes: one ``.npy`` member per weight array (float32,
 little-endian, C order) and a ``meta.json`` member::
 
-    {"format": "fifthave-agent", "format_version": 1, "kind": "policy" | "rllib-policy" | "candidate-values",
+    {"format": "fifthave-agent", "format_version": 1, "kind": "policy" | "rllib-policy" | "candidate-values"
+                                                  | "action-values",
      "name": "...", "num_players": 4, "board": 5, "observation_layout": 1,
      "architecture": {...},          # what the arrays must be (see ARCHITECTURES below)
      "weights_sha256": "...",        # of the arrays (``weights_digest``)
@@ -48,8 +50,12 @@ FORMAT_VERSION = 1
 META_MEMBER = "meta.json"
 AGENT_FILE = "agent.npz"
 """The agent file's name in a run or checkpoint directory (``rllib:DIR`` reads ``DIR/agent.npz``)."""
-KINDS = ("policy", "rllib-policy", "candidate-values")
+KINDS = ("policy", "rllib-policy", "candidate-values", "action-values")
 POLICY_KINDS = ("policy", "rllib-policy")
+MLP_KINDS = POLICY_KINDS + ("action-values",)
+"""Kinds whose network is one MLP from the observation to one output per action id (``policy_arrays``): a
+policy's logits, or ``action-values``' value of every action (``fifthave.agents.learned.ActionValueAgent``, trained by
+``fifthave.train.generations``)."""
 ACTIVATIONS = ("tanh", "relu")
 
 CANDIDATE_FEATURES = NUM_ACTIONS + NUM_KINDS + 9
@@ -109,7 +115,7 @@ def _check_architecture(kind, meta, where):
     if not isinstance(arch, dict):
         raise AgentFileError(f"{where}: architecture must be an object, got {arch!r}"[:300])
     layout = meta["observation_layout"]
-    if kind in POLICY_KINDS:
+    if kind in MLP_KINDS:
         hidden, activations = arch.get("hidden"), arch.get("activations")
         advisers = meta.get("advisers", [])
         advice_input = len(advisers) * NUM_ACTIONS
@@ -167,7 +173,10 @@ def check_meta(meta: Any, where: str) -> dict[str, tuple[int, ...]]:
                              f"{meta.get('observation_layout')!r}"[:300])
     if not isinstance(meta.get("name"), str) or len(meta["name"]) > 200:
         raise AgentFileError(f"{where}: name must be a string of at most 200 characters")
-    if kind in POLICY_KINDS:
+    if kind == "action-values":
+        if meta.get("advisers", []):
+            raise AgentFileError(f"{where}: an action-value network reads the observation alone (no advisers)")
+    elif kind in POLICY_KINDS:
         advisers = meta.get("advisers", [])
         if not (isinstance(advisers, list) and len(advisers) <= 8 and all(a in AGENT_FACTORIES for a in advisers)):
             raise AgentFileError(f"{where}: advisers must be a list of at most 8 scripted agent names from "

@@ -1,6 +1,7 @@
-"""Trained agents played with numpy alone: a policy network (``PolicyAgent``) and a candidate-value network
-(``CandidateValueAgent``), built from an exported agent file (``fifthave.agents.agentfile``) or, in training, from the
-networks themselves (``train`` converts its torch modules into the arrays these classes take).
+"""Trained agents played with numpy alone: a policy network (``PolicyAgent``), a candidate-value network
+(``CandidateValueAgent``) and an action-value network (``ActionValueAgent``, every decision), built from an
+exported agent file (``fifthave.agents.agentfile``) or, in training, from the networks themselves (``train`` converts its
+torch modules into the arrays these classes take).
 
 ``AgentFileFactory(path)`` is a picklable zero-argument factory (what ``fifthave.agents.tournament.run_tournament``
 takes, also with ``workers > 1``) that reads the file once per process and returns a fresh agent per call.
@@ -23,8 +24,8 @@ from fifthave_env.engine.cards import NUM_KINDS
 from fifthave_env.engine.game import GameConfig
 from fifthave_env.observation import OBS_SIZES
 
-from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, POLICY_KINDS, VALUE_PARTS, AgentFileError, groups_played,
-                        read_agent_file)
+from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, MLP_KINDS, POLICY_KINDS, VALUE_PARTS, AgentFileError,
+                        groups_played, read_agent_file)
 from .base import Agent
 from .bidding import table_limit, table_total
 from .registry import AGENT_FACTORIES
@@ -289,6 +290,68 @@ class PolicyAgent:
                 "candidates": [{"actions": [int(legal[i])], "value": round(float(probs[i]), 4)} for i in top]}
 
 
+# ---- action values (Deep Monte-Carlo) ----------------------------------------------------------------
+
+class ActionValueAgent:
+    """Plays the legal action its network values most: one MLP from the observation to a value per action id
+    (the expected win share after taking it), trained on Monte-Carlo returns of self-play games
+    (``fifthave.train.generations``, after DouZero: Zha et al. 2021). It plays *every* decision - bids card by card,
+    board moves, A/B/C/D, commissioners, draws, placements - with no scripted agent and no search.
+
+    ``epsilon``: the share of decisions played uniformly at random among the legal actions (exploration in
+    training; 0 to play). ``trained_for``: (players, board) of its training games, checked at ``reset``
+    (``check_trained_for``)."""
+
+    def __init__(self, net, observation_layout=1, name="action-values", trained_for=None, other_games="error",
+                 epsilon=0.0):
+        if not isinstance(net, ActorNet):
+            raise TypeError(f"ActionValueAgent plays an ActorNet, got {type(net).__name__}")
+        if other_games not in OTHER_GAMES:
+            raise ValueError(f"other_games must be one of {OTHER_GAMES}, got {other_games!r}")
+        if not 0.0 <= epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in [0, 1], got {epsilon!r}")
+        self.net = net
+        self.observation_layout = observation_layout  # the runners build this layout for it
+        self.name = name
+        self.trained_for, self.other_games = trained_for, other_games
+        self.epsilon = epsilon
+        self.rng = np.random.default_rng()
+        self._last_choice = None
+
+    def reset(self, config, seat, rng):
+        check_trained_for(self, config)
+        self.rng = rng
+
+    def act(self, observation, action_mask):
+        expected = OBS_SIZES[self.observation_layout]
+        if observation is None or len(observation) != expected:
+            raise ValueError(f"{self.name} reads observation layout {self.observation_layout} ({expected} values), "
+                             f"got {None if observation is None else len(observation)} values: give it its layout "
+                             "(fifthave.agents.base.LayoutObservations, as the tournament and the terminal game do)")
+        legal = np.flatnonzero(action_mask)
+        if not len(legal):
+            raise ValueError(f"{self.name} was asked to act with no legal action (all-zero action mask)")
+        if len(legal) == 1:
+            self._last_choice = None
+            return int(legal[0])
+        values = self.net.logits(observation)[legal]
+        self._last_choice = (legal, values)
+        if self.epsilon and self.rng.random() < self.epsilon:
+            return int(legal[self.rng.integers(len(legal))])
+        return int(legal[np.argmax(values)])
+
+    EXPLAINED_ACTIONS = 8
+
+    def explain(self):
+        """The network's values of the best legal actions at the latest decision (agent protocol)."""
+        if self._last_choice is None:
+            return None
+        legal, values = self._last_choice
+        top = np.argsort(-values, kind="stable")[:self.EXPLAINED_ACTIONS]
+        return {"kind": "values", "value": "expected win share after the action",
+                "candidates": [{"actions": [int(legal[i])], "value": round(float(values[i]), 4)} for i in top]}
+
+
 # ---- candidate values ------------------------------------------------------------------------------
 
 _BID = NUM_ACTIONS + NUM_KINDS  # offset of the bid summary in the candidate features
@@ -398,7 +461,7 @@ class CandidateValueAgent(SearchAgent):
 
 def network_from_file(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> "ActorNet | NumpyValueNet":
     """The network of an agent file's checked ``(meta, arrays)`` (``fifthave.agents.agentfile.read_agent_file``)."""
-    if meta["kind"] in POLICY_KINDS:
+    if meta["kind"] in MLP_KINDS:
         return ActorNet.from_arrays(meta["architecture"], arrays)
     return NumpyValueNet.from_arrays(meta["architecture"], arrays)
 
@@ -408,6 +471,9 @@ def agent_from_file(meta: Mapping[str, Any], network: Any, deterministic: bool =
     """An agent playing ``network`` (``network_from_file``; agents built from one network share it, so that
     ``fifthave.train.vec_env`` batches them)."""
     name = name or meta["name"]
+    if meta["kind"] == "action-values":
+        return ActionValueAgent(network, meta["observation_layout"], name, (meta["num_players"], meta["board"]),
+                                other_games)
     if meta["kind"] in POLICY_KINDS:
         return PolicyAgent(network, deterministic, name, meta, other_games=other_games)
     return CandidateValueAgent(network, groups_played(meta["groups"], meta.get("played_groups")),
@@ -428,7 +494,8 @@ def checkpoint_agent_file(directory: str | os.PathLike[str]) -> str:
                          "fifthave.train.rllib into RUN_DIR/checkpoints/iter_NNNNNN)")
 
 
-KIND_PREFIXES = {"policy": POLICY_KINDS, "rllib": POLICY_KINDS, "values": ("candidate-values",)}
+KIND_PREFIXES = {"policy": POLICY_KINDS, "rllib": POLICY_KINDS, "values": ("candidate-values",),
+                 "dmc": ("action-values",)}
 """The agent-file kinds each ``PREFIX:PATH`` agent name accepts."""
 
 _LOADED: dict[tuple, tuple] = {}  # (path, modification time, size) -> (meta, network), per process

@@ -13,8 +13,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from agents.search import DECISION_GROUPS, SearchAgent  # noqa: E402
-from agents.tournament import agent_factory, run_tournament  # noqa: E402
+from fifthave.agents.search import DECISION_GROUPS, SearchAgent  # noqa: E402
+from fifthave.agents.tournament import agent_factory, run_tournament  # noqa: E402
 
 
 class PartialSearchFactory:

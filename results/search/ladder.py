@@ -6,7 +6,7 @@
 4 players, 5-plot board, seats rotated (every agent plays every seat on the same deals).
 For each rung: win rate and mean VP with the tournament's 95% intervals clustered by deal
 (the 4 games of a deal share the cards and the board, so they are not independent:
-``agents.stats``), mean rank, and time per act() call measured separately on 8 games
+``fifthave.agents.stats``), mean rank, and time per act() call measured separately on 8 games
 (process CPU time, and wall time with the load average, because the machine is shared).
 Fair share is 0.25. Writes ladder.csv, ladder.json, ladder.md and one tournament record per
 rung (<rung>.json/.csv/.png) next to this file, after every rung. ``--from-records``
@@ -18,7 +18,7 @@ import csv
 import json
 from pathlib import Path
 
-from agents.tournament import TournamentResult, agent_factory, run_tournament
+from fifthave.agents.tournament import TournamentResult, agent_factory, run_tournament
 
 HERE = Path(__file__).resolve().parent
 SEED = 2026

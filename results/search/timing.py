@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from agents.base import LayoutObservations, give_sampler
-from agents.tournament import agent_factory
+from fifthave.agents.base import LayoutObservations, give_sampler
+from fifthave.agents.tournament import agent_factory
 from fifthave_env.engine import Game, GameConfig
 
 
