@@ -887,7 +887,7 @@ def load_config(path=None, overrides=None):
     """The ``TrainConfig`` of a JSON file (a run config of a PPO method, or an old flat one; none: the defaults),
     with ``overrides`` (flat fields) applied. ``ValueError`` for a file that does not hold a valid config,
     ``OSError`` for one that does not read."""
-    data = {}
+    data = {"observation_layout": DEFAULT_LAYOUT}  # the defaults are today's (a file's missing layout: 0)
     if path is not None:
         data = safejson.load(path, f"the config file {path}")
         checks.mapping(f"the config in {path}", data)
