@@ -38,8 +38,8 @@ import numpy as np
 import torch
 
 from fifthave.agents.base import give_sampler, reads_view
-from fifthave.agents.registry import AGENT_FACTORIES, check_agent_names
-from fifthave.agents.search import DECISION_GROUPS, SearchAgent
+from fifthave.agents.registry import AGENT_FACTORIES
+from fifthave.agents.search import SearchAgent
 from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave.agents.view import SeatView, StateView
 from fifthave_env.engine.game import Game
@@ -55,7 +55,6 @@ from .values_agent import (
     CandidateValueNet,
     LabellingValueAgent,
     candidate_features,
-    groups_played,
     load_values,
     save_values,
 )

@@ -325,12 +325,12 @@ def test_ctrl_c_in_train_keeps_the_checkpoints_and_says_how_to_resume(tmp_path):
               "eval_every": 0, "checkpoint_every": 128}
     (tmp_path / "config.json").write_text(json.dumps(config))
     checkpoints = tmp_path / "run" / "checkpoints"
-    code, error = _ctrl_c("fifthave.train.train", ["--config", "config.json", "--run-dir", "run", "--no-progress"],
+    code, error = _ctrl_c("fifthave.train.run", ["config.json", "--out", "run", "--no-progress"],
                           lambda: checkpoints.is_dir() and any(p.suffix == ".sha256" for p in checkpoints.iterdir()),
                           tmp_path)
     assert code == 130
-    line = _clean(error, "fifthave-train")
-    assert "--resume --run-dir run" in line and "ckpt_" in line
+    line = _clean(error, "fifthave train")
+    assert "--resume run" in line and "ckpt_" in line
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to a process group")
@@ -401,10 +401,11 @@ def test_checking_an_output_creates_nothing(tmp_path, blocked):
 
 
 def test_train_run_dir_is_checked_before_anything_starts(blocked, capsys):
-    from fifthave.train.train import main
+    from fifthave.train.run import main
 
-    line = _one_line_error(main, ["--run-dir", blocked, "--no-progress"], capsys)
-    assert "--run-dir" in line and "cannot be written" in line
+    config = os.path.join(os.path.dirname(__file__), "..", "..", "train", "configs", "ppo_vs_random.json")
+    line = _one_line_error(main, [config, "--out", blocked, "--no-progress"], capsys)
+    assert "--out" in line and "cannot be written" in line
 
 
 def test_rllib_removes_the_partial_checkpoints_of_a_killed_writer_only(tmp_path):
