@@ -317,15 +317,3 @@ def train_values(config):
     report["weights_sha256"] = digest
     atomic_write_text(os.path.join(config.run_dir, "report.json"), json.dumps(report, indent=1))
     return report
-
-
-
-
-def main(argv=None):
-    """``python -m fifthave.train.candidate_values CONFIG [--set ...] [--out DIR]``: ``fifthave.train.run.main``."""
-    from .run import main as run_main
-    return run_main(argv)
-
-
-if __name__ == "__main__":
-    main()

@@ -34,7 +34,6 @@ deals) are printed.
 import csv
 import json
 import os
-import sys
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -73,7 +72,6 @@ from .ppo import PipelinedMaskablePPO
 from .selfplay import SelfPlayPool
 from .vec_env import FifthAvenueVecEnv
 
-SELFPLAY_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "selfplay.json")
 RUN_FILES = ("config.json", "eval.csv", "checkpoints", "pool", "tb")
 """What a run writes in its directory: any of them marks the directory as used."""
 
@@ -387,20 +385,3 @@ def train(config, resume=False, show_progress=True):
         env.close()
     return TrainResult(model, model.num_timesteps - start_steps, time.perf_counter() - started,
                        callback.eval_seconds, weights_hash(model.policy))
-
-
-def main(argv=None):
-    """``fifthave-train``: ``fifthave train`` (``fifthave.train.run.main``) under its old name, until the console
-    scripts go: ``CONFIG [--set SECTION.KEY=VALUE ...] [--out DIR] [--resume DIR]``."""
-    from .run import main as run_main
-    return run_main(argv)
-
-
-def selfplay_main(argv=None):
-    """``fifthave-selfplay``: ``fifthave train train/configs/selfplay.json ...``."""
-    from .run import main as run_main
-    return run_main([SELFPLAY_CONFIG, *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())

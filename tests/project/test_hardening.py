@@ -170,8 +170,8 @@ def test_rllib_refuses_meaningless_options(rllib_main, tmp_path, capsys, argv, w
 @pytest.mark.parametrize("text, words", [
     ("[1, 2]", "must be a dict, got [1, 2]"),
     ('{"train_batch_size": "4000"}', "train_batch_size must be an int >= 1, got '4000' of type str"),
-    ('{"lr": "0.001"}', "lr must be a finite number"),
-    ('{"hidden": [20000, 20000]}', "hidden[0] must be an int from 1 to 4096, got 20000"),
+    ('{"lr": "0.001"}', "learning_rate must be a finite number"),  # an old name, read as today's
+    ('{"hidden": [20000, 20000]}', "net_arch[0] must be an int from 1 to 4096, got 20000"),
     ('{"use_kl_loss": "no"}', "use_kl_loss must be True or False"),
 ])
 def test_rllib_config_files_of_the_wrong_shape_are_one_line(rllib_main, tmp_path, capsys, text, words):

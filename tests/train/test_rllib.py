@@ -310,8 +310,8 @@ def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path, capsy
     assert iterations[0].split()[1] == "3" and int(iterations[0].split()[4]) > meta["env_steps"]
     assert read_checkpoint_meta(last)["pool"] == ["main_v2", "main_v3", "main_v4"]
     with pytest.raises(SystemExit):  # another layout or game cannot continue the checkpoint's network
-        rllib_main(["--resume", first, "--observation-version", "1", "--board", "6"])
-    assert "--board, --observation-version differs from the checkpoint's config" in capsys.readouterr().err
+        rllib_main(["--resume", first, "--observation-layout", "0", "--board", "6"])
+    assert "--board, --observation-layout differs from the checkpoint's config" in capsys.readouterr().err
     with pytest.raises(ValueError, match="no RLlib algorithm state"):
         import shutil
         shutil.rmtree(os.path.join(first, "algorithm"))

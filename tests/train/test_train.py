@@ -15,7 +15,6 @@ from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave_env.gym_env import FifthAvenueEnv
 from fifthave_env.observation import OBS_SIZES
 from fifthave.train import checkpoint as ckpt
-from fifthave.train.candidate_values import CandidateValueConfig
 from fifthave.train.config import BCConfig, SelfPlayConfig, TrainConfig, load_config, translate_legacy
 from fifthave.train.evaluate import best_evaluation, best_evaluation_lines, console_prefix, eval_seed, how_to_use
 from fifthave.train.experiment import cloning_games, expected_seconds, scaled, write_report
