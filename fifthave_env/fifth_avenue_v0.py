@@ -60,7 +60,7 @@ Chosen with ``reward``:
 - ``"win"``: +1 to each winner at the end, 0 to the others and to everyone at
   truncation. A loss is worth 0 however late it comes, so with a discount below 1
   a learner gains nothing by dragging out a lost game (``win_loss``'s -1 shrinks
-  with every decision added); ``fifthave.train.rllib`` trains on it by default.
+  with every decision added); the ``rllib`` training method uses it by default.
 - ``"vp_margin"``: at the end (also at truncation), own VP minus the best
   other seat's VP.
 - ``"score_delta"``: after every step, the VP each seat gained in that step

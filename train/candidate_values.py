@@ -38,8 +38,8 @@ import numpy as np
 import torch
 
 from fifthave.agents.base import reads_view
-from fifthave.agents.registry import AGENT_FACTORIES, check_agent_names
-from fifthave.agents.search import DECISION_GROUPS, SearchAgent
+from fifthave.agents.registry import AGENT_FACTORIES
+from fifthave.agents.search import SearchAgent
 from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave.agents.view import SeatView, StateView
 from fifthave_env.engine.game import Game
@@ -56,7 +56,6 @@ from .values_agent import (
     CandidateValueNet,
     LabellingValueAgent,
     candidate_features,
-    groups_played,
     load_values,
     save_values,
 )
@@ -328,15 +327,3 @@ def train_values(config):
     report["weights_sha256"] = digest
     atomic_write_text(os.path.join(config.run_dir, "report.json"), json.dumps(report, indent=1))
     return report
-
-
-
-
-def main(argv=None):
-    """``python -m fifthave.train.candidate_values CONFIG [--set ...] [--out DIR]``: ``fifthave.train.run.main``."""
-    from .run import main as run_main
-    return run_main(argv)
-
-
-if __name__ == "__main__":
-    main()

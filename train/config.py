@@ -44,6 +44,8 @@ from fifthave_env.observation import LATEST, LAYOUTS
 MAX_N_ENVS = 1024
 """Most training games at once: each is a game, its opponents and an observation buffer in memory
 (``--n-envs 100000`` took 3 GB in 20 s before this bound); our configs use 8 to 32."""
+MAX_ENVS_PER_RUNNER = 1024
+"""Most games an RLlib env runner steps at once."""
 MAX_ROLLOUT_STEPS = 2**20
 """Most ``n_envs * n_steps``: sb3 allocates the rollout buffer (observations, masks, values) up front."""
 DEFAULT_LAYOUT = LATEST
@@ -598,6 +600,111 @@ class CandidateValueConfig:
 
 
 
+@dataclass
+class RLlibConfig:
+    """The flat form of an RLlib run (method ``rllib``): what ``fifthave.train.rllib.train`` reads and every
+    checkpoint's ``meta.json`` stores (``to_dict``). Each field is documented where users set it
+    (this module): ``GameSection``, ``EvaluationSection`` (``eval_``), ``RunSection`` (``steps`` is
+    ``total_env_steps``, ``workers`` is ``num_env_runners``) and ``RLlibSection``."""
+
+    seed: int = 0
+    num_players: int = 4
+    board: int = 5
+    max_turns: int = 300
+    reward: str = "win"
+    observation_layout: int = DEFAULT_LAYOUT
+    reward_scale: float = 1.0
+    opponents: list = field(default_factory=lambda: ["random"])
+    scripted_fraction: float = 0.75
+    pool_fraction: float = 0.5
+    pool_size: int = 5
+    snapshot_every: int = 5
+    promote_win_rate: float = 0.7
+    total_env_steps: int = 200_000
+    max_seconds: float = 0.0
+    num_env_runners: int = 1
+    num_envs_per_env_runner: int = 4
+    train_batch_size: int = 4000
+    minibatch_size: int = 500
+    num_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.995
+    lambda_: float = 0.95
+    clip_param: float = 0.2
+    entropy_coeff: float = 0.01
+    vf_loss_coeff: float = 0.5
+    grad_clip: float = 0.5
+    vf_clip_param: float = 10.0
+    use_kl_loss: bool = False
+    batch_mode: str = "truncate_episodes"
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    activation: str = "tanh"
+    checkpoint_every: int = 25
+    eval_games: int = 200
+    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
+    eval_deterministic: bool = True
+    eval_seed: int | None = None
+    run_dir: str = "runs/rllib"
+    """Where ``config.json``, ``eval.csv``, ``cluster.txt`` and ``checkpoints/iter_NNNNNN`` go."""
+
+    def __post_init__(self):
+        # every field checked for its type and range (a config is untrusted input: a file, flags, a checkpoint)
+        self.seed = checks.integer("seed", self.seed, 0, checks.MAX_SEED)
+        game = game_config(self.reward, None, num_players=self.num_players, board=self.board,
+                           max_turns=self.max_turns)
+        self.num_players, self.board, self.max_turns = game.num_players, game.board, game.max_turns
+        self.observation_layout = _layout("observation_layout", self.observation_layout)
+        self.reward_scale = checks.real("reward_scale", self.reward_scale, 0.0, low_included=False)
+        check_agent_names("opponents", self.opponents)
+        check_agent_names("eval_opponents", self.eval_opponents)
+        for name in ("scripted_fraction", "pool_fraction"):
+            setattr(self, name, checks.real(name, getattr(self, name), 0.0, 1.0))
+        self.pool_size = checks.integer("pool_size", self.pool_size, 1)
+        self.snapshot_every = checks.integer("snapshot_every", self.snapshot_every, 0)
+        self.promote_win_rate = checks.real("promote_win_rate", self.promote_win_rate, 0.0)
+        self.total_env_steps = checks.integer("total_env_steps", self.total_env_steps, 1)
+        self.max_seconds = checks.real("max_seconds (0: no limit)", self.max_seconds, 0.0)
+        self.num_env_runners = checks.integer("num_env_runners", self.num_env_runners, 0)
+        self.num_envs_per_env_runner = checks.integer("num_envs_per_env_runner", self.num_envs_per_env_runner, 1,
+                                                      MAX_ENVS_PER_RUNNER)
+        self.train_batch_size = checks.integer("train_batch_size", self.train_batch_size, 1)
+        self.minibatch_size = checks.integer("minibatch_size", self.minibatch_size, 1)
+        if self.minibatch_size > self.train_batch_size:
+            raise ValueError(f"minibatch_size ({self.minibatch_size}) must not exceed train_batch_size "
+                             f"({self.train_batch_size})")
+        self.num_epochs = checks.integer("num_epochs", self.num_epochs, 1)
+        for name in ("learning_rate", "clip_param", "grad_clip", "vf_clip_param"):
+            setattr(self, name, checks.real(name, getattr(self, name), 0.0, low_included=False))
+        for name in ("gamma", "lambda_"):
+            setattr(self, name, checks.real(name, getattr(self, name), 0.0, 1.0))
+        for name in ("entropy_coeff", "vf_loss_coeff"):
+            setattr(self, name, checks.real(name, getattr(self, name), 0.0))
+        self.use_kl_loss = checks.boolean("use_kl_loss", self.use_kl_loss)
+        self.batch_mode = checks.choice("batch_mode", self.batch_mode, ("truncate_episodes", "complete_episodes"))
+        self.net_arch = _net_arch("net_arch", self.net_arch)
+        self.activation = checks.choice("activation", self.activation, ("tanh", "relu"))
+        self.checkpoint_every = checks.integer("checkpoint_every", self.checkpoint_every, 0)
+        self.eval_games = checks.integer("eval_games", self.eval_games, 0)
+        if self.eval_games % self.num_players:
+            raise ValueError(f"eval_games must be a multiple of num_players ({self.num_players}), "
+                             f"got {self.eval_games}")
+        self.eval_deterministic = checks.boolean("eval_deterministic", self.eval_deterministic)
+        if self.eval_seed is not None:
+            self.eval_seed = checks.integer("eval_seed", self.eval_seed, 0, checks.MAX_SEED)
+        if not (isinstance(self.run_dir, str) and self.run_dir):
+            raise checks.InvalidTypeError(f"run_dir must be a non-empty path, got {checks.shown(self.run_dir)}")
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    def env_config(self):
+        """RLlib's ``env_config`` for ``fifthave.train.rllib.env.FifthAvenueMultiAgentEnv`` in training."""
+        return dict(num_players=self.num_players, board=self.board, max_turns=self.max_turns, reward=self.reward,
+                    observation_layout=self.observation_layout, reward_scale=self.reward_scale,
+                    opponents=list(self.opponents),
+                    scripted_fraction=self.scripted_fraction)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # The run config: sections -> the method's flat config, and back for old files
 
@@ -645,11 +752,8 @@ _DROPPED = ("run_dir", "subproc")  # where a run went (now --out); ``subproc``: 
 
 
 def flat_class(trainer):
-    """The flat config class ``trainer`` reads (RLlib's is imported only when asked for: it needs no Ray)."""
-    if trainer == "rllib":
-        from .rllib.config import RLlibConfig
-        return RLlibConfig
-    return {"ppo": TrainConfig, "candidate_values": CandidateValueConfig}[trainer]
+    """The flat config class ``trainer`` reads."""
+    return {"ppo": TrainConfig, "candidate_values": CandidateValueConfig, "rllib": RLlibConfig}[trainer]
 
 
 @dataclass
@@ -702,8 +806,7 @@ class RunConfig:
                         + (" (RLlib evaluates at every checkpoint: set run.checkpoint_every)"
                            if (trainer, section, key) == ("rllib", "evaluation", "every") else "")
                         + f"; leave it unset (got {checks.shown(value)})")
-        own = self.sections[{"ppo": "ppo"}.get(trainer, trainer)]
-        flat.update(dataclasses.asdict(own))
+        flat.update(dataclasses.asdict(self.sections[trainer]))  # each trainer's own section has its name
         if trainer == "ppo":
             flat.update({name: self.sections.get(name) for name in ("selfplay", "bc", "league")})
         return flat_class(trainer)(**flat)
@@ -713,8 +816,7 @@ class RunConfig:
         ``evaluation.games``, ``n_envs`` -> ``ppo.n_envs``)."""
         trainer = TRAINERS[self.method]
         where = {flat: f"{section}.{key}" for (section, key), flat in FLAT_NAMES[trainer].items()}
-        own = {"ppo": "ppo"}.get(trainer, trainer)
-        where.update({key: f"{own}.{key}" for key in _field_names(SECTION_CLASSES[own])})
+        where.update({key: f"{trainer}.{key}" for key in _field_names(SECTION_CLASSES[trainer])})
         for flat in sorted(where, key=len, reverse=True):
             if message.startswith(flat) and not message[len(flat):len(flat) + 1].isalnum() \
                     and message[len(flat):len(flat) + 1] != "_":
@@ -722,7 +824,7 @@ class RunConfig:
         return message
 
 
-def _section_object(name, value, method):
+def _section_object(name, value):
     value = checks.mapping(f"the {name} section", value)
     if name == "generations":
         return dict(value)
@@ -747,9 +849,9 @@ def run_config_from_dict(data):
     if unknown:
         raise checks.InvalidValueError(f"unknown keys {sorted(unknown)} for method {method}; allowed: "
                                        f"{sorted(allowed)}")
-    shared = {name: _section_object(name, data.get(name, {}), method) for name in SHARED_SECTIONS}
-    sections = {name: _section_object(name, data.get(name, {}), method) for name in required}
-    sections.update({name: _section_object(name, data[name], method) for name in optional if name in data})
+    shared = {name: _section_object(name, data.get(name, {})) for name in SHARED_SECTIONS}
+    sections = {name: _section_object(name, data.get(name, {})) for name in required}
+    sections.update({name: _section_object(name, data[name]) for name in optional if name in data})
     return RunConfig(method, sections=sections, **shared)
 
 
@@ -767,11 +869,12 @@ def _legacy_trainer(data):
     return "ppo"
 
 
-def legacy_flat(data):
-    """``data`` (a flat config from before this schema, or a checkpoint's stored config) with today's names
-    and without what no longer belongs in a config; returns ``(trainer, flat dict, old names it used)``."""
+def legacy_flat(data, trainer=None):
+    """``data`` (a flat config from before this schema, or a checkpoint's stored config) of ``trainer`` (None:
+    told by its keys) with today's names and without what no longer belongs in a config; returns
+    ``(trainer, flat dict, old names it used)``."""
     data = checks.mapping("a config", data)
-    trainer = _legacy_trainer(data)
+    trainer = trainer or _legacy_trainer(data)
     renames = {old: new for old, new in OLD_NAMES.items() if trainer == "rllib" or old != "hidden"}
     if trainer != "rllib":
         renames.pop("lr", None)
@@ -887,7 +990,7 @@ def load_config(path=None, overrides=None):
     """The ``TrainConfig`` of a JSON file (a run config of a PPO method, or an old flat one; none: the defaults),
     with ``overrides`` (flat fields) applied. ``ValueError`` for a file that does not hold a valid config,
     ``OSError`` for one that does not read."""
-    data = {}
+    data = {"observation_layout": DEFAULT_LAYOUT}  # the defaults are today's (a file's missing layout: 0)
     if path is not None:
         data = safejson.load(path, f"the config file {path}")
         checks.mapping(f"the config in {path}", data)

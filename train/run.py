@@ -70,6 +70,13 @@ def saved_run_config(run_dir, sets=(), notify=None):
     return run_config_from_dict(with_sets(checks.mapping(f"the run config {path}", data), parsed))
 
 
+def _check_start(config):
+    """What a trainer would refuse only after its run directory is made: the checkpoint ``ppo.init_from`` names."""
+    if TRAINERS.get(config.method) == "ppo" and config.sections["ppo"].init_from is not None:
+        from .checkpoint import read_meta
+        read_meta(config.sections["ppo"].init_from)  # CheckpointError (a ValueError) naming what is wrong
+
+
 def _check_unused(out):
     if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
         raise FileExistsError(f"--out {out} is not an empty directory; choose an unused one (or --resume {out} "
@@ -86,7 +93,7 @@ def _run_ppo(config, out, resume, show_progress, argv):
 
     def kept():
         newest = latest_checkpoint(out)
-        return f"continue with {PROGRAM} --resume {out}" if newest else "no checkpoint was written yet"
+        return f"{newest} kept; continue with {PROGRAM} --resume {out}" if newest else "no checkpoint was written yet"
     try:
         with exit_on_interrupt(PROGRAM, kept):
             result = train(flat, resume=resume, show_progress=show_progress)
@@ -172,10 +179,7 @@ def build_parser():
 
 def main(argv=None):
     """``fifthave train``: run (or resume) one config; returns the exit code."""
-    if argv is None and os.environ.get("PYTHONHASHSEED", "random") == "random":
-        # RLlib's sampling follows Python's string hashes: one salt for every run (fifthave.train.rllib.train.cli)
-        os.execve(sys.executable, [sys.executable, "-m", "fifthave.train.run", *sys.argv[1:]],
-                  dict(os.environ, PYTHONHASHSEED="0"))
+    from_command_line = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -192,9 +196,14 @@ def main(argv=None):
             config = load_run_config(args.config, args.set)
             out = args.out or new_run_dir(config.method)
             _check_unused(out)
+            _check_start(config)
         check_writable_directory("--out", out)
     except (OSError, ValueError) as error:
         parser.error(str(error))
+    if config.method == "rllib" and from_command_line and os.environ.get("PYTHONHASHSEED", "random") == "random":
+        # RLlib's sampling follows Python's string hashes: one salt for every run (fifthave.train.rllib.train.cli)
+        os.execve(sys.executable, [sys.executable, "-m", "fifthave.train.run", *argv],
+                  dict(os.environ, PYTHONHASHSEED="0"))
     atomic_write_text(os.path.join(out, RUN_CONFIG), json.dumps(config.to_dict(), indent=2))
     print(f"{config.method} run in {out}", flush=True)
     try:

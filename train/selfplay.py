@@ -8,8 +8,9 @@ pushed to the environments (also in worker processes) as a new
 ``PoolOpponents`` sampler; the pool is saved in each checkpoint so a resumed
 run continues with it.
 
-Command: ``python -m fifthave.train.train --config train/configs/selfplay.json ...`` (the
-options of the PPO trainer; imports flow one way: ``fifthave.train.train`` uses this module, never the reverse).
+Command: ``fifthave train train/configs/selfplay.json`` (method ``selfplay``: the ``ppo`` section and the
+``selfplay`` section, ``fifthave.train.config.SelfPlayConfig``); ``fifthave.train.train`` uses this module,
+never the reverse.
 """
 
 import os

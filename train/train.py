@@ -1,12 +1,7 @@
 """Train a MaskablePPO agent on ``FifthAvenue-v0`` (or ``-v1``); evaluate, checkpoint and resume as it goes.
 
-Command::
-
-    python -m fifthave.train.train [--config train/configs/ppo_vs_random.json] [--run-dir DIR] [--total-timesteps N]
-                   [--seed S] [--num-players N] [--board 5|6] [--opponents random heuristic ...]
-                   [--observation-layout 0|1] [--resume]
-
-One ``TrainConfig`` (``train/config.py``) describes the run; it is saved as
+Command: ``fifthave train CONFIG`` (``fifthave.train.run``) with a config of method ``ppo``, ``selfplay`` or
+``bc``; its flat form, a ``TrainConfig`` (``fifthave.train.config``), is what ``train`` reads, saved as
 ``RUN_DIR/config.json``. While training, a progress bar shows the steps, the
 last evaluation and the recent training win rate; every ``eval_every`` steps the
 learner plays ``eval_games`` games against each of ``eval_opponents``
@@ -27,20 +22,18 @@ in progress with its opponents (``fifthave.train.vec_env`` state), sb3's last ob
 and counters, and the self-play pool's state. ``--resume`` continues an
 interrupted run from its newest intact checkpoint (a truncated or corrupt newer
 one is skipped with a warning naming it) with its saved config
-(``--total-timesteps`` may raise the budget) and gives the same weights and
+(``--set run.steps=N`` may raise the budget) and gives the same weights and
 evaluation table as a run that was never interrupted. It continues in the
-``--run-dir`` it is given: a copied or moved run directory resumes where it is
+directory it is given: a copied or moved run directory resumes where it is
 now, with its own pool snapshots (to branch a run: copy it, resume the copy). At the end the evaluation
 table, the hash of the final weights and the best evaluated checkpoint against each
 opponent (``fifthave.train.evaluate.best_evaluation``, with the tournament that plays it on fresh
 deals) are printed.
 """
 
-import argparse
 import csv
 import json
 import os
-import sys
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -52,8 +45,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
 from fifthave_env.engine import checks
-from fifthave_env.runtime import (atomic_append_csv, atomic_open, atomic_write_text,
-                                  check_writable_directory, exit_on_interrupt)
+from fifthave_env.runtime import atomic_append_csv, atomic_open, atomic_write_text
 
 from .bc import behaviour_cloning
 from .checkpoint import (
@@ -71,10 +63,8 @@ from .checkpoint import (
     versions,
     weights_hash,
 )
-from .config import load_config
 from .export import agent_file_of, write_policy
-from .evaluate import (EVAL_FIELDS, LEARNER_LABEL, best_checkpoint_report, eval_games_path, eval_seed, evaluate,
-                       format_table, how_to_use, read_eval_log)
+from .evaluate import EVAL_FIELDS, LEARNER_LABEL, eval_games_path, eval_seed, evaluate
 from .league import League
 from .opponents import ScriptedOpponents
 from .policy_agent import ActorNet, PolicyAgent, policy_spec
@@ -82,7 +72,6 @@ from .ppo import PipelinedMaskablePPO
 from .selfplay import SelfPlayPool
 from .vec_env import FifthAvenueVecEnv
 
-DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "ppo_vs_random.json")
 RUN_FILES = ("config.json", "eval.csv", "eval_games", "checkpoints", "pool", "tb")
 """What a run writes in its directory: any of them marks the directory as used."""
 
@@ -397,82 +386,3 @@ def train(config, resume=False, show_progress=True):
         env.close()
     return TrainResult(model, model.num_timesteps - start_steps, time.perf_counter() - started,
                        callback.eval_seconds, weights_hash(model.policy))
-
-
-def build_parser(program, default_config):
-    parser = argparse.ArgumentParser(prog=program, description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", default=default_config, help=f"JSON TrainConfig (default {default_config})")
-    parser.add_argument("--run-dir", help="output directory (checkpoints, logs, eval.csv)")
-    parser.add_argument("--total-timesteps", type=int, help="env steps in total")
-    parser.add_argument("--seed", type=checks.cli_seed)
-    parser.add_argument("--num-players", type=int, choices=(2, 3, 4))
-    parser.add_argument("--board", type=int, choices=(5, 6))
-    parser.add_argument("--opponents", nargs="+", help="scripted training opponents: random greedy heuristic")
-    parser.add_argument("--eval-games", type=int, help="evaluation games per opponent")
-    parser.add_argument("--n-envs", type=int, help="parallel environments")
-    parser.add_argument("--observation-layout", type=int, choices=(0, 1),
-                        help="observation layout the network reads: 0 (FifthAvenue-v0) or 1 (FifthAvenue-v1, "
-                             "with the derived views)")
-    parser.add_argument("--init-from", help="start from this checkpoint's policy (a new run, not a resume)")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue --run-dir from its newest checkpoint with its saved config; an error if it "
-                             "holds none. Resuming loads the checkpoint's files (sb3's format pickles): only "
-                             "checkpoints that match the SHA-256 manifest our trainer wrote next to each are read, "
-                             "and only resume runs you or your own machines made")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return parser
-
-
-def main(argv=None, default_config=DEFAULT_CONFIG, program="python -m fifthave.train.train"):
-    parser = build_parser(program, default_config)
-    args = parser.parse_args(argv)
-    overrides = {"run_dir": args.run_dir, "total_timesteps": args.total_timesteps, "seed": args.seed,
-                 "num_players": args.num_players, "board": args.board, "opponents": args.opponents,
-                 "eval_games": args.eval_games, "n_envs": args.n_envs, "init_from": args.init_from,
-                 "observation_layout": args.observation_layout}
-    saved = os.path.join(args.run_dir or "", "config.json")
-    try:  # a bad flag or config file ends here with one line, before anything is created
-        if args.resume and not (args.run_dir and os.path.isfile(saved)):
-            raise ValueError(f"--resume continues an earlier run: give its --run-dir, which holds its config.json "
-                             f"and checkpoints ({'no --run-dir given' if not args.run_dir else saved + ' is missing'})")
-        if args.resume:
-            # the run continues where it is now: a copied or moved directory is not written back to its old place
-            config = load_config(saved, {"total_timesteps": args.total_timesteps, "run_dir": args.run_dir})
-            changed = [f"--{key.replace('_', '-')}" for key, value in overrides.items()
-                       if key not in ("run_dir", "total_timesteps") and value is not None
-                       and value != getattr(config, key)]
-            if changed:  # a resumed run is the saved one: its game, opponents and network
-                raise ValueError(f"--resume continues the run in {args.run_dir} as its config.json says: "
-                                 f"{', '.join(changed)} differs from it (only --total-timesteps may change)")
-        else:
-            config = load_config(args.config, overrides)
-        check_writable_directory("--run-dir", config.run_dir)
-    except (OSError, ValueError) as error:  # OutputError is a ValueError
-        parser.error(str(error))
-
-    def kept():
-        newest = latest_checkpoint(config.run_dir)
-        return (f"continue from {newest} with {program} --resume --run-dir {config.run_dir}" if newest
-                else "no checkpoint was written yet")
-    try:
-        with exit_on_interrupt(program, kept):
-            result = train(config, resume=args.resume, show_progress=not args.no_progress)
-    except (FileExistsError, CheckpointError) as error:
-        parser.error(str(error))
-    print(f"\n{result.steps} env steps in {result.wall_seconds:.0f} s ({result.eval_seconds:.0f} s of evaluation): "
-          f"{result.steps_per_second:.0f} training steps/s")
-    print(f"final weights sha256: {result.weights_sha256}")
-    rows = read_eval_log(config.run_dir)
-    print(f"\nEvaluation of {config.run_dir} ({config.num_players} players, {config.board}-plot board):")
-    print(format_table(rows, config.num_players))
-    for line in best_checkpoint_report(rows, config.eval_opponents, "timesteps",
-                                       lambda step: checkpoint_path(config.run_dir, step), "policy",
-                                       config.eval_deterministic, config.num_players, eval_seed(config)):
-        print(line)
-    closing = how_to_use(latest_checkpoint(config.run_dir), config.num_players, config.eval_deterministic)
-    print("\n" + "\n".join(closing))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -170,8 +170,8 @@ def test_rllib_refuses_meaningless_options(rllib_main, tmp_path, capsys, argv, w
 @pytest.mark.parametrize("text, words", [
     ("[1, 2]", "must be a dict, got [1, 2]"),
     ('{"train_batch_size": "4000"}', "train_batch_size must be an int >= 1, got '4000' of type str"),
-    ('{"lr": "0.001"}', "lr must be a finite number"),
-    ('{"hidden": [20000, 20000]}', "hidden[0] must be an int from 1 to 4096, got 20000"),
+    ('{"lr": "0.001"}', "learning_rate must be a finite number"),  # an old name, read as today's
+    ('{"hidden": [20000, 20000]}', "net_arch[0] must be an int from 1 to 4096, got 20000"),
     ('{"use_kl_loss": "no"}', "use_kl_loss must be True or False"),
 ])
 def test_rllib_config_files_of_the_wrong_shape_are_one_line(rllib_main, tmp_path, capsys, text, words):
@@ -325,12 +325,12 @@ def test_ctrl_c_in_train_keeps_the_checkpoints_and_says_how_to_resume(tmp_path):
               "eval_every": 0, "checkpoint_every": 128}
     (tmp_path / "config.json").write_text(json.dumps(config))
     checkpoints = tmp_path / "run" / "checkpoints"
-    code, error = _ctrl_c("fifthave.train.train", ["--config", "config.json", "--run-dir", "run", "--no-progress"],
+    code, error = _ctrl_c("fifthave.train.run", ["config.json", "--out", "run", "--no-progress"],
                           lambda: checkpoints.is_dir() and any(p.suffix == ".sha256" for p in checkpoints.iterdir()),
                           tmp_path)
     assert code == 130
-    line = _clean(error, "python -m fifthave.train.train")
-    assert "--resume --run-dir run" in line and "ckpt_" in line
+    line = _clean(error, "fifthave train")
+    assert "--resume run" in line and "ckpt_" in line
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to a process group")
@@ -401,10 +401,11 @@ def test_checking_an_output_creates_nothing(tmp_path, blocked):
 
 
 def test_train_run_dir_is_checked_before_anything_starts(blocked, capsys):
-    from fifthave.train.train import main
+    from fifthave.train.run import main
 
-    line = _one_line_error(main, ["--run-dir", blocked, "--no-progress"], capsys)
-    assert "--run-dir" in line and "cannot be written" in line
+    config = os.path.join(os.path.dirname(__file__), "..", "..", "train", "configs", "ppo_vs_random.json")
+    line = _one_line_error(main, [config, "--out", blocked, "--no-progress"], capsys)
+    assert "--out" in line and "cannot be written" in line
 
 
 def test_rllib_removes_the_partial_checkpoints_of_a_killed_writer_only(tmp_path):

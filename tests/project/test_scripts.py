@@ -1,4 +1,4 @@
-"""scripts/run.sh: a fresh run directory per run, --resume continues the newest, --run-dir is respected, and setup
+"""scripts/run.sh: the default config unless another is given, --resume alone continues the newest run, and setup
 runs only when .venv is missing or pyproject.toml changed (so --help answers at once);
 fifthave publish: a run directory per run, results/ only with --write-results."""
 
@@ -6,7 +6,6 @@ import os
 import shutil
 import stat
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -34,7 +33,7 @@ def run(repo, *args):
     result = subprocess.run(["bash", str(repo / "scripts" / "run.sh"), *args], capture_output=True, text=True,
                             cwd="/")
     last = result.stdout.splitlines()[-1] if result.stdout else ""
-    return result.returncode, last.removeprefix("-m fifthave.train.train "), result.stderr
+    return result.returncode, last.removeprefix("-m fifthave.cli train "), result.stderr
 
 
 def pip_installs(repo):
@@ -42,20 +41,19 @@ def pip_installs(repo):
     return sum("-m pip install" in line for line in calls.read_text().splitlines()) if calls.exists() else 0
 
 
-def test_every_run_gets_its_own_directory_and_resume_continues_the_newest(tmp_path):
+def test_run_trains_the_default_config_unless_given_one_and_resume_continues_the_newest(tmp_path):
     repo = fake_repo(tmp_path)
     code, _, error = run(repo, "--resume")
-    assert code == 2 and "no runs/run-* directory to continue; pass --run-dir DIR" in error
-    code, first, _ = run(repo, "--total-timesteps", "2048")
-    assert code == 0 and first.startswith("--total-timesteps 2048 --run-dir runs/run-")
-    os.makedirs(repo / first.split()[-1])
-    time.sleep(1.1)  # directories are named to the second
-    code, second, _ = run(repo)
-    assert code == 0 and second.startswith("--run-dir runs/run-") and second.split()[-1] != first.split()[-1]
-    os.makedirs(repo / second.split()[-1])
-    assert run(repo, "--resume")[1] == f"--resume --run-dir {second.split()[-1]}"
-    assert run(repo, "--run-dir", "runs/mine")[1] == "--run-dir runs/mine"
-    assert run(repo, "--resume", "--run-dir=runs/mine")[1] == "--resume --run-dir=runs/mine"
+    assert code == 2 and "no runs/DATE-TIME-METHOD directory to continue; pass --resume DIR" in error
+    default = "train/configs/ppo_vs_random.json"
+    assert run(repo)[:2] == (0, default)
+    assert run(repo, "--set", "run.steps=2048")[:2] == (0, f"{default} --set run.steps=2048")
+    selfplay = "train/configs/selfplay.json"
+    assert run(repo, selfplay, "--out", "runs/mine")[1] == f"{selfplay} --out runs/mine"
+    os.makedirs(repo / "runs" / "20261126-101010-ppo")
+    os.makedirs(repo / "runs" / "20261126-111111-selfplay")
+    assert run(repo, "--resume")[1] == "--resume runs/20261126-111111-selfplay"
+    assert run(repo, "--resume", "runs/x")[1] == "--resume runs/x"
 
 
 def test_run_sets_up_only_when_the_venv_is_new_or_pyproject_changed(tmp_path):

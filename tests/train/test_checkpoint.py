@@ -164,12 +164,12 @@ def test_a_run_or_resume_starts_by_removing_stale_temporaries(saved, tmp_path):
 
 def test_the_train_command_ends_naming_the_checkpoint_and_how_to_use_it_and_refuses_a_second_start_cleanly(
         tmp_path, capsys):
-    from fifthave.train.train import main
+    from fifthave.train.run import main
 
     config = tmp_path / "tiny.json"
     config.write_text(json.dumps(tiny_config(tmp_path / "run", eval_every=0, checkpoint_every=0,
-                                             eval_deterministic=True).to_dict()))
-    assert main(["--config", str(config), "--no-progress"]) == 0
+                                             eval_deterministic=True).to_dict()))  # a flat config: still runs
+    assert main([str(config), "--out", str(tmp_path / "run"), "--no-progress"]) == 0
     printed = capsys.readouterr().out
     checkpoint = ckpt.checkpoint_path(str(tmp_path / "run"), 1024)
     agent_file = checkpoint.removesuffix(".zip") + ".npz"  # written beside it: what the commands play
@@ -179,8 +179,8 @@ def test_the_train_command_ends_naming_the_checkpoint_and_how_to_use_it_and_refu
     assert f"fifthave tournament --agents policy:{agent_file}:greedy heuristic*1 --games 100" in printed
     assert f"tensorboard --logdir {tmp_path / 'run' / 'tb'}" in printed
     with pytest.raises(SystemExit):
-        main(["--config", str(config), "--no-progress"])
-    assert "already holds checkpoints; pass --resume to continue that run" in capsys.readouterr().err
+        main([str(config), "--out", str(tmp_path / "run"), "--no-progress"])
+    assert "is not an empty directory; choose an unused one (or --resume" in capsys.readouterr().err
 
 
 def test_the_commands_after_a_run_play_the_policy_as_its_evaluations_did():
@@ -416,7 +416,7 @@ def test_resume_refuses_a_checkpoint_that_does_not_match_its_manifest_before_rea
 
 
 def test_resume_without_a_checkpoint_is_an_error_not_a_fresh_run(tmp_path):
-    from fifthave.train.train import main
+    from fifthave.train.run import main
 
     config = tiny_config(tmp_path / "empty")
     os.makedirs(config.run_dir)
@@ -425,7 +425,7 @@ def test_resume_without_a_checkpoint_is_an_error_not_a_fresh_run(tmp_path):
     assert os.listdir(config.run_dir) == []
     for run_dir in (tmp_path / "empty", tmp_path / "missing"):
         with pytest.raises(SystemExit) as exit_:
-            main(["--resume", "--run-dir", str(run_dir)])
+            main(["--resume", str(run_dir)])
         assert exit_.value.code == 2
     assert not (tmp_path / "missing").exists()
 

@@ -11,7 +11,8 @@ from fifthave.train import checkpoint as ckpt
 from fifthave.train import train as train_module
 from fifthave.train.config import SelfPlayConfig, TrainConfig
 from fifthave.train.evaluate import evaluate_checkpoint
-from fifthave.train.train import main, train
+from fifthave.train.run import main
+from fifthave.train.train import train
 
 
 def small_config(run_dir, **changes):
@@ -59,14 +60,14 @@ def test_two_runs_and_an_interrupted_resumed_run_give_the_same_weights(tmp_path,
     # A copy resumed elsewhere continues there, with the copy's snapshots, and leaves the original alone
     shutil.copytree(tmp_path / "c", tmp_path / "copy")
     os.rename(tmp_path / "c" / "pool", tmp_path / "pool_aside")  # the copy must not read the original's pool
-    assert main(["--resume", "--run-dir", str(tmp_path / "copy"), "--no-progress"]) == 0
+    assert main(["--resume", str(tmp_path / "copy"), "--no-progress"]) == 0
     os.rename(tmp_path / "pool_aside", tmp_path / "c" / "pool")
     moved = ckpt.read_meta(ckpt.latest_checkpoint(tmp_path / "copy"))
     assert moved["num_timesteps"] == 1024 and moved["weights_sha256"] == first.weights_sha256
     assert moved["pool"] and all(p.startswith(str(tmp_path / "copy" / "pool")) for p in moved["pool"])
     assert table(tmp_path / "copy") == table(tmp_path / "a")
     assert os.path.basename(ckpt.latest_checkpoint(tmp_path / "c")) == "ckpt_0000000512.zip"
-    assert main(["--resume", "--run-dir", str(tmp_path / "c"), "--no-progress"]) == 0
+    assert main(["--resume", str(tmp_path / "c"), "--no-progress"]) == 0
     final = ckpt.read_meta(ckpt.latest_checkpoint(tmp_path / "c"))
     assert final["num_timesteps"] == 1024 and final["weights_sha256"] == first.weights_sha256
     assert table(tmp_path / "c") == table(tmp_path / "a")
@@ -93,6 +94,6 @@ def test_a_league_run_with_advisers_resumes_bit_for_bit(tmp_path, monkeypatch):
     first = train(small_config(tmp_path / "a", **changes), show_progress=False)
     train_until_interrupted(small_config(tmp_path / "b", **changes), 600, monkeypatch)
     assert os.path.basename(ckpt.latest_checkpoint(tmp_path / "b")) == "ckpt_0000000512.zip"
-    assert main(["--resume", "--run-dir", str(tmp_path / "b"), "--no-progress"]) == 0
+    assert main(["--resume", str(tmp_path / "b"), "--no-progress"]) == 0
     final = ckpt.read_meta(ckpt.latest_checkpoint(tmp_path / "b"))
     assert final["num_timesteps"] == 768 and final["weights_sha256"] == first.weights_sha256

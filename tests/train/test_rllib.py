@@ -310,8 +310,8 @@ def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path, capsy
     assert iterations[0].split()[1] == "3" and int(iterations[0].split()[4]) > meta["env_steps"]
     assert read_checkpoint_meta(last)["pool"] == ["main_v2", "main_v3", "main_v4"]
     with pytest.raises(SystemExit):  # another layout or game cannot continue the checkpoint's network
-        rllib_main(["--resume", first, "--observation-version", "1", "--board", "6"])
-    assert "--board, --observation-version differs from the checkpoint's config" in capsys.readouterr().err
+        rllib_main(["--resume", first, "--observation-layout", "0", "--board", "6"])
+    assert "--board, --observation-layout differs from the checkpoint's config" in capsys.readouterr().err
     with pytest.raises(ValueError, match="no RLlib algorithm state"):
         import shutil
         shutil.rmtree(os.path.join(first, "algorithm"))
@@ -476,19 +476,19 @@ def test_command_line_options_reach_the_config(monkeypatch, tmp_path):
 
 
 def test_default_config_trains_as_the_committed_run_that_learned():
-    """``fifthave.train.rllib`` without a config must train as the committed run whose table the README quotes: the
-    budget, evaluation, run directory and env runners may differ, nothing that shapes learning."""
-    import json
-
+    """The RLlib defaults train as the committed run whose table the README quotes: the budget, evaluation, run
+    directory and env runners may differ, nothing that shapes learning but the observation layout (new runs read
+    layout 1, issue 34; the committed run read layout 0, which its config says)."""
+    from fifthave.train.config import load_run_config
     from fifthave.train.rllib.config import RLlibConfig
 
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "train", "rllib", "configs",
-                        "learn_vs_random.json")
-    with open(path) as f:
-        committed = json.load(f)
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "train",
+                        "configs", "rllib_vs_random.json")
+    committed = load_run_config(path).trainer_config("x").to_dict()
+    assert committed["observation_layout"] == 0
     defaults = RLlibConfig().to_dict()
     run_only = {"total_env_steps", "max_seconds", "num_env_runners", "checkpoint_every", "eval_games",
-                "eval_opponents", "run_dir"}
+                "eval_opponents", "run_dir", "observation_layout"}
     differing = {name: (defaults[name], value) for name, value in committed.items()
                  if name not in run_only and defaults[name] != value}
     assert not differing

@@ -15,13 +15,13 @@ from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave_env.gym_env import FifthAvenueEnv
 from fifthave_env.observation import OBS_SIZES
 from fifthave.train import checkpoint as ckpt
-from fifthave.train.candidate_values import CandidateValueConfig
-from fifthave.train.config import BCConfig, SelfPlayConfig, TrainConfig, load_config
+from fifthave.train.config import BCConfig, SelfPlayConfig, TrainConfig, load_config, translate_legacy
 from fifthave.train.evaluate import best_evaluation, best_evaluation_lines, console_prefix, eval_seed, how_to_use
 from fifthave.train.experiment import cloning_games, expected_seconds, scaled, write_report
 from fifthave.train.policy_agent import PolicyAgent, PolicyFactory
 from fifthave.train.search_value import network_search_factory
-from fifthave.train.train import build_model, main, make_vec_env, train
+from fifthave.train.run import main
+from fifthave.train.train import build_model, make_vec_env, train
 
 
 def tiny_config(run_dir, **changes):
@@ -87,9 +87,9 @@ def test_train_save_load_evaluate_resume(tmp_path, capsys):
     with pytest.raises(FileExistsError, match="--resume"):
         train(tiny_config(run_dir), show_progress=False)
     with pytest.raises(SystemExit):  # a flag that would change the run is refused, not ignored
-        main(["--resume", "--run-dir", str(run_dir), "--observation-layout", "0", "--seed", "3"])
-    assert "--observation-layout differs from it" in capsys.readouterr().err  # --seed 3 is the saved seed
-    assert main(["--resume", "--run-dir", str(run_dir), "--total-timesteps", "1536", "--no-progress"]) == 0
+        main(["--resume", str(run_dir), "--set", "game.observation_layout=0"])
+    assert "--set game.observation_layout would change it" in capsys.readouterr().err
+    assert main(["--resume", str(run_dir), "--set", "run.steps=1536", "--no-progress"]) == 0
     assert ckpt.read_meta(ckpt.latest_checkpoint(run_dir))["num_timesteps"] == 1536
     assert [int(r["timesteps"]) for r in eval_rows(run_dir)] == [0, 512, 1024, 1536]
     # the end of the run names the checkpoint of its best evaluation and how to play it on fresh deals
@@ -273,23 +273,32 @@ def test_every_config_field_is_checked_naming_it_and_what_is_allowed(field, valu
         TrainConfig(**{field: value})
 
 
-@pytest.mark.parametrize("flags,message", [
-    (["--total-timesteps", "-5"], "total_timesteps .* must be an int >= 1, got -5"),
-    (["--n-envs", "0"], "n_envs must be an int from 1 to 1024, got 0"),
-    (["--n-envs", "100000"], "n_envs must be an int from 1 to 1024, got 100000"),  # issue 40: took 3 GB
-    (["--seed", "4294967296"], "argument --seed: must be an int from 0 to 4294967295"),
-    (["--resume"], "--resume continues an earlier run: give its --run-dir.* is missing"),  # issue 40
-    (["--eval-games", "-1"], "eval_games must be an int >= 1, got -1"),
-    (["--opponents", "foo"], "opponents must be a non-empty list of agent names"),
-    (["--config", "nope.json"], ".*No such file or directory: 'nope.json'"),
-    (["--init-from", "nope.zip"], "cannot read the checkpoint nope.zip: No such file or directory"),
+@pytest.mark.parametrize("args,message", [
+    (["--set", "run.steps=-5"], "run.steps .* must be an int >= 1, got -5"),
+    (["--set", "ppo.n_envs=0"], "ppo.n_envs must be an int from 1 to 1024, got 0"),
+    (["--set", "ppo.n_envs=100000"], "ppo.n_envs must be an int from 1 to 1024, got 100000"),  # issue 40: took 3 GB
+    (["--set", "run.seed=4294967296"], "run.seed must be an int from 0 to 4294967295"),
+    (["--resume", "RUN"], "--resume DIR continues the run in DIR with its saved config: give no CONFIG"),
+    (["--set", "evaluation.games=-1"], "evaluation.games must be an int >= 1, got -1"),
+    (["--set", "ppo.opponents=[\"foo\"]"], "ppo.opponents must be a non-empty list of agent names"),
+    (["--set", "ppo.init_from=nope.zip"], "cannot read the checkpoint nope.zip: No such file or directory"),
 ])
-def test_bad_flags_end_with_one_line_before_anything_is_created(tmp_path, capsys, flags, message):
+def test_bad_values_end_with_one_line_before_anything_is_created(tmp_path, capsys, args, message):
+    config = tmp_path / "tiny.json"
+    config.write_text(json.dumps(translate_legacy(tiny_config(tmp_path / "unused").to_dict())[0]))
     with pytest.raises(SystemExit) as exit_:
-        main(["--run-dir", str(tmp_path / "run"), "--no-progress", *flags])
+        main([str(config), "--out", str(tmp_path / "run"), "--no-progress",
+              *[str(tmp_path / "run") if a == "RUN" else a for a in args]])
     error = capsys.readouterr().err
     assert exit_.value.code == 2 and "Traceback" not in error
-    assert re.search(f"python -m fifthave.train.train: error: {message}", error), error
+    assert re.search(f"fifthave train: error: {message}", error), error
+    assert not (tmp_path / "run").exists()
+    with pytest.raises(SystemExit):
+        main(["nope.json", "--out", str(tmp_path / "run")])
+    assert re.search("No such file or directory: 'nope.json'", capsys.readouterr().err)
+    with pytest.raises(SystemExit):
+        main(["--resume", str(tmp_path / "run")])
+    assert "it holds neither run_config.json nor config.json" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
 
 
@@ -298,5 +307,5 @@ def test_a_config_file_that_is_not_a_config_is_refused_in_one_line(tmp_path, cap
         path = tmp_path / "bad.json"
         path.write_text(text)
         with pytest.raises(SystemExit):
-            main(["--config", str(path), "--run-dir", str(tmp_path / "run")])
+            main([str(path), "--out", str(tmp_path / "run")])
         assert re.search(message, capsys.readouterr().err)

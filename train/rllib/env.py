@@ -56,7 +56,7 @@ RLlib-played agent gets its final observation, reward and done flag.
 
 - ``num_players``, ``board``, ``max_turns``, ``reward``, ``layout``,
   ``random_start``, ``skyscrapers_per_color``: as ``fifth_avenue_v0.env``.
-- ``observation_layout``: the observation layout, 0 (default) or 1; see above.
+- ``observation_layout``: the observation layout, 1 (default) or 0; see above.
 - ``opponents``: scripted agent names (``fifthave.agents.registry.AGENT_FACTORIES``);
   empty (default): every seat is an RLlib agent named ``player_<seat>``.
   Otherwise (self-play training) agents are named by role: ``learner`` (a seat
@@ -173,7 +173,7 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
                     self.agent_of_seat[seat] = role
         else:
             self.agent_of_seat = dict(enumerate(self.possible_agents))
-        self._scripted_observations = LayoutObservations(aec.config, self.scripted, aec.observation_layout,
+        self._scripted_observations = LayoutObservations(aec.config, self.scripted, aec.observation_version,
                                                          self._scripted_observers)
         self.agents = list(self.agent_of_seat.values())
         self.seat_of = {agent: seat for seat, agent in self.agent_of_seat.items()}

@@ -443,7 +443,7 @@ def main(argv=None):
             if args.config:
                 raise ValueError("--resume takes the config stored in the checkpoint; give no --config")
             base = read_checkpoint_meta(args.resume)["config"]
-            stored = legacy_flat(base)[1]  # today's names
+            stored = legacy_flat(base, "rllib")[1]  # today's names
             changed = [f"--{name.replace('_', '-')}" for name in ("num_players", "board", "observation_layout")
                        if getattr(args, name) is not None and getattr(args, name) != stored.get(name)]
             if changed:  # the network and its inputs are the checkpoint's
