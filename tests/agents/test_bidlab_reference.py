@@ -182,3 +182,46 @@ def test_the_field_control_is_offered_whatever_the_candidate(against_baseline_fi
     for metric in bidlab.METRICS:
         assert "field_corrected" in against_baseline_field[metric]
         assert "field_and_luck_corrected" in against_baseline_field[metric]
+
+
+def _ols_slopes(y, x):
+    """Least-squares slopes of y on the columns of x with an intercept (the control-variate coefficient)."""
+    design = np.column_stack([np.ones(len(y)), x])
+    return np.linalg.lstsq(design, y, rcond=None)[0][1:]
+
+
+def test_analyse_gives_the_variance_ratios_and_control_variate_estimates_of_their_definitions():
+    """Per-deal arms a (baseline) and b (candidate), lucks and a field control, against textbook formulas:
+    variance reduction = (var a + var b) / the variance of the estimator's per-deal terms (ddof 1); each
+    control-variate estimate is the mean of d - beta * x with beta the least-squares slope of d = b - a on x."""
+    from agents import stats
+
+    rng = np.random.default_rng(21)
+    n = 40
+    luck_a, luck_b = rng.normal(size=n), rng.normal(size=n)
+    a = 0.3 + 0.1 * luck_a + rng.normal(scale=0.2, size=n)
+    b = 0.35 + 0.1 * luck_b + 0.5 * a + rng.normal(scale=0.2, size=n)
+    field = np.full(n, 0.25)
+    out = bidlab._analyse(a, b, luck_a, luck_b, field, 200, seed=5)
+    d = b - a
+    assert out["difference"] == stats.paired_difference(a, b, 200, 5)["difference"]
+    assert out["ci_low"] == stats.paired_difference(a, b, 200, 5)["ci_low"]
+    unpaired = a.var(ddof=1) + b.var(ddof=1)
+
+    def residual(y, x):
+        return y - np.column_stack([x]) @ _ols_slopes(y, x)
+
+    methods = out["variance_reduction_by_method"]
+    assert methods["paired"] == pytest.approx(unpaired / d.var(ddof=1))
+    assert methods["unpaired_luck_corrected"] == pytest.approx(
+        unpaired / (residual(a, luck_a).var(ddof=1) + residual(b, luck_b).var(ddof=1)))
+    for name, x in (("luck_corrected", luck_b - luck_a), ("field_corrected", a - field),
+                    ("field_and_luck_corrected", np.column_stack([a - field, luck_b - luck_a]))):
+        beta = _ols_slopes(d, x)
+        corrected = d - np.column_stack([x]) @ beta
+        assert out[name]["beta"] == np.round(beta, 6).tolist(), name
+        reference = stats.paired_difference(np.zeros(n), corrected, 200, 5)
+        assert out[name]["difference"] == pytest.approx(corrected.mean())
+        assert (out[name]["ci_low"], out[name]["ci_high"]) == pytest.approx((reference["ci_low"], reference["ci_high"]))
+        assert methods[f"paired_{name}"] == pytest.approx(unpaired / corrected.var(ddof=1))
+    assert out["per_deal"] == {"baseline": a.round(6).tolist(), "candidate": b.round(6).tolist()}
