@@ -194,7 +194,7 @@ def test_analyse_gives_the_variance_ratios_and_control_variate_estimates_of_thei
     """Per-deal arms a (baseline) and b (candidate), lucks and a field control, against textbook formulas:
     variance reduction = (var a + var b) / the variance of the estimator's per-deal terms (ddof 1); each
     control-variate estimate is the mean of d - beta * x with beta the least-squares slope of d = b - a on x."""
-    from agents import stats
+    from fifthave.agents import stats
 
     rng = np.random.default_rng(21)
     n = 40
