@@ -86,6 +86,8 @@ def main(argv=None):
             other = json.load(source)
         mine, theirs = deal_win_shares(result.records), deal_win_shares(other["games"])
         deals = sorted(set(mine) & set(theirs))
+        if len(deals) < 2:
+            parser.exit(1, f"--against: {len(deals)} deal(s) in both records; a paired difference needs 2\n")
         diff = paired_difference([theirs[d] for d in deals], [mine[d] for d in deals])
         print(f"paired by deal against {other['settings']['labels'][0]} ({os.path.basename(args.against)}), "
               f"{diff['deals']} deals: {diff['candidate']:.3f} vs {diff['baseline']:.3f}, difference "
