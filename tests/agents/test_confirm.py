@@ -5,9 +5,9 @@ import json
 import os
 import sys
 
-from agents.tournament import agent_factory, run_tournament
+from fifthave.agents.tournament import agent_factory, run_tournament
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "search"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "results", "search"))
 import confirm  # noqa: E402
 
 
