@@ -69,7 +69,7 @@ class ActorNet:
     ``layers``: ``[weight (inputs x outputs), bias, activation function or None]`` per layer; ``advice_size``:
     the output layer also reads the last ``advice_size`` inputs (``fifthave.train.hints.AdvisedPolicy``'s skip)."""
 
-    def __init__(self, layers, advice_size: int = 0) -> None:
+    def __init__(self, layers: Sequence[Sequence[Any]], advice_size: int = 0) -> None:
         self.layers = [list(layer) for layer in layers]
         self.advice_size = advice_size
 
@@ -107,7 +107,7 @@ class ActorNet:
             return self._output(x, x)
         return self._from_product(x @ self.layers[0][0], x)
 
-    def logits_tracked(self, observations, memories):
+    def logits_tracked(self, observations: np.ndarray, memories: Sequence[list]) -> np.ndarray:
         """Logits of a batch whose row r is the next observation of the seat ``memories[r]`` follows: a list
         ``[observation, product]`` of that seat's last observation and its first-layer product (``x @ W1``),
         ``[None, None]`` before the first, updated here.
@@ -387,7 +387,7 @@ class NumpyValueNet:
     """A candidate-value ensemble in numpy, for play (one small decision at a time): the mean value of its
     members, each ``VALUE_PARTS`` of ``fifthave.agents.agentfile`` (weights as inputs x outputs)."""
 
-    def __init__(self, members) -> None:
+    def __init__(self, members: Sequence[Sequence[np.ndarray]]) -> None:
         self.members = [tuple(member) for member in members]
 
     @classmethod

@@ -59,6 +59,8 @@ same observer (:class:`fifthave_env.observation.Observer`):
 import hashlib
 import json
 import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -100,7 +102,7 @@ _GAME_TYPE = pyspiel.GameType(
 class FifthAvenueGame(pyspiel.Game):
     """``pyspiel.load_game("fifth_avenue", {"players": 4, "board": 5})``."""
 
-    def __init__(self, params=None) -> None:
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         params = {**DEFAULT_PARAMS, **(params or {})}
         self.config = GameConfig(num_players=int(params["players"]), board=int(params["board"]),
                                  max_turns=int(params["max_turns"]))
@@ -118,11 +120,11 @@ class FifthAvenueGame(pyspiel.Game):
         )
         super().__init__(_GAME_TYPE, info, params)
 
-    def deal_seed(self, k):
+    def deal_seed(self, k: int) -> int:
         """The engine seed of the k-th ``new_initial_state()``."""
         return int(np.random.SeedSequence([self.seed, k]).generate_state(1, np.uint64)[0])
 
-    def new_initial_state(self):
+    def new_initial_state(self) -> "FifthAvenueState":
         state = FifthAvenueState(self, deal_seed=self.deal_seed(self._deals))
         self._deals += 1
         return state
@@ -131,7 +133,7 @@ class FifthAvenueGame(pyspiel.Game):
         # pyspiel would pickle a game as its parameters, without the deal count
         return _restore_game, (self.get_parameters(), self._deals)
 
-    def deserialize_state(self, text: str):
+    def deserialize_state(self, text: str) -> "FifthAvenueState":
         """The state ``state.serialize()`` wrote: untrusted input, read as JSON within limits and checked
         field by field (the game by ``Game.from_dict``); a ``ValueError`` names what is wrong. Nothing
         in the text is unpickled or looked up by name."""
@@ -177,7 +179,8 @@ class FifthAvenueGame(pyspiel.Game):
         state._histories = _Histories(_ImmutableItems(entries) for entries in histories)
         return state
 
-    def make_py_observer(self, iig_obs_type=None, params=None):
+    def make_py_observer(self, iig_obs_type: Any = None,
+                         params: Mapping[str, Any] | None = None) -> "FifthAvenueObserver":
         if params:
             raise ValueError(f"fifth_avenue observers take no parameters, got {params!r}")
         perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
@@ -214,7 +217,8 @@ class FifthAvenueState(pyspiel.State):
     search that never reads an information state (MCTS rollouts) does not pay for them.
     """
 
-    def __init__(self, game, engine_game=None, histories=None, deal_seed=None) -> None:
+    def __init__(self, game: FifthAvenueGame, engine_game: Game | None = None,
+                 histories: Iterable[Iterable[str]] | None = None, deal_seed: int | None = None) -> None:
         super().__init__(game)
         self._engine_game = engine_game
         self._deal_seed = deal_seed
@@ -223,14 +227,14 @@ class FifthAvenueState(pyspiel.State):
         self._replay_from: Game | None = None  # the game before the first of them
 
     @property
-    def game(self):
+    def game(self) -> Game:
         """The engine's ``Game`` of this state."""
         if self._engine_game is None:
             self._engine_game = Game(self.get_game().config, seed=self._deal_seed)
         return self._engine_game
 
     @property
-    def histories(self):
+    def histories(self) -> "_Histories":
         """Each player's history: the action taken and a digest of the player's observation after it
         (the first entry, action -1, is the observation of the deal)."""
         if self._unrecorded:
@@ -257,7 +261,7 @@ class FifthAvenueState(pyspiel.State):
             digest = hashlib.blake2b(observer.observe(g, p).tobytes(), digest_size=8).hexdigest()
             histories[p].append(f"{action}:{digest}")
 
-    def current_player(self):
+    def current_player(self) -> int:
         if self.game.is_over:
             return pyspiel.PlayerId.TERMINAL
         return self.game.actor
@@ -276,16 +280,17 @@ class FifthAvenueState(pyspiel.State):
     def _action_to_string(self, player, action):
         return self.game.describe(int(action))
 
-    def is_terminal(self):
+    def is_terminal(self) -> bool:
         return self.game.is_over
 
-    def returns(self):
+    def returns(self) -> list[float]:
         g = self.game
         if not g.is_over:
             return [0.0] * g.n
         return [float(end_reward("win_loss", g, p)) for p in range(g.n)]
 
-    def resample_from_infostate(self, player_id, probability_sampler):
+    def resample_from_infostate(self, player_id: int,
+                                probability_sampler: Callable[[], float]) -> "FifthAvenueState":
         """A state drawn from what ``player_id`` knows (``engine.determinize``)."""
         seed = int(probability_sampler() * (1 << 53))
         sample = determinize(self.game, player_id, np.random.default_rng(seed))
@@ -294,7 +299,7 @@ class FifthAvenueState(pyspiel.State):
         histories = [list(mine) if p == player_id else list(others) for p in range(self.game.n)]
         return FifthAvenueState(self.get_game(), sample, histories)
 
-    def clone(self):
+    def clone(self) -> "FifthAvenueState":
         """OpenSpiel's own clone, which keeps ``history()`` and ``move_number()``.
 
         It copies this state's attributes into a throwaway ``new_initial_state()``, which is no deal."""
@@ -303,7 +308,7 @@ class FifthAvenueState(pyspiel.State):
     def __deepcopy__(self, memo):
         return self.clone()
 
-    def serialize(self):
+    def serialize(self) -> str:
         """This state as one line of JSON that ``game.deserialize_state`` reads: OpenSpiel's ``history()``
         (player, action pairs), the engine's game (``Game.to_dict``: hidden parts and generator included)
         and every player's information-state history."""
@@ -322,14 +327,14 @@ class FifthAvenueState(pyspiel.State):
 _SECTIONS = ("[Meta]", "[Game]", "[State]")
 
 
-def serialize_game_and_state(game, state) -> str:
+def serialize_game_and_state(game: FifthAvenueGame, state: "FifthAvenueState") -> str:
     """``game`` and ``state`` in one text, laid out as OpenSpiel's ``serialize_game_and_state`` lays them
     out, with ``state.serialize()``'s JSON as the state: :func:`deserialize_game_and_state` reads it."""
     return (f"# fifth_avenue game and state (fifthave_env.openspiel_game.serialize_game_and_state)\n"
             f"[Meta]\nVersion: 1\n\n[Game]\n{game.serialize()}\n[State]\n{state.serialize()}\n")
 
 
-def deserialize_game_and_state(text: str):
+def deserialize_game_and_state(text: str) -> tuple[FifthAvenueGame, "FifthAvenueState"]:
     """``(game, state)`` from :func:`serialize_game_and_state`'s text, which is untrusted input: the game is
     ``fifth_avenue`` with known parameters, the state is read by ``game.deserialize_state``; a
     ``ValueError`` names what is wrong. (``pyspiel.deserialize_game_and_state`` unpickles Python games'
@@ -396,15 +401,15 @@ def _without_deal(game, make):
 class FifthAvenueObserver:
     """Our observation vector (tensor) and its named views (dict); PyObserver interface."""
 
-    def __init__(self, config) -> None:
+    def __init__(self, config: GameConfig) -> None:
         self._observer = Observer(config, version=LATEST)
         self.tensor = np.zeros(OBS_SIZES[LATEST], np.float32)
         self.dict = views(self.tensor)
 
-    def set_from(self, state, player) -> None:
+    def set_from(self, state: "FifthAvenueState", player: int) -> None:
         self.tensor[:] = self._observer.observe(state.game, player)
 
-    def string_from(self, state, player):
+    def string_from(self, state: "FifthAvenueState", player: int) -> str:
         obs = self._observer.observe(state.game, player)
         return " ".join(f"{i}:{obs[i]:g}" for i in np.flatnonzero(obs))
 
@@ -414,7 +419,7 @@ class InformationStateObserver(FifthAvenueObserver):
     observation vector, which holds everything the player knows about the state now but is not perfect
     recall (the same cards and board reached by different moves give the same tensor)."""
 
-    def string_from(self, state, player):
+    def string_from(self, state: "FifthAvenueState", player: int) -> str:
         return "\n".join(state.histories[player])
 
 
@@ -423,7 +428,7 @@ class ISMCTSBot(ismcts.ISMCTSBot):
     ``restart_at`` (which ``evaluate_bots`` calls first and ``pyspiel.Bot`` leaves unimplemented) only
     clears its tree."""
 
-    def restart_at(self, state) -> None:
+    def restart_at(self, state: "FifthAvenueState") -> None:
         self.reset()
 
 

@@ -72,7 +72,7 @@ class SeatSampler:
 
     __slots__ = ("_game", "_seat")
 
-    def __init__(self, game, seat) -> None:
+    def __init__(self, game: "Game", seat: int) -> None:
         self._game = game
         self._seat = seat
 

@@ -31,11 +31,18 @@ def module_files():
 
 def imported_modules(module, path, known):
     """Our modules that ``module`` imports anywhere in its source (``from pkg import name`` counts
-    ``pkg.name`` when that is a module, else ``pkg``)."""
+    ``pkg.name`` when that is a module, else ``pkg``), except under ``if TYPE_CHECKING:``: those imports
+    never run (the type checker's view of the engine's role modules, which ``game`` imports)."""
     is_package = path.endswith("__init__.py")
     package = module if is_package else module.rpartition(".")[0]
+    tree = ast.parse(open(path).read(), path)
+    guards = [node for node in ast.walk(tree)
+              if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")]
+    type_checking_only = {id(inner) for guard in guards for statement in guard.body for inner in ast.walk(statement)}
     targets = set()
-    for node in ast.walk(ast.parse(open(path).read(), path)):
+    for node in ast.walk(tree):
+        if id(node) in type_checking_only:
+            continue
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
