@@ -38,7 +38,6 @@ COMMANDS = {
     "evaluate": ("fifthave.agents.panel:main",
                  "one agent against the robustness panel of opponent fields (the panel minimum is the headline)",
                  None),
-    "panel": ("fifthave.agents.panel:main", "the same as evaluate (the robustness panel of one agent)", None),
     "bidlab": ("fifthave.agents.bidlab_cli:main", "the bidding lab: paired comparisons of bidding strategies", None),
     "replay": ("fifthave_env.replay:main", "turn a recorded game or a saved state into a GIF or PNG frames", None),
     "demo": ("fifthave_env.demo:main", "a demonstration game between random players, printed in the terminal", None),

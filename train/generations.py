@@ -575,7 +575,10 @@ def write_curve(config, out_dir, states):
 
 def run(config, out_dir, resume=False, log=print):
     """Train ``config.generations`` generations into ``out_dir`` (``resume``: continue the ones it holds);
-    returns the curve (``write_curve``)."""
+    returns the curve (``write_curve``). ``config``: a ``GenerationsConfig``, or the run config of
+    ``fifthave train`` (``fifthave.train.config``, method ``generations``) whose section holds its fields."""
+    if not isinstance(config, GenerationsConfig):
+        config = GenerationsConfig(**config.sections["generations"])
     config_path = os.path.join(out_dir, "config.json")
     if os.path.exists(config_path):
         with open(config_path) as f:
@@ -604,6 +607,10 @@ def run(config, out_dir, resume=False, log=print):
 def load_config(path):
     """A ``GenerationsConfig`` from a JSON object of its fields (unknown fields refused)."""
     fields = safejson.load(path, f"the config file {path}")
+    if isinstance(fields, dict) and "method" in fields:  # the schema of fifthave train: its generations section
+        if fields["method"] != "generations" or set(fields) != {"method", "generations"}:
+            raise ValueError("a run config here must be {\"method\": \"generations\", \"generations\": {...}}")
+        fields = fields["generations"]
     if not isinstance(fields, dict):
         raise TypeError(f"it must hold a JSON object of GenerationsConfig fields, got {type(fields).__name__}")
     return GenerationsConfig(**fields)

@@ -35,6 +35,7 @@ class ObservationReader:
     """An opponent that reads its observation (reads_view False) and checks it is its own seat's."""
 
     name = "observation-reader"
+    observation_layout = LAYOUT  # the layout it reads (an agent that declares none gets layout 0)
     checked = 0
     seats = set()
 

@@ -43,8 +43,16 @@ def flat_without_run_dir(config):
 
 def test_every_committed_config_validates_and_set_overrides_reach_the_trainer():
     names = sorted(os.listdir(CONFIGS))
-    assert sorted(CONVERTED.values()) == names  # one folder, every old config converted, nothing else
+    # one folder: every old config converted, and the iterated self-play learner's (new with the schema)
+    assert sorted([*CONVERTED.values(), "generations_4p.json"]) == names
+    generations = load_run_config(os.path.join(CONFIGS, "generations_4p.json"))
+    assert generations.method == "generations" and generations.sections["generations"]["num_players"] == 4
+    from fifthave.train.generations import GenerationsConfig, load_config
+    assert load_config(os.path.join(CONFIGS, "generations_4p.json")) == GenerationsConfig(
+        **generations.sections["generations"])
     for name in names:
+        if name == "generations_4p.json":
+            continue
         config = load_run_config(os.path.join(CONFIGS, name))
         assert isinstance(config, RunConfig)
         changed = load_run_config(os.path.join(CONFIGS, name), ["run.seed=7", "game.board=6"]).trainer_config("x")
