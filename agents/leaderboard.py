@@ -6,7 +6,7 @@ panel of ``fifthave.agents.panel`` (same fields, same deals: one seed), and the 
 minimum (the lowest win rate over the fields except ``search``; a truncated game is a loss). Every cell has
 its 95% interval clustered by deal; the fair share is in the header.
 
-Console: ``python -m fifthave.agents.leaderboard --players 4 --games 200 --workers 2 --out results/leaderboard``
+Console: ``fifthave leaderboard --players 4 --games 200 --workers 2 --out results/leaderboard``
 writes one panel per entrant (``OUT/<entrant>_<P>p.json`` and ``.md``) and the page ``OUT/README.md``. A
 panel file whose settings match is reused (an interrupted run continues where it stopped); ``--fresh``
 plays every panel again. Same seed, same page (apart from the wall times).
@@ -91,7 +91,7 @@ def format_page(panels, num_players):
              f"fair share {1 / num_players:.2f}). Win rate with its 95% interval clustered by deal; a truncated "
              "game (R29) is a loss and is counted in brackets; the `search` opponents play "
              f"`{s['search']}`. Ranked by the panel minimum (every field but "
-             "`search`). Regenerate: `python -m fifthave.agents.leaderboard --players "
+             "`search`). Regenerate: `fifthave leaderboard --players "
              f"{num_players} --games {s['games_per_field']} --seed {s['seed']} --out DIR`.", "",
              "| entrant | panel minimum | " + " | ".join(fields) + " |",
              "|---|---|" + "---|" * len(fields)]
@@ -105,7 +105,6 @@ def format_page(panels, num_players):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="python -m fifthave.agents.leaderboard",
         description="Every committed agent (scripted, search, learned) against the same panel of fields; "
                     "writes one panel per entrant and the page OUT/README.md.")
     parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))

@@ -38,6 +38,8 @@ COMMANDS = {
     "evaluate": ("fifthave.agents.panel:main",
                  "one agent against the robustness panel of opponent fields (the panel minimum is the headline)",
                  None),
+    "leaderboard": ("fifthave.agents.leaderboard:main",
+                    "every committed agent against the same panel fields, one page (results/leaderboard)", None),
     "bidlab": ("fifthave.agents.bidlab_cli:main", "the bidding lab: paired comparisons of bidding strategies", None),
     "replay": ("fifthave_env.replay:main", "turn a recorded game or a saved state into a GIF or PNG frames", None),
     "demo": ("fifthave_env.demo:main", "a demonstration game between random players, printed in the terminal", None),
