@@ -56,6 +56,12 @@ def deal_win_shares(records, entry=0):
     return {deal: sum(w) / len(w) for deal, w in games.items() if len(w) == PLAYERS}
 
 
+def read_records(out):
+    """The complete game records in ``OUT.jsonl`` (not a line being written)."""
+    with open(out + ".jsonl") as source:
+        return [json.loads(line) for line in source if line.endswith("\n")]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--agent", default="search")
@@ -64,17 +70,24 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", required=True, help="writes OUT.jsonl (games) and OUT.json/.csv/.png (table)")
     parser.add_argument("--summarize", action="store_true", help="only the table of the games in OUT.jsonl")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the complete games in OUT.jsonl and play the rest (a game depends on its index only)")
     parser.add_argument("--against", help="a tournament record (STEM.json) of another searcher on the same seed")
     args = parser.parse_args(argv)
     setup = setup_for(args.agent, args.seed)
     start = time.perf_counter()
     if not args.summarize:
-        with open(args.out + ".jsonl", "w") as sink, fork_pool(args.workers, _init_worker, (setup,)) as pool:
-            for record in pool.map(_play_in_worker, range(args.games), chunksize=PLAYERS):
+        done = 0
+        if args.resume and os.path.exists(args.out + ".jsonl"):
+            done = len(read_records(args.out))
+            with open(args.out + ".jsonl", "r+") as sink:  # drop a line cut off by the interruption
+                sink.truncate(sum(len(line) for line in sink.readlines()[:done]))
+        with open(args.out + ".jsonl", "a" if args.resume else "w") as sink, \
+                fork_pool(args.workers, _init_worker, (setup,)) as pool:
+            for record in pool.map(_play_in_worker, range(done, args.games), chunksize=PLAYERS):
                 sink.write(json.dumps(record) + "\n")
                 sink.flush()
-    with open(args.out + ".jsonl") as source:
-        records = [json.loads(line) for line in source if line.endswith("\n")]  # not a line being written
+    records = read_records(args.out)
     result = result_of(setup, records, time.perf_counter() - start)
     result.save(args.out)
     print(f"{len(result.records)} games ({len(result.records) // PLAYERS} deals), seed {args.seed}, "

@@ -29,3 +29,7 @@ def test_confirm_plays_the_tournaments_games_and_a_stopped_run_keeps_its_complet
     with open(out + ".json") as f:
         assert len(json.load(f)["games"]) == 8  # the complete deals only
     assert "2 deals: " in capsys.readouterr().out.splitlines()[-1]
+
+    confirm.main(["--agent", "greedy", "--games", "12", "--workers", "1", "--out", out, "--resume"])
+    with open(out + ".json") as f:  # the cut line dropped, games 10 and 11 played: the uninterrupted run's
+        assert [g["scores"] for g in json.load(f)["games"]] == [r["scores"] for r in expected.records]
