@@ -24,11 +24,11 @@ from fifthave_env.runtime import atomic_write_text
 
 from . import models
 from .bidding import BIDDING_STRATEGIES
-from .panel import (DEFAULT_STRATEGY, PANEL_FIELDS, default_games, fields_for, format_markdown, panel_settings,
-                    run_panel)
+from .panel import (DEFAULT_STRATEGY, PANEL_FIELDS, PANEL_SEARCH, default_games, fields_for, format_markdown,
+                    panel_settings, run_panel)
 
 SCRIPTED = ("random", "greedy", "heuristic",
-            *(f"heuristic-{name}" for name in BIDDING_STRATEGIES if name != DEFAULT_STRATEGY), "search")
+            *(f"heuristic-{name}" for name in BIDDING_STRATEGIES if name != DEFAULT_STRATEGY), "search", PANEL_SEARCH)
 
 
 def entrants(num_players, board=5):

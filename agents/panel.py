@@ -12,7 +12,8 @@ Fields (``PANEL_FIELDS``; opponents by their ``fifthave.agents.registry`` names)
 - ``heuristic``: HeuristicAgents with the default bidding; ``heuristic-<strategy>``: HeuristicAgents with
   each other bidding strategy of ``fifthave.agents.bidding`` (conservative, aggressive, hoarder, reach, majority);
 - ``greedy``, ``random``: GreedyAgents, RandomAgents;
-- ``search``: search agents with the default settings (``fifthave.agents.search``);
+- ``search``: search agents, ``PANEL_SEARCH`` (``search:32:2``, fixed: the committed panels were played
+  against it; the default ``search`` is ``search:48:2`` now);
 - ``mixed-strong`` (heuristic, greedy, search) and ``mixed-styles`` (heuristic-reach, heuristic-majority,
   random): mixed tables, seated in that order in the first rotation of every deal. With 2 players (3) the
   first opponent (the first two) of each mix sits: ``heuristic`` and ``heuristic-reach`` alone are the
@@ -44,7 +45,6 @@ from fifthave_env.engine import checks
 
 from .bidding import BIDDING_STRATEGIES
 from .registry import agent_names_help
-from .search import DEFAULT_DEPTH, DEFAULT_ROLLOUTS
 from .stats import clustered_mean_interval, clustered_rate_interval
 from .tournament import AgentError, agent_factory, run_tournament
 
@@ -63,6 +63,9 @@ PANEL_FIELDS = (
 )
 """Every field's name, in report order (with 2 players the mixed ones are left out: see the docstring)."""
 
+PANEL_SEARCH = "search:32:2"
+"""What the ``search`` opponents play: fixed, so that every committed panel is measured against the same
+opponents (the default ``search`` became ``search:48:2`` after the panels were played)."""
 SEPARATE_FIELDS = ("search",)  # reported beside the minimum, not in it
 PANEL_COLUMNS = ("field", "opponents", "games", "deals", "win_rate", "win_ci_low", "win_ci_high", "fair_share",
                  "truncated", "mean_vp", "vp_ci_low", "vp_ci_high")
@@ -74,10 +77,14 @@ def field_opponents(field: str, num_players: int) -> list[str] | None:
     if num_players not in (2, 3, 4):
         raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
     if field in MIXED_FIELDS:
-        return list(MIXED_FIELDS[field][:num_players - 1]) if num_players > 2 else None
-    if field not in PANEL_FIELDS:
+        if num_players == 2:
+            return None
+        names = list(MIXED_FIELDS[field][:num_players - 1])
+    elif field in PANEL_FIELDS:
+        names = [field] * (num_players - 1)
+    else:
         raise ValueError(f"unknown panel field {field!r}; choose from {', '.join(PANEL_FIELDS)}")
-    return [field] * (num_players - 1)
+    return [PANEL_SEARCH if name == "search" else name for name in names]
 
 
 def fields_for(num_players: int) -> list[str]:
@@ -130,7 +137,7 @@ def panel_settings(agent: str, num_players: int, board: int, games: int, seed: i
                    max_turns: int) -> dict[str, Any]:
     """What a panel's figures depend on besides the code; ``search`` is what the opponents' ``search`` plays."""
     return {"agent": agent, "num_players": num_players, "board": board, "games_per_field": games, "seed": seed,
-            "max_turns": max_turns, "seat_orders": "cyclic", "search": f"search:{DEFAULT_ROLLOUTS}:{DEFAULT_DEPTH}"}
+            "max_turns": max_turns, "seat_orders": "cyclic", "search": PANEL_SEARCH}
 
 
 def run_panel(agent: str, num_players: int = 4, board: int = 5, games: int | None = None, seed: int = 0,

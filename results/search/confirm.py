@@ -88,7 +88,11 @@ def main(argv=None):
                 sink.write(json.dumps(record) + "\n")
                 sink.flush()
     records = read_records(args.out)
-    result = result_of(setup, records, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    if args.summarize and os.path.exists(args.out + ".json"):  # the playing run's wall time, not this reading's
+        with open(args.out + ".json") as source:
+            seconds = json.load(source)["seconds"]
+    result = result_of(setup, records, seconds)
     result.save(args.out)
     print(f"{len(result.records)} games ({len(result.records) // PLAYERS} deals), seed {args.seed}, "
           f"{os.path.basename(args.out)}")

@@ -20,6 +20,7 @@ def test_confirm_plays_the_tournaments_games_and_a_stopped_run_keeps_its_complet
         saved = json.load(f)
     assert [g["scores"] for g in saved["games"]] == [r["scores"] for r in expected.records]
     assert saved["table"][0]["win_rate"] == expected.table[0]["win_rate"]
+    played_seconds = saved["seconds"]
 
     with open(out + ".jsonl") as f:
         lines = f.readlines()
@@ -27,7 +28,9 @@ def test_confirm_plays_the_tournaments_games_and_a_stopped_run_keeps_its_complet
         f.writelines(lines[:10] + [lines[10][:20]])
     confirm.main(["--agent", "greedy", "--out", out, "--summarize", "--against", out + ".json"])
     with open(out + ".json") as f:
-        assert len(json.load(f)["games"]) == 8  # the complete deals only
+        summary = json.load(f)
+    assert len(summary["games"]) == 8  # the complete deals only
+    assert summary["seconds"] == played_seconds  # the playing run's wall time, not the reading's
     assert "2 deals: " in capsys.readouterr().out.splitlines()[-1]
 
     confirm.main(["--agent", "greedy", "--games", "12", "--workers", "1", "--out", out, "--resume"])

@@ -65,7 +65,8 @@ def test_every_field_is_played_at_every_player_count(players, cheap_search):
 
 
 def test_the_mixed_tables_are_seeded_lineups_of_registry_names():
-    assert panel.field_opponents("mixed-strong", 4) == ["heuristic", "greedy", "search"]
+    assert panel.field_opponents("mixed-strong", 4) == ["heuristic", "greedy", "search:32:2"]
+    assert panel.field_opponents("search", 3) == ["search:32:2"] * 2  # fixed, whatever the default search is
     assert panel.field_opponents("mixed-styles", 3) == ["heuristic-reach", "heuristic-majority"]
     assert panel.field_opponents("mixed-strong", 2) is None
     for players in (2, 3, 4):

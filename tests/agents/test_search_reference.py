@@ -407,7 +407,7 @@ def test_unsearched_bids_are_the_heuristics_and_an_empty_mask_is_refused():
         assert agent.searched == 0 and agent.explain() is None
     with pytest.raises(ValueError) as error:
         agent.act(Observer(game.config).observe(game, seat), np.zeros_like(game.action_mask()))
-    assert str(error.value) == "search:32 was asked to act with no legal action (all-zero action mask)"
+    assert str(error.value) == "search:48 was asked to act with no legal action (all-zero action mask)"
 
 
 def test_the_default_prior_is_small_and_an_unknown_rollout_policy_is_named():
