@@ -69,6 +69,7 @@ from fifthave_env.env_common import game_config
 from fifthave_env.observation import OBS_SIZES, Observer
 from fifthave_env.runtime import atomic_write_text
 
+from .config import with_today_names
 from .export import write_policy
 from .league import pfsp_weights
 from .manifest import DIRECTORY_MANIFEST, ManifestError, verify_directory, write_directory_manifest
@@ -97,8 +98,9 @@ class GenerationsConfig:
     """5- or 6-plot board; the network refuses the other."""
     observation_layout: int = 1
     """Observation layout the network reads (``fifthave_env.observation.LAYOUTS``; 1 adds the derived views)."""
-    hidden: list = field(default_factory=lambda: [256, 256])
-    """Widths of the MLP's hidden layers (ReLU); the output layer has one value per action id."""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """Widths of the MLP's hidden layers (ReLU); the output layer has one value per action id. (``hidden`` in
+    configs written before the sections; still read.)"""
     generations: int = 8
     """Generations to train (a resumed run with a larger number continues)."""
     games_per_generation: int = 300
@@ -149,9 +151,10 @@ class GenerationsConfig:
                              f"{self.board!r}")
         if self.observation_layout not in OBS_SIZES:
             raise ValueError(f"observation_layout must be one of {sorted(OBS_SIZES)}, got {self.observation_layout!r}")
-        if not (isinstance(self.hidden, list) and self.hidden
-                and all(isinstance(w, int) and 1 <= w <= 4096 for w in self.hidden)):
-            raise ValueError(f"hidden must be a non-empty list of layer widths from 1 to 4096, got {self.hidden!r}")
+        if not (isinstance(self.net_arch, list) and self.net_arch
+                and all(isinstance(w, int) and 1 <= w <= 4096 for w in self.net_arch)):
+            raise ValueError(f"net_arch must be a non-empty list of layer widths from 1 to 4096, "
+                             f"got {self.net_arch!r}")
         for name in ("generations", "games_per_generation", "past_generations", "pfsp_window", "replay_generations",
                      "epochs", "batch_size", "max_turns", "eval_games", "workers"):
             value = getattr(self, name)
@@ -271,7 +274,7 @@ def initial_network(config):
 def _torch_net(config):
     from torch import nn
 
-    sizes = [OBS_SIZES[config.observation_layout], *config.hidden]
+    sizes = [OBS_SIZES[config.observation_layout], *config.net_arch]
     layers = []
     for inputs, outputs in zip(sizes, sizes[1:]):
         layers += [nn.Linear(inputs, outputs), nn.ReLU()]
@@ -578,11 +581,10 @@ def run(config, out_dir, resume=False, log=print):
     returns the curve (``write_curve``). ``config``: a ``GenerationsConfig``, or the run config of
     ``fifthave train`` (``fifthave.train.config``, method ``generations``) whose section holds its fields."""
     if not isinstance(config, GenerationsConfig):
-        config = GenerationsConfig(**config.sections["generations"])
+        config = GenerationsConfig(**with_today_names("generations", config.sections["generations"]))
     config_path = os.path.join(out_dir, "config.json")
     if os.path.exists(config_path):
-        with open(config_path) as f:
-            saved = json.load(f)
+        saved = with_today_names("generations", safejson.load(config_path, f"the run's config {config_path}"))
         if not resume:
             raise ValueError(f"{out_dir} holds a run already: pass resume=True (--resume) or use a new directory")
         differing = {k for k in saved if k != "generations" and saved[k] != dataclasses.asdict(config).get(k)}
@@ -613,7 +615,7 @@ def load_config(path):
         fields = fields["generations"]
     if not isinstance(fields, dict):
         raise TypeError(f"it must hold a JSON object of GenerationsConfig fields, got {type(fields).__name__}")
-    return GenerationsConfig(**fields)
+    return GenerationsConfig(**with_today_names("generations", fields))
 
 
 def main(argv=None):

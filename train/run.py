@@ -29,7 +29,7 @@ import time
 from fifthave_env.engine import checks, safejson
 from fifthave_env.runtime import atomic_write_text, check_writable_directory, exit_on_interrupt
 
-from .config import TRAINERS, load_run_config, parse_run_config, parse_set, run_config_from_dict, with_sets
+from .config import TRAINERS, current_names, load_run_config, parse_set, run_config_from_dict
 
 PROGRAM = "fifthave train"
 RUN_CONFIG = "run_config.json"
@@ -58,16 +58,13 @@ def saved_run_config(run_dir, sets=(), notify=None):
                                        f"{', '.join(refused)} would change it (allowed: "
                                        f"{', '.join(sorted('.'.join(p) for p in RESUMABLE))})")
     path = os.path.join(run_dir, RUN_CONFIG)
-    if os.path.isfile(path):
-        data = safejson.load(path, f"the run config {path}")
-    else:
-        old = os.path.join(run_dir, "config.json")
-        if not os.path.isfile(old):
+    if not os.path.isfile(path):
+        path = os.path.join(run_dir, "config.json")
+        if not os.path.isfile(path):
             raise checks.InvalidValueError(f"--resume {run_dir}: it holds neither {RUN_CONFIG} nor config.json; "
                                            f"give the directory of an earlier run")
-        data = parse_run_config(safejson.load(old, f"the config {old}"), old,
-                                **({"notify": notify} if notify else {})).to_dict()
-    return run_config_from_dict(with_sets(checks.mapping(f"the run config {path}", data), parsed))
+    data = safejson.load(path, f"the run config {path}")
+    return run_config_from_dict(current_names(data, path, parsed, **({"notify": notify} if notify else {})))
 
 
 def _check_start(config):

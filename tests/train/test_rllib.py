@@ -249,7 +249,7 @@ def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_sessi
     from fifthave.train.rllib.config import RLlibConfig
     from fifthave.train.rllib.train import best_checkpoint_lines, checkpoint_dir, train
 
-    config = RLlibConfig(total_env_steps=300, train_batch_size=100, minibatch_size=50, num_epochs=1,
+    config = RLlibConfig(total_env_steps=300, train_batch_size=100, batch_size=50, n_epochs=1,
                          net_arch=[16], snapshot_every=1, pool_size=2, checkpoint_every=2, eval_games=4,
                          eval_opponents=["random"], num_env_runners=1, run_dir=str(tmp_path / "run"),
                          observation_layout=version)
@@ -282,7 +282,7 @@ def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path, capsy
     from fifthave.train.rllib.train import build, read_checkpoint_meta, train
     from fifthave.train.rllib.train import main as rllib_main
 
-    config = RLlibConfig(total_env_steps=200, train_batch_size=100, minibatch_size=50, num_epochs=1, net_arch=[16],
+    config = RLlibConfig(total_env_steps=200, train_batch_size=100, batch_size=50, n_epochs=1, net_arch=[16],
                          snapshot_every=1, pool_size=3, checkpoint_every=0, eval_games=0, num_env_runners=0,
                          run_dir=str(tmp_path / "run"))
     first, _, _ = train(config, log=lambda line: None)
@@ -371,8 +371,8 @@ def test_the_command_repeats_a_run_bit_for_bit(tmp_path):
     import json
     import subprocess
 
-    config = {"num_players": 2, "total_env_steps": 2000, "train_batch_size": 250, "minibatch_size": 125,
-              "num_epochs": 1, "net_arch": [16], "checkpoint_every": 0, "eval_games": 0, "snapshot_every": 1,
+    config = {"num_players": 2, "total_env_steps": 2000, "train_batch_size": 250, "batch_size": 125,
+              "n_epochs": 1, "net_arch": [16], "checkpoint_every": 0, "eval_games": 0, "snapshot_every": 1,
               "pool_size": 2, "scripted_fraction": 0.0, "num_env_runners": 1, "num_envs_per_env_runner": 1,
               "seed": 5}  # games of a few hundred steps: new ones start while the pool is full
     (tmp_path / "config.json").write_text(json.dumps(config))
@@ -454,6 +454,11 @@ def test_ppo_settings_reach_rllib_and_bad_ones_are_refused():
     defaults = ppo_config(RLlibConfig(seed=7))
     assert (defaults.vf_clip_param, defaults.use_kl_loss, defaults.batch_mode, defaults.seed) == (
         10.0, False, "truncate_episodes", 7)
+    # the rllib section names PPO's settings as the ppo section does; ppo_config translates them to RLlib's
+    named = ppo_config(RLlibConfig(batch_size=250, n_epochs=3, learning_rate=0.002, gae_lambda=0.8, clip_range=0.3,
+                                   ent_coef=0.05, vf_coef=0.25, max_grad_norm=0.7))
+    assert (named.minibatch_size, named.num_epochs, named.lr, named.lambda_, named.clip_param, named.entropy_coeff,
+            named.vf_loss_coeff, named.grad_clip) == (250, 3, 0.002, 0.8, 0.3, 0.05, 0.25, 0.7)
     with pytest.raises(ValueError, match="vf_clip_param must be a number above 0"):
         RLlibConfig(vf_clip_param=0)
     with pytest.raises(ValueError, match="batch_mode must be"):

@@ -62,7 +62,7 @@ from fifthave_env.runtime import (atomic_append_csv, atomic_write_text, check_wr
 from ..evaluate import EVAL_FIELDS as TRAIN_EVAL_FIELDS
 from ..evaluate import best_checkpoint_report, read_eval_log
 from ..manifest import write_directory_manifest, verify_directory
-from ..config import legacy_flat
+from ..config import RLLIB_NAMES, legacy_flat
 from .config import load_rllib_config
 
 # the columns of fifthave.train.train's eval.csv (fifthave.train.evaluate), counted in RLlib iterations and env steps
@@ -141,11 +141,9 @@ def ppo_config(config):
         .env_runners(num_env_runners=config.num_env_runners, num_envs_per_env_runner=config.num_envs_per_env_runner,
                      rollout_fragment_length="auto", batch_mode=config.batch_mode)
         .learners(num_learners=0)
-        .training(train_batch_size_per_learner=config.train_batch_size, minibatch_size=config.minibatch_size,
-                  num_epochs=config.num_epochs, lr=config.learning_rate, gamma=config.gamma, lambda_=config.lambda_,
-                  clip_param=config.clip_param, entropy_coeff=config.entropy_coeff,
-                  vf_loss_coeff=config.vf_loss_coeff, grad_clip=config.grad_clip,
-                  vf_clip_param=config.vf_clip_param, use_kl_loss=config.use_kl_loss)
+        .training(train_batch_size_per_learner=config.train_batch_size, gamma=config.gamma,
+                  vf_clip_param=config.vf_clip_param, use_kl_loss=config.use_kl_loss,
+                  **{rllib_name: getattr(config, name) for name, rllib_name in RLLIB_NAMES.items()})
         .multi_agent(policies={MAIN}, policy_mapping_fn=SelfPlayMapping(), policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
             MAIN: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)}))
