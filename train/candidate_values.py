@@ -22,7 +22,7 @@ what made the whole bid good. Here the network learns the search's *values* inst
   toward 0, so the search's bonus would outweigh nearly every deviation); it needs no sampler and no
   rollout. Decisions outside its ``played_groups`` are the HeuristicAgent's.
 
-``python -m fifthave.train.run train/configs/candidate_values_4p.json`` (``fifthave train``) runs it; the network is written
+``fifthave train train/configs/candidate_values_4p.json`` runs it; the network is written
 as the agent file ``RUN_DIR/values.npz``, which plays as ``values:PATH`` (or its bare path) in
 ``fifthave tournament``.
 """

@@ -89,7 +89,7 @@ def default_anchors():
 
 @dataclass
 class GenerationsConfig:
-    """How the iterated self-play learner runs (``python -m fifthave.train.generations CONFIG.json``)."""
+    """How the iterated self-play learner runs: the ``generations`` section of a ``fifthave train`` config."""
 
     seed: int = 0
     """Seeds every game, every fit and every evaluation: the same config gives the same generations."""

@@ -277,3 +277,11 @@ def test_observation_layout_1_is_the_default_for_new_runs_everywhere():
     from fifthave.train.rllib.env import FifthAvenueMultiAgentEnv
 
     assert FifthAvenueMultiAgentEnv({}).observation_spaces["player_0"]["observations"].shape == (1409,)
+
+
+def test_a_resumed_generations_run_may_get_more_generations_and_nothing_else(tmp_path):
+    (tmp_path / "run_config.json").write_text(json.dumps({"method": "generations", "generations": {"generations": 2}}))
+    config = run_module.saved_run_config(str(tmp_path), ["generations.generations=5"])
+    assert config.sections["generations"]["generations"] == 5
+    with pytest.raises(ValueError, match="--set generations.seed would change it"):
+        run_module.saved_run_config(str(tmp_path), ["generations.seed=3"])
