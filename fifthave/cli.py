@@ -75,20 +75,16 @@ def _parser():
 
 
 @contextmanager
-def _program_name(name):
-    """Let the subcommand's argparse call itself ``fifthave NAME`` in its usage and errors."""
-    saved = sys.argv[0] if sys.argv else None
-    if sys.argv:
-        sys.argv[0] = name
-    else:
-        sys.argv.append(name)
+def _command_line(name, argv):
+    """``sys.argv`` as if ``fifthave NAME`` were the program and ``argv`` its arguments, so that the
+    subcommand's argparse calls itself ``fifthave NAME`` and its ``main()`` reads its own command line (as when
+    its module runs: ``fifthave train`` of an RLlib config restarts itself with unsalted string hashes)."""
+    saved = list(sys.argv)
+    sys.argv[:] = [name, *argv]
     try:
         yield
     finally:
-        if saved is None:
-            sys.argv.pop()
-        else:
-            sys.argv[0] = saved
+        sys.argv[:] = saved
 
 
 def _load(name):
@@ -107,6 +103,7 @@ def _load(name):
 
 
 def main(argv=None):
+    from_command_line = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
     if not argv or argv[0].startswith("-"):
@@ -118,9 +115,9 @@ def main(argv=None):
         parser.error(f"unknown command {name!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
                      + f"; commands: {', '.join(COMMANDS)}")
     command = _load(name)
-    with _program_name(f"fifthave {name}"):
-        try:
-            return command(rest)
+    with _command_line(f"fifthave {name}", rest):
+        try:  # from the command line the subcommand reads it as its own (argv None), as its module would
+            return command(None if from_command_line else rest)
         except BrokenPipeError:
             # the reader went away (fifthave tournament ... | head): no traceback; as the Python docs advise,
             # point stdout at devnull so the interpreter's final flush does not fail again

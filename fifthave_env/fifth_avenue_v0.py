@@ -131,7 +131,7 @@ class raw_env(AECEnv):
         "is_parallelizable": False,
         "render_fps": 2,
     }
-    observation_version = ENV_VERSION  # the observation layout (observation.LAYOUTS); fifth_avenue_v1 sets 1
+    observation_layout = ENV_VERSION  # the observation layout (observation.LAYOUTS); fifth_avenue_v1 sets 1
 
     def __init__(self, num_players: int = 4, board: int = 5, max_turns: int = 300, reward: str = "win_loss",
                  layout: Sequence[Sequence[int | str]] | None = None, random_start: bool = False,
@@ -146,12 +146,12 @@ class raw_env(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZES[self.observation_version],), np.float32),
+            "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZES[self.observation_layout],), np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self._observer = Observer(self.config, version=self.observation_version)
+        self._observer = Observer(self.config, version=self.observation_layout)
         self._rng: np.random.Generator | None = None
         self.game: Game = None  # type: ignore[assignment]  # a Game from reset() on
         self.agents: list[str] = []  # until reset

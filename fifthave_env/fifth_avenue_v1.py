@@ -39,7 +39,7 @@ ENV_VERSION = 1
 
 class raw_env(fifth_avenue_v0.raw_env):
     metadata = {**fifth_avenue_v0.raw_env.metadata, "name": "fifth_avenue_v1"}
-    observation_version = ENV_VERSION
+    observation_layout = ENV_VERSION
 
 
 def env(**kwargs: Any) -> raw_env:

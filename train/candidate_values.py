@@ -22,7 +22,7 @@ what made the whole bid good. Here the network learns the search's *values* inst
   toward 0, so the search's bonus would outweigh nearly every deviation); it needs no sampler and no
   rollout. Decisions outside its ``played_groups`` are the HeuristicAgent's.
 
-``python -m fifthave.train.run train/configs/candidate_values_4p.json`` (``fifthave train``) runs it; the network is written
+``fifthave train train/configs/candidate_values_4p.json`` runs it; the network is written
 as the agent file ``RUN_DIR/values.npz``, which plays as ``values:PATH`` (or its bare path) in
 ``fifthave tournament``.
 """
@@ -215,7 +215,7 @@ def fit(config, data, held_out, log=print):
         nets = [_fit(config, member, data, held_out, log) for member in range(config.ensemble)]
     finally:
         torch.set_num_threads(threads)
-    ensemble = CandidateValueEnsemble(OBS_SIZES[config.observation_layout], config.hidden, config.ensemble)
+    ensemble = CandidateValueEnsemble(OBS_SIZES[config.observation_layout], config.embedding_width, config.ensemble)
     for target, net in zip(ensemble.members, nets):
         target.load_state_dict(net.state_dict())
     return ensemble
@@ -225,7 +225,7 @@ def _fit(config, member, data, held_out, log):
     log(f"  network {member + 1}/{config.ensemble}", flush=True)
     rng = np.random.default_rng([config.seed, 0xF17, member])
     torch.manual_seed(int(rng.integers(2**63)))
-    net = CandidateValueNet(OBS_SIZES[config.observation_layout], config.hidden)
+    net = CandidateValueNet(OBS_SIZES[config.observation_layout], config.embedding_width)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     steps = config.epochs * -(-len(data[0]) // config.batch_size)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1 - step / steps)

@@ -330,24 +330,24 @@ class RLlibSection:
     than 1 on 2 cores and learned as well per env step (3 seeds each, results/rllib/README.md)."""
     train_batch_size: int = 4000
     """Env steps per training iteration (PPO rollout size)."""
-    minibatch_size: int = 500
-    """Minibatch size of the PPO update."""
-    num_epochs: int = 4
-    """Passes over each training batch."""
+    batch_size: int = 500
+    """Minibatch size of the PPO update (RLlib's ``minibatch_size``)."""
+    n_epochs: int = 4
+    """Passes over each training batch (RLlib's ``num_epochs``)."""
     learning_rate: float = 3e-4
     """Adam step size."""
     gamma: float = 0.995
     """Discount; a seat makes about 120-200 decisions per game and the reward comes at the end."""
-    lambda_: float = 0.95
-    """GAE parameter."""
-    clip_param: float = 0.2
-    """PPO clipping of the probability ratio."""
-    entropy_coeff: float = 0.01
-    """Entropy bonus."""
-    vf_loss_coeff: float = 0.5
-    """Value-loss weight."""
-    grad_clip: float = 0.5
-    """Gradient norm clipping."""
+    gae_lambda: float = 0.95
+    """GAE parameter (RLlib's ``lambda_``)."""
+    clip_range: float = 0.2
+    """PPO clipping of the probability ratio (RLlib's ``clip_param``)."""
+    ent_coef: float = 0.01
+    """Entropy bonus (RLlib's ``entropy_coeff``)."""
+    vf_coef: float = 0.5
+    """Value-loss weight (RLlib's ``vf_loss_coeff``)."""
+    max_grad_norm: float = 0.5
+    """Gradient norm clipping (RLlib's ``grad_clip``)."""
     vf_clip_param: float = 10.0
     """RLlib clips the value loss at this (squared error units): keep it well above the squared return scale
     (``win`` returns lie in [0, 1], ``win_loss`` ones in [-1, 1]; raw ``vp_margin`` in tens of VP needs a larger one
@@ -399,8 +399,9 @@ class CandidateValuesSection:
     labelling its decisions (DAgger: the positions the network's own play reaches); the ensemble is then
     fitted again on all labels. From the same 2,000 games, 500 more won 0.437 and 0.440 against 0.426 and
     0.424 without (1,000 games each, seeds 7 and 8). 0: none."""
-    hidden: int = 256
-    """Width of the observation and candidate embeddings."""
+    embedding_width: int = 256
+    """Width of the observation and candidate embeddings (the observation's is two layers of this width; the
+    value head that reads their sum has 128 units). Not a ``net_arch``: the agent file stores this one shape."""
     epochs: int = 20
     """Passes over the data."""
     ensemble: int = 3
@@ -419,58 +420,103 @@ class CandidateValuesSection:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# The flat configs the trainers read and checkpoints store. Each field is documented where users set it: the
-# section ``FLAT_NAMES`` maps it from (``ppo.n_envs``, ``evaluation.games`` = ``eval_games``, ...). Their
-# checks are the schema's one validation path.
+# The run config: sections -> the method's flat config, and back for old files
 
 
-@dataclass
+SHARED_SECTIONS = {"game": GameSection, "evaluation": EvaluationSection, "run": RunSection}
+METHOD_SECTIONS = {
+    # method: (sections it must have (an empty object takes every default), sections it may have)
+    "ppo": (("ppo",), ("league",)),
+    "selfplay": (("ppo", "selfplay"), ()),
+    "bc": (("bc", "ppo"), ("league",)),
+    "candidate_values": (("candidate_values",), ()),
+    "rllib": (("rllib",), ()),
+    "generations": (("generations",), ()),
+}
+METHODS = tuple(METHOD_SECTIONS)
+SECTION_CLASSES = {"ppo": PPOSection, "selfplay": SelfPlayConfig, "league": LeagueConfig, "bc": BCConfig,
+                   "candidate_values": CandidateValuesSection, "rllib": RLlibSection}
+"""The method sections' dataclasses; ``generations`` is an object that ``fifthave.train.generations`` reads."""
+TRAINERS = {"ppo": "ppo", "selfplay": "ppo", "bc": "ppo", "candidate_values": "candidate_values",
+            "rllib": "rllib"}
+"""Which flat config each method's trainer reads."""
+FLAT_NAMES = {
+    # trainer: {(shared section, field): the flat config's field}; a shared field missing here must stay unset
+    "ppo": {("game", "num_players"): "num_players", ("game", "board"): "board", ("game", "max_turns"): "max_turns",
+            ("game", "reward"): "reward", ("game", "observation_layout"): "observation_layout",
+            ("game", "learner_seat"): "learner_seat", ("evaluation", "games"): "eval_games",
+            ("evaluation", "every"): "eval_every", ("evaluation", "opponents"): "eval_opponents",
+            ("evaluation", "deterministic"): "eval_deterministic", ("evaluation", "seed"): "eval_seed",
+            ("run", "seed"): "seed", ("run", "workers"): "workers", ("run", "steps"): "total_timesteps",
+            ("run", "checkpoint_every"): "checkpoint_every"},
+    "rllib": {("game", "num_players"): "num_players", ("game", "board"): "board",
+              ("game", "max_turns"): "max_turns", ("game", "reward"): "reward",
+              ("game", "observation_layout"): "observation_layout", ("evaluation", "games"): "eval_games",
+              ("evaluation", "opponents"): "eval_opponents", ("evaluation", "deterministic"): "eval_deterministic",
+              ("evaluation", "seed"): "eval_seed", ("run", "seed"): "seed", ("run", "workers"): "num_env_runners",
+              ("run", "steps"): "total_env_steps", ("run", "checkpoint_every"): "checkpoint_every"},
+    "candidate_values": {("game", "num_players"): "num_players", ("game", "board"): "board",
+                         ("game", "observation_layout"): "observation_layout",
+                         ("evaluation", "games"): "eval_games", ("evaluation", "seed"): "eval_seed",
+                         ("run", "seed"): "seed", ("run", "workers"): "workers"},
+}
+METHOD_DEFAULTS = {
+    # trainer: {flat field: default} of the shared fields a section leaves to the method (None there) and of
+    # the flat fields no section has (run_dir is the command's --out; the PPO extras are its optional sections)
+    "ppo": {"reward": "win_loss", "workers": 2, "total_timesteps": 100_000, "eval_every": 50_000, "eval_games": 100,
+            "eval_opponents": ["random", "heuristic"], "checkpoint_every": 50_000, "run_dir": "runs/default",
+            "selfplay": None, "bc": None, "league": None},
+    "rllib": {"reward": "win", "num_env_runners": 1, "total_env_steps": 200_000, "checkpoint_every": 25,
+              "eval_games": 200, "eval_opponents": ["random", "heuristic"], "run_dir": "runs/rllib"},
+    "candidate_values": {"workers": 2, "eval_games": 1000, "run_dir": "runs/candidate_values"},
+}
+"""The only defaults of the flat configs that are not their sections' (``_flat_config``)."""
+OLD_DEFAULTS = {"ppo": {"observation_layout": OLD_DEFAULT_LAYOUT, "eval_deterministic": False},
+                "rllib": {"observation_layout": OLD_DEFAULT_LAYOUT}, "candidate_values": {}}
+"""What a flat config or checkpoint written before a field's default changed means when it names none (layout 1
+became the default with ``observation_layout``; PPO's evaluation sampled its actions until the sections)."""
+
+
+def _flat_config(trainer):
+    """Make a class the flat config ``trainer`` reads: its fields are the sections' fields under their flat
+    names (``FLAT_NAMES``; the method's own section by its own names), each with the section's default unless
+    ``METHOD_DEFAULTS`` gives the method's. One source of defaults: a flat config never repeats a section's."""
+    def field_of(section_class, name, flat_name):
+        spec = {f.name: f for f in dataclasses.fields(section_class)}[name]
+        default = METHOD_DEFAULTS[trainer].get(flat_name, spec.default)
+        if flat_name in METHOD_DEFAULTS[trainer] and spec.default not in (None, dataclasses.MISSING):
+            raise TypeError(f"METHOD_DEFAULTS[{trainer!r}] repeats the default of {name}")
+        if default is dataclasses.MISSING:
+            return spec.type, field(default_factory=spec.default_factory)
+        return spec.type, field(default_factory=lambda: list(default)) if isinstance(default, list) else field(
+            default=default)
+
+    def build(cls):
+        fields = {flat_name: field_of(SHARED_SECTIONS[section], key, flat_name)
+                  for (section, key), flat_name in FLAT_NAMES[trainer].items()}
+        section_class = SECTION_CLASSES[trainer]
+        fields.update({f.name: field_of(section_class, f.name, f.name) for f in dataclasses.fields(section_class)})
+        extras = {name: value for name, value in METHOD_DEFAULTS[trainer].items() if name not in fields}
+        fields.update({name: (str if name == "run_dir" else object, field(default=value))
+                       for name, value in extras.items()})
+        cls.__annotations__ = {name: type_ for name, (type_, _) in fields.items()}
+        for name, (_, spec) in fields.items():
+            setattr(cls, name, spec)
+        return dataclass(cls)
+    return build
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The flat configs the trainers read and checkpoints store, built from the sections (``_flat_config``): each
+# field is documented where users set it, the section ``FLAT_NAMES`` maps it from (``ppo.n_envs``,
+# ``evaluation.games`` = ``eval_games``, ...). Their checks are the schema's one validation path.
+
+
+@_flat_config("ppo")
 class TrainConfig:
     """The flat form of a MaskablePPO run (methods ``ppo``, ``selfplay``, ``bc``): what ``fifthave.train.train``
     reads and every checkpoint stores (``to_dict``). Fields: ``GameSection``, ``EvaluationSection`` (``eval_``),
     ``RunSection`` (``steps`` is ``total_timesteps``) and ``PPOSection``; ``run_dir`` is the command's ``--out``."""
-
-    seed: int = 0
-    num_players: int = 4
-    board: int = 5
-    max_turns: int = 300
-    reward: str = "win_loss"
-    learner_seat: int | None = None
-    observation_layout: int = DEFAULT_LAYOUT
-    opponents: list = field(default_factory=lambda: ["random"])
-    total_timesteps: int = 100_000
-    n_envs: int = 2
-    workers: int = 2
-    local_shard: bool = False
-    torch_threads: int = 1
-    n_steps: int = 1024
-    batch_size: int = 256
-    n_epochs: int = 4
-    learning_rate: float = 3e-4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    net_arch: list = field(default_factory=lambda: [256, 256])
-    eval_every: int = 50_000
-    eval_games: int = 100
-    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
-    eval_deterministic: bool = False
-    eval_seed: int | None = None
-    checkpoint_every: int = 50_000
-    run_dir: str = "runs/default"
-    """Where checkpoints, TensorBoard logs, ``config.json`` and ``eval.csv`` go."""
-    init_from: str | None = None
-    advisers: list = field(default_factory=list)
-    advice_prior: float = 5.0
-    selfplay: SelfPlayConfig | None = None
-    """Self-play settings; None trains against the scripted ``opponents`` only."""
-    bc: BCConfig | None = None
-    """Behaviour cloning that makes the starting policy of a new run (``fifthave.train.bc``); None: no cloning."""
-    league: LeagueConfig | None = None
-    """League settings (PFSP over scripted anchors and snapshots); replaces ``opponents`` and ``selfplay``."""
 
     def __post_init__(self):
         for key, section in _SECTIONS.items():
@@ -542,36 +588,12 @@ class TrainConfig:
 
 
 
-@dataclass
+@_flat_config("candidate_values")
 class CandidateValueConfig:
     """The flat form of a candidate-value run (method ``candidate_values``): what
     ``fifthave.train.candidate_values`` reads and its agent file stores. Fields: ``GameSection``
     (``num_players``, ``board``, ``observation_layout``), ``EvaluationSection`` (``eval_``), ``RunSection``
     (``seed``, ``workers``) and ``CandidateValuesSection``; ``run_dir`` is the command's ``--out``."""
-
-    seed: int = 0
-    num_players: int = 4
-    board: int = 5
-    observation_layout: int = DEFAULT_LAYOUT
-    groups: list = field(default_factory=lambda: ["bid", "board"])
-    played_groups: list = None
-    opponents: list = field(default_factory=lambda: ["heuristic"])
-    samples: int = 8
-    depth: int = 1
-    games: int = 400
-    held_out_games: int = 40
-    dagger_games: int = 0
-    workers: int = 2
-    hidden: int = 256
-    epochs: int = 20
-    ensemble: int = 3
-    batch_size: int = 256
-    learning_rate: float = 1e-3
-    weight_decay: float = 1e-5
-    eval_games: int = 1000
-    eval_seed: int | None = None
-    run_dir: str = "runs/candidate_values"
-    """Where the network (``values.npz``, an agent file), the evaluation tables and ``report.json`` go."""
 
     def __post_init__(self):
         self.seed = checks.integer("seed", self.seed, 0, checks.MAX_SEED)
@@ -581,7 +603,7 @@ class CandidateValueConfig:
         check_value_groups(self.groups, self.played_groups)
         check_agent_names("opponents", self.opponents)
         self.depth = checks.integer("depth", self.depth, 0)
-        for name in ("samples", "games", "held_out_games", "workers", "hidden", "epochs", "ensemble",
+        for name in ("samples", "games", "held_out_games", "workers", "embedding_width", "epochs", "ensemble",
                      "batch_size"):
             setattr(self, name, checks.integer(name, getattr(self, name), 1))
         self.dagger_games = checks.integer("dagger_games", self.dagger_games, 0)
@@ -600,52 +622,12 @@ class CandidateValueConfig:
 
 
 
-@dataclass
+@_flat_config("rllib")
 class RLlibConfig:
     """The flat form of an RLlib run (method ``rllib``): what ``fifthave.train.rllib.train`` reads and every
     checkpoint's ``meta.json`` stores (``to_dict``). Each field is documented where users set it
     (this module): ``GameSection``, ``EvaluationSection`` (``eval_``), ``RunSection`` (``steps`` is
     ``total_env_steps``, ``workers`` is ``num_env_runners``) and ``RLlibSection``."""
-
-    seed: int = 0
-    num_players: int = 4
-    board: int = 5
-    max_turns: int = 300
-    reward: str = "win"
-    observation_layout: int = DEFAULT_LAYOUT
-    reward_scale: float = 1.0
-    opponents: list = field(default_factory=lambda: ["random"])
-    scripted_fraction: float = 0.75
-    pool_fraction: float = 0.5
-    pool_size: int = 5
-    snapshot_every: int = 5
-    promote_win_rate: float = 0.7
-    total_env_steps: int = 200_000
-    max_seconds: float = 0.0
-    num_env_runners: int = 1
-    num_envs_per_env_runner: int = 4
-    train_batch_size: int = 4000
-    minibatch_size: int = 500
-    num_epochs: int = 4
-    learning_rate: float = 3e-4
-    gamma: float = 0.995
-    lambda_: float = 0.95
-    clip_param: float = 0.2
-    entropy_coeff: float = 0.01
-    vf_loss_coeff: float = 0.5
-    grad_clip: float = 0.5
-    vf_clip_param: float = 10.0
-    use_kl_loss: bool = False
-    batch_mode: str = "truncate_episodes"
-    net_arch: list = field(default_factory=lambda: [256, 256])
-    activation: str = "tanh"
-    checkpoint_every: int = 25
-    eval_games: int = 200
-    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
-    eval_deterministic: bool = True
-    eval_seed: int | None = None
-    run_dir: str = "runs/rllib"
-    """Where ``config.json``, ``eval.csv``, ``cluster.txt`` and ``checkpoints/iter_NNNNNN`` go."""
 
     def __post_init__(self):
         # every field checked for its type and range (a config is untrusted input: a file, flags, a checkpoint)
@@ -668,16 +650,16 @@ class RLlibConfig:
         self.num_envs_per_env_runner = checks.integer("num_envs_per_env_runner", self.num_envs_per_env_runner, 1,
                                                       MAX_ENVS_PER_RUNNER)
         self.train_batch_size = checks.integer("train_batch_size", self.train_batch_size, 1)
-        self.minibatch_size = checks.integer("minibatch_size", self.minibatch_size, 1)
-        if self.minibatch_size > self.train_batch_size:
-            raise ValueError(f"minibatch_size ({self.minibatch_size}) must not exceed train_batch_size "
+        self.batch_size = checks.integer("batch_size", self.batch_size, 1)
+        if self.batch_size > self.train_batch_size:
+            raise ValueError(f"batch_size ({self.batch_size}) must not exceed train_batch_size "
                              f"({self.train_batch_size})")
-        self.num_epochs = checks.integer("num_epochs", self.num_epochs, 1)
-        for name in ("learning_rate", "clip_param", "grad_clip", "vf_clip_param"):
+        self.n_epochs = checks.integer("n_epochs", self.n_epochs, 1)
+        for name in ("learning_rate", "clip_range", "max_grad_norm", "vf_clip_param"):
             setattr(self, name, checks.real(name, getattr(self, name), 0.0, low_included=False))
-        for name in ("gamma", "lambda_"):
+        for name in ("gamma", "gae_lambda"):
             setattr(self, name, checks.real(name, getattr(self, name), 0.0, 1.0))
-        for name in ("entropy_coeff", "vf_loss_coeff"):
+        for name in ("ent_coef", "vf_coef"):
             setattr(self, name, checks.real(name, getattr(self, name), 0.0))
         self.use_kl_loss = checks.boolean("use_kl_loss", self.use_kl_loss)
         self.batch_mode = checks.choice("batch_mode", self.batch_mode, ("truncate_episodes", "complete_episodes"))
@@ -705,49 +687,20 @@ class RLlibConfig:
                     scripted_fraction=self.scripted_fraction)
 
 
-# ---------------------------------------------------------------------------------------------------------
-# The run config: sections -> the method's flat config, and back for old files
-
-
-SHARED_SECTIONS = {"game": GameSection, "evaluation": EvaluationSection, "run": RunSection}
-METHOD_SECTIONS = {
-    # method: (sections it must have (an empty object takes every default), sections it may have)
-    "ppo": (("ppo",), ("league",)),
-    "selfplay": (("ppo", "selfplay"), ()),
-    "bc": (("bc", "ppo"), ("league",)),
-    "candidate_values": (("candidate_values",), ()),
-    "rllib": (("rllib",), ()),
-    "generations": (("generations",), ()),
+RLLIB_NAMES = {"batch_size": "minibatch_size", "n_epochs": "num_epochs", "learning_rate": "lr",
+               "gae_lambda": "lambda_", "clip_range": "clip_param", "ent_coef": "entropy_coeff",
+               "vf_coef": "vf_loss_coeff", "max_grad_norm": "grad_clip"}
+"""RLlib's names of the PPO settings the ``rllib`` section names as the ``ppo`` one does (sb3's names): the one
+translation to RLlib's ``PPOConfig.training`` (``fifthave.train.rllib.train.ppo_config``)."""
+RENAMED = {
+    # trainer: {old name: today's} in its flat config (files and checkpoints before the sections) and its section
+    "ppo": {"observation_version": "observation_layout"},
+    "rllib": {"observation_version": "observation_layout", "hidden": "net_arch",
+              **{old: new for new, old in RLLIB_NAMES.items()}},
+    "candidate_values": {"observation_version": "observation_layout", "hidden": "embedding_width"},
+    "generations": {"hidden": "net_arch"},
 }
-METHODS = tuple(METHOD_SECTIONS)
-SECTION_CLASSES = {"ppo": PPOSection, "selfplay": SelfPlayConfig, "league": LeagueConfig, "bc": BCConfig,
-                   "candidate_values": CandidateValuesSection, "rllib": RLlibSection}
-"""The method sections' dataclasses; ``generations`` is an object that ``fifthave.train.generations`` reads."""
-TRAINERS = {"ppo": "ppo", "selfplay": "ppo", "bc": "ppo", "candidate_values": "candidate_values",
-            "rllib": "rllib"}
-"""Which flat config each method's trainer reads."""
-FLAT_NAMES = {
-    # trainer: {(shared section, field): the flat config's field}; a shared field missing here must stay unset
-    "ppo": {("game", "num_players"): "num_players", ("game", "board"): "board", ("game", "max_turns"): "max_turns",
-            ("game", "reward"): "reward", ("game", "observation_layout"): "observation_layout",
-            ("game", "learner_seat"): "learner_seat", ("evaluation", "games"): "eval_games",
-            ("evaluation", "every"): "eval_every", ("evaluation", "opponents"): "eval_opponents",
-            ("evaluation", "deterministic"): "eval_deterministic", ("evaluation", "seed"): "eval_seed",
-            ("run", "seed"): "seed", ("run", "workers"): "workers", ("run", "steps"): "total_timesteps",
-            ("run", "checkpoint_every"): "checkpoint_every"},
-    "rllib": {("game", "num_players"): "num_players", ("game", "board"): "board",
-              ("game", "max_turns"): "max_turns", ("game", "reward"): "reward",
-              ("game", "observation_layout"): "observation_layout", ("evaluation", "games"): "eval_games",
-              ("evaluation", "opponents"): "eval_opponents", ("evaluation", "deterministic"): "eval_deterministic",
-              ("evaluation", "seed"): "eval_seed", ("run", "seed"): "seed", ("run", "workers"): "num_env_runners",
-              ("run", "steps"): "total_env_steps", ("run", "checkpoint_every"): "checkpoint_every"},
-    "candidate_values": {("game", "num_players"): "num_players", ("game", "board"): "board",
-                         ("game", "observation_layout"): "observation_layout",
-                         ("evaluation", "games"): "eval_games", ("evaluation", "seed"): "eval_seed",
-                         ("run", "seed"): "seed", ("run", "workers"): "workers"},
-}
-OLD_NAMES = {"observation_version": "observation_layout", "lr": "learning_rate", "hidden": "net_arch"}
-"""Names of flat configs before this schema; ``hidden`` only in RLlib's (candidate values' ``hidden`` is a width)."""
+"""Old names that still load, translated with a one-line notice (``current_names``)."""
 _DROPPED = ("run_dir", "subproc")  # where a run went (now --out); ``subproc``: checkpoints written before ``workers``
 
 
@@ -869,19 +822,23 @@ def _legacy_trainer(data):
     return "ppo"
 
 
+def _today(data, trainer):
+    """A flat config ``data`` of ``trainer`` with today's names, and the old defaults of the fields it leaves
+    unset (``OLD_DEFAULTS``); returns ``(dict, old names it used)``."""
+    today, used = _renamed_keys(data, RENAMED[trainer], "the config")
+    for key, value in OLD_DEFAULTS[trainer].items():
+        today.setdefault(key, value)
+    return today, used
+
+
 def legacy_flat(data, trainer=None):
     """``data`` (a flat config from before this schema, or a checkpoint's stored config) of ``trainer`` (None:
     told by its keys) with today's names and without what no longer belongs in a config; returns
     ``(trainer, flat dict, old names it used)``."""
     data = checks.mapping("a config", data)
     trainer = trainer or _legacy_trainer(data)
-    renames = {old: new for old, new in OLD_NAMES.items() if trainer == "rllib" or old != "hidden"}
-    if trainer != "rllib":
-        renames.pop("lr", None)
-    used = sorted(set(data) & set(renames))
-    flat = {renames.get(key, key): value for key, value in data.items() if key not in _DROPPED}
-    if trainer != "candidate_values":  # its layout field always had this name and default 1
-        flat.setdefault("observation_layout", OLD_DEFAULT_LAYOUT)
+    today, used = _today(data, trainer)
+    flat = {key: value for key, value in today.items() if key not in _DROPPED}
     allowed = _field_names(flat_class(trainer))
     unknown = set(flat) - allowed
     if unknown:
@@ -891,7 +848,7 @@ def legacy_flat(data, trainer=None):
 
 def translate_legacy(data):
     """The run config (JSON form) of a flat config from before this schema, with every value it had then
-    (defaults of that time filled in); returns ``(run config dict, old names it used)``."""
+    (defaults of that time filled in); returns ``(run config dict, "OLD is now NEW" for each old name used)``."""
     trainer, flat, used = legacy_flat(data)
     resolved = flat_class(trainer)(**flat).to_dict()
     names = FLAT_NAMES[trainer]
@@ -907,22 +864,59 @@ def translate_legacy(data):
     else:
         method = trainer
         new[trainer] = resolved
-    return {"method": method, **new}, used
+    return {"method": method, **new}, [f"{old} is now {RENAMED[trainer][old]}" for old in used]
+
+
+def _renamed_sections(data):
+    """``data`` (the schema's JSON form) with the old names in its method sections renamed (``RENAMED``);
+    returns ``(dict, "SECTION.OLD is now SECTION.NEW" for each)``."""
+    data, used = dict(data), []
+    for section, renames in RENAMED.items():
+        if isinstance(data.get(section), dict):
+            data[section], old = _renamed_keys(data[section], renames, f"the {section} section")
+            used += [f"{section}.{name} is now {section}.{renames[name]}" for name in old]
+    return data, used
+
+
+def _renamed_keys(values, renames, where):
+    """``(values with today's names, the old names it used)``; naming a field twice is an error."""
+    old = sorted(set(values) & set(renames))
+    for name in old:
+        if renames[name] in values:
+            raise checks.InvalidValueError(f"{where} names both {renames[name]} and its old name {name}; keep "
+                                           f"{renames[name]}")
+    return {renames.get(key, key): value for key, value in values.items()}, old
+
+
+def with_today_names(section, values):
+    """``values`` (a section's or flat config's fields) with its old names (``RENAMED[section]``) renamed."""
+    return _renamed_keys(checks.mapping(f"the {section} config", values), RENAMED[section], f"the {section} config")[0]
 
 
 def _notify(message):
     print(message, file=sys.stderr)
 
 
-def parse_run_config(data, source, notify=_notify):
-    """The ``RunConfig`` of ``data`` (new schema or an old flat config, translated with a one-line notice)."""
+def current_names(data, source, sets=(), notify=_notify):
+    """``data`` (a run config's JSON form, or an old flat config) in the schema with today's names and ``sets``
+    (``parse_set`` results) applied: an old flat config translated (``translate_legacy``), old keys of a method
+    section renamed (``RENAMED``), either with a one-line notice naming what was old. Nothing is checked yet."""
     data = checks.mapping(f"the config in {source}", data)
     if is_legacy(data):
         data, used = translate_legacy(data)
-        names = f" ({', '.join(f'{old} is now {OLD_NAMES[old]}' for old in used)})" if used else ""
+        names = f" ({', '.join(used)})" if used else ""
         notify(f"notice: {source} is a flat config of the old format{names}; read as the new schema "
                f"(method {data['method']}); run_config.json in the run directory is its translation")
-    return run_config_from_dict(data)
+    data, used = _renamed_sections(with_sets(data, sets))
+    if used:
+        notify(f"notice: {source} uses old names ({', '.join(used)}); read with today's names, as run_config.json "
+               f"in the run directory writes them")
+    return data
+
+
+def parse_run_config(data, source, notify=_notify):
+    """The ``RunConfig`` of ``data`` (new schema or an old flat config, translated with a one-line notice)."""
+    return run_config_from_dict(current_names(data, source, notify=notify))
 
 
 def parse_set(text):
@@ -960,11 +954,7 @@ def load_run_config(path, sets=(), notify=_notify):
     with ``sets`` (``--set`` texts) applied and everything checked; ``ValueError`` naming the field,
     ``OSError`` for a file that does not read."""
     data = safejson.load(path, f"the config file {path}")
-    data = checks.mapping(f"the config in {path}", data)
-    parsed = [parse_set(text) for text in sets]
-    if is_legacy(data):
-        data = parse_run_config(data, path, notify).to_dict()
-    return run_config_from_dict(with_sets(data, parsed))
+    return run_config_from_dict(current_names(data, path, [parse_set(text) for text in sets], notify))
 
 
 def _field_names(cls):
@@ -975,11 +965,10 @@ _SECTIONS = {"selfplay": SelfPlayConfig, "bc": BCConfig, "league": LeagueConfig}
 
 
 def config_from_dict(data):
-    """The ``TrainConfig`` of ``data``: its flat fields, as checkpoints store them (old names translated, the
-    layout of a config that names none is 0, as it was then); ``ValueError`` naming what is wrong."""
+    """The ``TrainConfig`` of ``data``: its flat fields, as checkpoints store them (old names translated, a field
+    an old config leaves unset means what it did then, ``OLD_DEFAULTS``); ``ValueError`` naming what is wrong."""
     checks.mapping("a config", data)
-    data = {OLD_NAMES.get(k, k) if k != "hidden" else k: v for k, v in data.items() if k != "subproc"}
-    data.setdefault("observation_layout", OLD_DEFAULT_LAYOUT)
+    data = _today({key: value for key, value in data.items() if key != "subproc"}, "ppo")[0]
     unknown = set(data) - _field_names(TrainConfig)
     if unknown:
         raise ValueError(f"unknown config keys {sorted(unknown)}; allowed: {sorted(_field_names(TrainConfig))}")
@@ -990,7 +979,7 @@ def load_config(path=None, overrides=None):
     """The ``TrainConfig`` of a JSON file (a run config of a PPO method, or an old flat one; none: the defaults),
     with ``overrides`` (flat fields) applied. ``ValueError`` for a file that does not hold a valid config,
     ``OSError`` for one that does not read."""
-    data = {"observation_layout": DEFAULT_LAYOUT}  # the defaults are today's (a file's missing layout: 0)
+    data = TrainConfig().to_dict()  # today's defaults (a stored config that leaves a field unset: OLD_DEFAULTS)
     if path is not None:
         data = safejson.load(path, f"the config file {path}")
         checks.mapping(f"the config in {path}", data)

@@ -1,7 +1,7 @@
 """Export trained agents to the one agent file every command plays (``fifthave.agents.agentfile``): numpy alone, no pickle.
 
 Every training method writes one as it goes (``fifthave.train.train``, PPO and self-play: ``RUN_DIR/agent.npz``
-at the end of the run; ``fifthave.train.experiment --publish``: ``OUT/policy.npz``; candidate values: ``values.npz``;
+at the end of the run; ``fifthave publish recipe --write-results``: ``OUT/policy.npz``; candidate values: ``values.npz``;
 ``fifthave.train.rllib``: ``agent.npz`` in every checkpoint directory). Files written in the older formats are
 converted once with::
 

@@ -36,7 +36,8 @@ manifest (``fifthave.train.manifest``), deletes a generation left without one, a
 bit for bit as an uninterrupted run (every draw comes from the seed and the generation number; the fit uses
 one torch thread).
 
-    python -m fifthave.train.generations train/configs/generations_4p.json --out runs/gen4p [--resume]
+    fifthave train train/configs/generations_4p.json --out runs/gen4p
+    fifthave train --resume runs/gen4p [--set generations.generations=80]
 """
 
 import argparse
@@ -69,9 +70,10 @@ from fifthave_env.env_common import game_config
 from fifthave_env.observation import OBS_SIZES, Observer
 from fifthave_env.runtime import atomic_write_text
 
+from .config import with_today_names
 from .export import write_policy
 from .league import pfsp_weights
-from .manifest import DIRECTORY_MANIFEST, ManifestError, verify_directory, write_directory_manifest
+from .manifest import DIRECTORY_MANIFEST, verify_directory, write_directory_manifest
 
 SELF = "self"  # the league entry that seats the current network everywhere
 MARGIN_SCALE = 6.0  # VP of final margin that moves the logistic from 0.5 to ~0.73 (as fifthave.agents.search)
@@ -87,7 +89,7 @@ def default_anchors():
 
 @dataclass
 class GenerationsConfig:
-    """How the iterated self-play learner runs (``python -m fifthave.train.generations CONFIG.json``)."""
+    """How the iterated self-play learner runs: the ``generations`` section of a ``fifthave train`` config."""
 
     seed: int = 0
     """Seeds every game, every fit and every evaluation: the same config gives the same generations."""
@@ -97,8 +99,9 @@ class GenerationsConfig:
     """5- or 6-plot board; the network refuses the other."""
     observation_layout: int = 1
     """Observation layout the network reads (``fifthave_env.observation.LAYOUTS``; 1 adds the derived views)."""
-    hidden: list = field(default_factory=lambda: [256, 256])
-    """Widths of the MLP's hidden layers (ReLU); the output layer has one value per action id."""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """Widths of the MLP's hidden layers (ReLU); the output layer has one value per action id. (``hidden`` in
+    configs written before the sections; still read.)"""
     generations: int = 8
     """Generations to train (a resumed run with a larger number continues)."""
     games_per_generation: int = 300
@@ -149,9 +152,10 @@ class GenerationsConfig:
                              f"{self.board!r}")
         if self.observation_layout not in OBS_SIZES:
             raise ValueError(f"observation_layout must be one of {sorted(OBS_SIZES)}, got {self.observation_layout!r}")
-        if not (isinstance(self.hidden, list) and self.hidden
-                and all(isinstance(w, int) and 1 <= w <= 4096 for w in self.hidden)):
-            raise ValueError(f"hidden must be a non-empty list of layer widths from 1 to 4096, got {self.hidden!r}")
+        if not (isinstance(self.net_arch, list) and self.net_arch
+                and all(isinstance(w, int) and 1 <= w <= 4096 for w in self.net_arch)):
+            raise ValueError(f"net_arch must be a non-empty list of layer widths from 1 to 4096, "
+                             f"got {self.net_arch!r}")
         for name in ("generations", "games_per_generation", "past_generations", "pfsp_window", "replay_generations",
                      "epochs", "batch_size", "max_turns", "eval_games", "workers"):
             value = getattr(self, name)
@@ -271,7 +275,7 @@ def initial_network(config):
 def _torch_net(config):
     from torch import nn
 
-    sizes = [OBS_SIZES[config.observation_layout], *config.hidden]
+    sizes = [OBS_SIZES[config.observation_layout], *config.net_arch]
     layers = []
     for inputs, outputs in zip(sizes, sizes[1:]):
         layers += [nn.Linear(inputs, outputs), nn.ReLU()]
@@ -302,8 +306,7 @@ def _load_into(net, actor):
 
 def write_network(path, actor, config, generation, report):
     """The generation's agent file (kind ``action-values``); returns the weights' sha256."""
-    meta = {**dataclasses.asdict(config), "observation_version": config.observation_layout}
-    return write_policy(path, actor, meta, f"dmc-gen{generation}", kind="action-values",
+    return write_policy(path, actor, dataclasses.asdict(config), f"dmc-gen{generation}", kind="action-values",
                         training={"method": "deep-monte-carlo self-play (fifthave.train.generations)",
                                   "generation": generation, "report": report})
 
@@ -578,11 +581,10 @@ def run(config, out_dir, resume=False, log=print):
     returns the curve (``write_curve``). ``config``: a ``GenerationsConfig``, or the run config of
     ``fifthave train`` (``fifthave.train.config``, method ``generations``) whose section holds its fields."""
     if not isinstance(config, GenerationsConfig):
-        config = GenerationsConfig(**config.sections["generations"])
+        config = GenerationsConfig(**with_today_names("generations", config.sections["generations"]))
     config_path = os.path.join(out_dir, "config.json")
     if os.path.exists(config_path):
-        with open(config_path) as f:
-            saved = json.load(f)
+        saved = with_today_names("generations", safejson.load(config_path, f"the run's config {config_path}"))
         if not resume:
             raise ValueError(f"{out_dir} holds a run already: pass resume=True (--resume) or use a new directory")
         differing = {k for k in saved if k != "generations" and saved[k] != dataclasses.asdict(config).get(k)}
@@ -613,37 +615,29 @@ def load_config(path):
         fields = fields["generations"]
     if not isinstance(fields, dict):
         raise TypeError(f"it must hold a JSON object of GenerationsConfig fields, got {type(fields).__name__}")
-    return GenerationsConfig(**fields)
+    return GenerationsConfig(**with_today_names("generations", fields))
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Iterated self-play of an action-value network that plays every "
-                                                 "decision (train/generations.py's docstring says how).")
-    parser.add_argument("config", help="JSON file of GenerationsConfig fields")
-    parser.add_argument("--out", required=True, help="run directory")
-    parser.add_argument("--resume", action="store_true", help="continue the generations the run directory holds")
-    parser.add_argument("--generations", type=int, help="overrides the config's generations")
-    parser.add_argument("--compare", nargs=2, type=int, metavar=("OLD", "NEW"),
-                        help="instead of training: play generation NEW against generation OLD of the run on the "
-                             "same deals (--games games) and print the paired difference of their win shares")
-    parser.add_argument("--games", type=int, default=400, help="games of --compare (a multiple of the players)")
+    """``python -m fifthave.train.generations RUN_DIR --compare OLD NEW``: two generations of a run, head to head
+    on the same deals. Training is ``fifthave train CONFIG`` (method ``generations``), which calls ``run``."""
+    parser = argparse.ArgumentParser(prog="python -m fifthave.train.generations",
+                                     description="Play generation NEW of a run of iterated self-play against its "
+                                                 "generation OLD on the same deals and print the paired difference "
+                                                 "of their win shares (train with: fifthave train CONFIG).")
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="the run directory fifthave train wrote")
+    parser.add_argument("--compare", nargs=2, type=int, metavar=("OLD", "NEW"), required=True,
+                        help="the two generations to compare")
+    parser.add_argument("--games", type=int, default=400, help="games (a multiple of the players; default 400)")
     args = parser.parse_args(argv)
-    try:  # a bad file: one line and exit code 2
-        config = load_config(args.config)
-        if args.generations is not None:
-            config = dataclasses.replace(config, generations=args.generations)
+    try:  # a bad run directory: one line and exit code 2
+        config = load_config(os.path.join(args.run_dir, "config.json"))
     except (OSError, ValueError, TypeError) as error:
-        parser.error(f"{args.config}: {error}")
-    if args.compare:
-        old, new = (f"dmc:{os.path.join(generation_dir(args.out, g), AGENT_FILE)}" for g in args.compare)
-        _, paired = head_to_head(config, new, old, 10_000 + args.compare[1], games=args.games,
-                                 labels=tuple(f"gen{g}" for g in reversed(args.compare)))
-        print(json.dumps({"old": args.compare[0], "new": args.compare[1], "games": args.games, **paired}))
-        return
-    try:
-        run(config, args.out, args.resume)
-    except (ValueError, ManifestError) as error:
-        parser.exit(2, f"error: {error}\n")
+        parser.error(f"{args.run_dir}: {error}")
+    old, new = (f"dmc:{os.path.join(generation_dir(args.run_dir, g), AGENT_FILE)}" for g in args.compare)
+    _, paired = head_to_head(config, new, old, 10_000 + args.compare[1], games=args.games,
+                             labels=tuple(f"gen{g}" for g in reversed(args.compare)))
+    print(json.dumps({"old": args.compare[0], "new": args.compare[1], "games": args.games, **paired}))
 
 
 if __name__ == "__main__":

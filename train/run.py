@@ -29,12 +29,12 @@ import time
 from fifthave_env.engine import checks, safejson
 from fifthave_env.runtime import atomic_write_text, check_writable_directory, exit_on_interrupt
 
-from .config import TRAINERS, load_run_config, parse_run_config, parse_set, run_config_from_dict, with_sets
+from .config import TRAINERS, current_names, load_run_config, parse_set, run_config_from_dict
 
 PROGRAM = "fifthave train"
 RUN_CONFIG = "run_config.json"
 """The config as run, in the run directory (the schema's JSON form)."""
-RESUMABLE = {("run", "steps"), ("rllib", "max_seconds")}
+RESUMABLE = {("run", "steps"), ("rllib", "max_seconds"), ("generations", "generations")}
 """What ``--set`` may change when a run resumes: its budget."""
 
 
@@ -58,16 +58,13 @@ def saved_run_config(run_dir, sets=(), notify=None):
                                        f"{', '.join(refused)} would change it (allowed: "
                                        f"{', '.join(sorted('.'.join(p) for p in RESUMABLE))})")
     path = os.path.join(run_dir, RUN_CONFIG)
-    if os.path.isfile(path):
-        data = safejson.load(path, f"the run config {path}")
-    else:
-        old = os.path.join(run_dir, "config.json")
-        if not os.path.isfile(old):
+    if not os.path.isfile(path):
+        path = os.path.join(run_dir, "config.json")
+        if not os.path.isfile(path):
             raise checks.InvalidValueError(f"--resume {run_dir}: it holds neither {RUN_CONFIG} nor config.json; "
                                            f"give the directory of an earlier run")
-        data = parse_run_config(safejson.load(old, f"the config {old}"), old,
-                                **({"notify": notify} if notify else {})).to_dict()
-    return run_config_from_dict(with_sets(checks.mapping(f"the run config {path}", data), parsed))
+    data = safejson.load(path, f"the run config {path}")
+    return run_config_from_dict(current_names(data, path, parsed, **({"notify": notify} if notify else {})))
 
 
 def _check_start(config):
@@ -86,7 +83,7 @@ def _check_unused(out):
 def _run_ppo(config, out, resume, show_progress, argv):
     from .checkpoint import CheckpointError, checkpoint_path, latest_checkpoint
     from .evaluate import best_checkpoint_report, eval_seed, format_table, how_to_use, read_eval_log
-    from .experiment import cloning_games, write_report
+    from .report import cloning_games, write_report
     from .train import train
 
     flat = config.trainer_config(out)
@@ -139,11 +136,13 @@ def _run_rllib(config, out, resume, show_progress, argv):
     flat = config.trainer_config(out)
     checkpoint = _newest_rllib_checkpoint(out) if resume else None
     num_cpus = max(os.cpu_count() or 1, flat.num_env_runners + 1)
+    address = os.environ.get("RAY_ADDRESS") or None  # Ray's own variable: join that cluster instead of a local Ray
     with exit_on_interrupt(PROGRAM, f"the checkpoints written are in {out}/checkpoints; continue with "
                                     f"{PROGRAM} --resume {out}"):
-        directory, _, seconds = train(flat, num_cpus=num_cpus, resume=checkpoint)
+        directory, _, seconds = train(flat, address=address, num_cpus=num_cpus, resume=checkpoint)
     print(f"done in {seconds:.0f} s; last checkpoint {directory}")
     print(f"final weights sha256: {actor_weights_hash(directory)}")
+    print(f"play it: fifthave tournament --agents rllib:{directory} random*{flat.num_players - 1}")
     for line in best_checkpoint_lines(flat):
         print(line)
 
@@ -201,7 +200,7 @@ def main(argv=None):
     except (OSError, ValueError) as error:
         parser.error(str(error))
     if config.method == "rllib" and from_command_line and os.environ.get("PYTHONHASHSEED", "random") == "random":
-        # RLlib's sampling follows Python's string hashes: one salt for every run (fifthave.train.rllib.train.cli)
+        # RLlib's sampling follows Python's string hashes: one salt for every run (fifthave.train.rllib.train)
         os.execve(sys.executable, [sys.executable, "-m", "fifthave.train.run", *argv],
                   dict(os.environ, PYTHONHASHSEED="0"))
     atomic_write_text(os.path.join(out, RUN_CONFIG), json.dumps(config.to_dict(), indent=2))

@@ -336,11 +336,11 @@ def train(config, resume=False, show_progress=True):
     torch.set_num_threads(1)  # the rollout's forward passes; the update uses config.torch_threads
     if latest_checkpoint(run_dir) is not None and not resume:
         raise FileExistsError(f"{run_dir} already holds checkpoints; pass --resume to continue that run "
-                              f"or choose another --run-dir")
+                              f"or choose another --out")
     used = [name for name in RUN_FILES if os.path.exists(os.path.join(run_dir, name))]
     if used and not resume:  # a run that stopped before its first checkpoint: never written over silently
         raise FileExistsError(f"{run_dir} holds the files of another run ({', '.join(used)}); choose another "
-                              f"--run-dir or remove that one")
+                              f"--out or remove that one")
     for directory in ("checkpoints", "pool"):  # what a killed writer left behind
         remove_stale_temporaries(os.path.join(run_dir, directory))
     checkpoint, meta = newest_intact_checkpoint(run_dir) if resume else (None, None)

@@ -121,7 +121,7 @@ def test_a_candidate_value_network_round_trips_and_plays_without_torch(tmp_path)
     from fifthave.train.candidate_values import CandidateValueConfig
     from fifthave.train.values_agent import CandidateValueAgent, CandidateValueEnsemble, numpy_net, save_values
 
-    config = CandidateValueConfig(num_players=2, observation_layout=0, hidden=16, ensemble=2)
+    config = CandidateValueConfig(num_players=2, observation_layout=0, embedding_width=16, ensemble=2)
     torch.manual_seed(1)
     net = CandidateValueEnsemble(1176, 16, 2)
     path = tmp_path / "values.npz"

@@ -68,7 +68,7 @@ def _readers(tmp_path):
     ]
     try:
         from fifthave.train.rllib.config import load_rllib_config
-        readers.append(("python -m fifthave.train.rllib.train --config", load_rllib_config, "input.json"))
+        readers.append(("load_rllib_config", load_rllib_config, "input.json"))
     except ImportError:
         pass
     from fifthave.train import checkpoint, export, run

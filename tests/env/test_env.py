@@ -301,7 +301,7 @@ for _ in range(3):  # a starting skyscraper each: the board changes at every ste
     obs, *_ = env.last()
     env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     for agent in env.agents:
-        fresh = Observer(env.unwrapped.config, version=env.unwrapped.observation_version).observe(
+        fresh = Observer(env.unwrapped.config, version=env.unwrapped.observation_layout).observe(
             env.unwrapped.game, env._agent_seat[agent])
         assert np.array_equal(env.observe(agent)["observation"], fresh), f"stale observation of {agent}"
 print("ok")

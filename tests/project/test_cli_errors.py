@@ -8,7 +8,7 @@ import pytest
 from fifthave.agents import bidlab_cli, play, tournament
 from fifthave.agents.registry import AGENT_FACTORIES, PARAMETERIZED_AGENT_NAMES, agent_names_help
 from fifthave_env import demo
-from fifthave.train import experiment
+from fifthave.train import publish
 
 RANDOMS = ["--agents", "random*3", "--games", "3", "--workers", "1", "--quiet"]
 
@@ -28,7 +28,7 @@ RANDOMS = ["--agents", "random*3", "--games", "3", "--workers", "1", "--quiet"]
     (tournament.main, ["--resummarize", "no/such/result"], r"--resummarize no/such/result: .*No such file"),
     (play.main, ["--opponents", "policy:nope.zip"], r"cannot read the agent file nope.zip: No such file"),
     (play.main, ["--seed", "-1"], r"argument --seed: must be an int from 0 to 4294967295, got -1"),
-    (experiment.main, ["--scale", "nan"], r"argument --scale: must be a finite number > 0, got 'nan'"),
+    (publish.main, ["recipe", "--scale", "nan"], r"argument --scale: must be a finite number > 0, got 'nan'"),
     (demo.main, ["--every", "0"], r"argument --every: must be an int >= 1, got 0"),
     (demo.main, ["--every", "-2"], r"argument --every: must be an int >= 1, got -2"),
     (demo.main, ["--seed", "-1"], r"argument --seed: must be an int from 0 to 4294967295, got -1"),

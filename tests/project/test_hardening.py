@@ -149,55 +149,71 @@ class Payload:
 
 @pytest.fixture
 def rllib_main(monkeypatch):
+    """``fifthave train`` with the RLlib trainer replaced by a failure: a bad option must end before training."""
     pytest.importorskip("ray")
+    from fifthave.train import run
     from fifthave.train.rllib import train as rllib_train
 
     monkeypatch.setattr(rllib_train, "train", lambda *a, **k: pytest.fail("trained despite a bad option"))
-    return rllib_train.main
+    return run.main
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--max-seconds", "nan"], "max_seconds (0: no limit) must be a finite number"),
-    (["--max-seconds", "-1"], "max_seconds (0: no limit) must be a number from 0.0, got -1.0"),
-    (["--seed", "-1"], "argument --seed: must be an int from 0 to 4294967295, got -1"),
-    (["--num-cpus", "0"], "argument --num-cpus: must be an int >= 1"),
+RLLIB_CONFIG = '{"method": "rllib", "rllib": {}}'
+
+
+@pytest.mark.parametrize("sets, words", [
+    (["rllib.max_seconds=-1"], "rllib.max_seconds (0: no limit) must be a number from 0.0, got -1.0"),
+    (["rllib.max_seconds=\"nan\""], "rllib.max_seconds (0: no limit) must be a"),
+    (["run.seed=-1"], "run.seed must be an int from 0 to 4294967295, got -1"),
+    (["run.workers=-1"], "run.workers must be an int >= 0, got -1"),
 ])
-def test_rllib_refuses_meaningless_options(rllib_main, tmp_path, capsys, argv, words):
-    assert words in _one_line_error(rllib_main, [*argv, "--run-dir", str(tmp_path / "run")], capsys)
+def test_rllib_refuses_meaningless_options(rllib_main, tmp_path, capsys, sets, words):
+    (tmp_path / "config.json").write_text(RLLIB_CONFIG)
+    argv = [str(tmp_path / "config.json"), "--out", str(tmp_path / "run"), *(f"--set={s}" for s in sets)]
+    assert words in _one_line_error(rllib_main, argv, capsys)
     assert not (tmp_path / "run").exists()
 
 
 @pytest.mark.parametrize("text, words", [
     ("[1, 2]", "must be a dict, got [1, 2]"),
-    ('{"train_batch_size": "4000"}', "train_batch_size must be an int >= 1, got '4000' of type str"),
-    ('{"lr": "0.001"}', "learning_rate must be a finite number"),  # an old name, read as today's
+    ('{"method": "rllib", "rllib": {"train_batch_size": "4000"}}',
+     "rllib.train_batch_size must be an int >= 1, got '4000' of type str"),
+    ('{"lr": "0.001"}', "learning_rate must be a finite number"),  # an old flat file, its old name read as today's
     ('{"hidden": [20000, 20000]}', "net_arch[0] must be an int from 1 to 4096, got 20000"),
-    ('{"use_kl_loss": "no"}', "use_kl_loss must be True or False"),
+    ('{"method": "rllib", "rllib": {"lambda_": 2}}', "rllib.gae_lambda must be a number from 0.0 to 1.0"),
+    ('{"method": "rllib", "rllib": {"use_kl_loss": "no"}}', "use_kl_loss must be True or False"),
 ])
 def test_rllib_config_files_of_the_wrong_shape_are_one_line(rllib_main, tmp_path, capsys, text, words):
     (tmp_path / "config.json").write_text(text)
-    assert words in _one_line_error(rllib_main, ["--config", str(tmp_path / "config.json")], capsys)
+    assert words in _one_line_error(rllib_main, [str(tmp_path / "config.json"), "--out", str(tmp_path / "run")],
+                                    capsys)
 
 
-def test_rllib_resume_refuses_a_checkpoint_without_a_manifest_before_unpickling_it(rllib_main, tmp_path, capsys):
+def test_rllib_resume_refuses_a_checkpoint_without_a_manifest_before_unpickling_it(tmp_path, capsys):
+    pytest.importorskip("ray")
     import pickle
 
+    from fifthave.train import run
+
     marker = tmp_path / "PWNED"
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "run_config.json").write_text(RLLIB_CONFIG)
     checkpoint = tmp_path / "run" / "checkpoints" / "iter_000002"
     (checkpoint / "algorithm").mkdir(parents=True)
     for name in ("algorithm/class_and_ctor_args.pkl", "actor.pt"):
         (checkpoint / name).write_bytes(pickle.dumps(Payload(marker)))
     (checkpoint / "meta.json").write_text('{"config": {}, "obs_size": 1, "hidden": [1], "activation": "tanh"}')
-    line = _one_line_error(rllib_main, ["--resume", str(checkpoint)], capsys)
+    resume = ["--resume", str(tmp_path / "run")]
+    line = _one_line_error(run.main, resume, capsys)
     assert "has no manifest" in line and "resuming unpickles it" in line
     assert not marker.exists()
     from fifthave.train.manifest import write_directory_manifest  # a manifest that matches, then a file changes
 
     write_directory_manifest(str(checkpoint))
     (checkpoint / "algorithm" / "class_and_ctor_args.pkl").write_bytes(pickle.dumps(Payload(marker)) + b" ")
-    assert "does not match its SHA-256" in _one_line_error(rllib_main, ["--resume", str(checkpoint)], capsys)
+    assert "does not match its SHA-256" in _one_line_error(run.main, resume, capsys)
     (checkpoint / "algorithm" / "extra.pkl").write_bytes(b"")
-    assert "not listed algorithm/extra.pkl" in _one_line_error(rllib_main, ["--resume", str(checkpoint)], capsys)
+    assert "not listed algorithm/extra.pkl" in _one_line_error(run.main, resume, capsys)
     assert not marker.exists()
 
 
@@ -216,7 +232,7 @@ def test_rllib_refuses_a_used_run_directory_unless_it_resumes_its_newest_checkpo
     with pytest.raises(FileExistsError, match="checkpoints after iter_000002 \\(iter_000004\\)"):
         check_run_dir(str(run), str(run / "checkpoints" / "iter_000002"))
     check_run_dir(str(run), str(run / "checkpoints" / "iter_000004"))  # its newest: continues
-    with pytest.raises(FileExistsError, match="choose an unused --run-dir"):  # another run's checkpoint
+    with pytest.raises(FileExistsError, match="choose an unused --out"):  # another run's checkpoint
         check_run_dir(str(run), str(tmp_path / "other" / "checkpoints" / "iter_000009"))
 
 

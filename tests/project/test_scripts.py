@@ -76,42 +76,48 @@ def test_run_sets_up_only_when_the_venv_is_new_or_pyproject_changed(tmp_path):
 @pytest.fixture
 def publish_repo(tmp_path, monkeypatch):
     """fifthave.train.publish in a copy of the layout with committed results, its child processes faked: each
-    call is recorded and writes what fifthave.train.experiment, fifthave.agents.tournament and
-    fifthave.train.candidate_values would."""
+    call is recorded and writes what fifthave train (a PPO run with its report, a candidate-values run) and
+    fifthave tournament would; exporting the final policy is faked too."""
     from fifthave.train import publish
 
     (tmp_path / "train" / "configs").mkdir(parents=True)
     for config in ("bc_search_advised.json", "candidate_values_4p.json"):
-        (tmp_path / "train" / "configs" / config).write_text("{}\n")
+        shutil.copy(os.path.join(ROOT, "train", "configs", config), tmp_path / "train" / "configs" / config)
     (tmp_path / "results" / "training" / "values").mkdir(parents=True)
     (tmp_path / "results" / "training" / "README.md").write_text("# committed\n")
     (tmp_path / "results" / "training" / "values" / "values.npz").write_text("committed\n")
     calls = []
 
     def fake_run(module, args, stdout=None):
-        calls.append(" ".join([module, *args]))
+        assert module == "fifthave.cli"
+        calls.append(" ".join(args))
         option = {key: value for key, value in zip(args, args[1:])}
-        run_dir, out = (tmp_path / option[key] if key in option else None for key in ("--run-dir", "--out"))
-        if module == "fifthave.train.experiment":
-            (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
-            (run_dir / "README.md").write_text("# experiment\n")
+        if args[0] == "train":
+            run_dir = tmp_path / (option.get("--out") or option["--resume"])
+            run_dir.mkdir(parents=True, exist_ok=True)
+            (run_dir / "run_config.json").write_text("{}\n")
+            if "candidate_values" in args[1]:
+                for name in ("values.npz", "report.json", "values_vs_heuristic.csv"):
+                    (run_dir / name).touch()
+                return
+            (run_dir / "checkpoints").mkdir(exist_ok=True)
+            (run_dir / "README.md").write_text("# report\n")
+            for name in ("results.csv", "run.json"):
+                (run_dir / name).touch()
             for steps in ("0000000000", "0000000015"):
                 for suffix in (".zip", ".npz"):
                     (run_dir / "checkpoints" / f"ckpt_{steps}{suffix}").touch()
-            if "--publish" in args:
-                out.mkdir(parents=True, exist_ok=True)
-                (out / "README.md").write_text("# experiment\n")
-                (out / "policy.zip").touch()
-                (out / "policy.npz").touch()
-        elif module == "fifthave.agents.tournament":
+        elif args[0] == "tournament":
             stdout.write(f"table\nwrote {option['--out']}.csv\n")
-        elif module == "fifthave.train.candidate_values":
-            run_dir.mkdir(parents=True, exist_ok=True)
-            for name in ("values.npz", "report.json", "values_vs_heuristic.csv"):
-                (run_dir / name).touch()
+
+    def fake_export(checkpoint, out):
+        with open(out, "w"):
+            return 0
 
     monkeypatch.setattr(publish, "ROOT", str(tmp_path))
     monkeypatch.setattr(publish, "_run", fake_run)
+    monkeypatch.setattr("fifthave.train.export.export_checkpoint", fake_export)
+    monkeypatch.setattr("fifthave.train.checkpoint.export_policy", fake_export)
     return tmp_path, publish.main, calls
 
 
@@ -125,28 +131,31 @@ def test_publish_recipe_writes_a_run_directory_and_the_results_only_when_asked(p
     main(["recipe", "--eval-games", "8", "--scale", "0.01"])
     assert files_under(repo / "results") == committed
     (run_dir,) = (repo / "runs").glob("recipe-*")
-    experiment, *tournaments = calls
-    assert "--publish" not in experiment and f"--run-dir runs/{run_dir.name}" in experiment
-    assert experiment.startswith("fifthave.train.experiment --config train/configs/bc_search_advised.json")
-    assert experiment.endswith("--no-progress --scale 0.01")
+    training, *tournaments = calls
+    # the recipe is trained by fifthave train, its --scale a list of --set options of that command
+    assert training.startswith(f"train train/configs/bc_search_advised.json --out runs/{run_dir.name} "
+                               "--no-progress --set=run.steps=0 --set=evaluation.every=")
+    assert "--set=bc.games=15 " in training and "--set=evaluation.games=4 " in training
     newest = f"runs/{run_dir.name}/checkpoints/ckpt_0000000015.npz"
-    assert tournaments[0].startswith(f"fifthave.agents.tournament --agents policy:{newest}:greedy heuristic*3 "
-                                     "--games 8")
+    assert tournaments[0].startswith(f"tournament --agents policy:{newest}:greedy heuristic*3 --games 8")
     assert f"--out runs/{run_dir.name}/final_vs_random" in tournaments[1]
     evaluation = (run_dir / "final_evaluation.md").read_text()
     assert "Retrain: `fifthave publish recipe --eval-games 8 --scale 0.01`." in evaluation
     assert f"    fifthave tournament --agents policy:{newest}:greedy random*3 --games 8 --seed 2026 --out " \
            f"runs/{run_dir.name}/final_vs_random\n" in evaluation
     assert "```\ntable\n```" in evaluation and "wrote " not in evaluation
-    assert (run_dir / "README.md").read_text() == "# experiment\n"  # the run's own README is not appended to
+    assert (run_dir / "README.md").read_text() == "# report\n"  # the run's own README is not appended to
     assert "results/ is unchanged" in capsys.readouterr().out
 
-    for _ in range(2):  # the experiment rewrites the README, so publishing twice appends the evaluation once
-        main(["recipe", "--write-results", "--run-dir", str(repo / "runs" / "mine"), "--eval-games", "8"])
+    # the run writes its report again when it resumes, so publishing twice appends the evaluation once
+    main(["recipe", "--write-results", "--run-dir", str(repo / "runs" / "mine"), "--eval-games", "8"])
+    main(["recipe", "--write-results", "--resume", str(repo / "runs" / "mine"), "--eval-games", "8"])
     readme = (repo / "results" / "training" / "README.md").read_text()
-    assert readme.startswith("# experiment\n") and readme.count("## Final evaluation of policy.npz") == 1
+    assert readme.startswith("# report\n") and readme.count("## Final evaluation of policy.npz") == 1
     assert "fifthave tournament --agents policy:results/training/policy.npz:greedy heuristic*3" in readme
-    assert "--run-dir runs/mine --out results/training --publish --no-progress" in calls[-3]
+    assert calls[-6] == "train train/configs/bc_search_advised.json --out runs/mine --no-progress"
+    assert calls[-3] == "train --resume runs/mine --no-progress"
+    assert {"policy.npz", "policy.zip", "results.csv", "run.json"} <= set(os.listdir(repo / "results" / "training"))
     assert (repo / "runs" / "mine" / "final_evaluation.md").is_file()
 
 
@@ -156,8 +165,7 @@ def test_publish_values_writes_a_run_directory_and_the_results_only_when_asked(p
     main(["values"])
     assert files_under(repo / "results") == committed
     (run_dir,) = (repo / "runs").glob("values-*")
-    assert calls == [f"fifthave.train.candidate_values --config train/configs/candidate_values_4p.json "
-                     f"--run-dir runs/{run_dir.name}"]
+    assert calls == [f"train train/configs/candidate_values_4p.json --out runs/{run_dir.name} --no-progress"]
     assert f"play it as values:runs/{run_dir.name}/values.npz" in capsys.readouterr().out
 
     main(["values", "--run-dir", str(repo / "runs" / "mine"), "--write-results"])
@@ -168,7 +176,10 @@ def test_publish_values_writes_a_run_directory_and_the_results_only_when_asked(p
 
 
 @pytest.mark.parametrize("argv,match", [
-    (["values", "--games", "6"], "unrecognized arguments: --games 6 (fifthave publish values takes its budget"),
+    (["values", "--scale", "2"], "unrecognized arguments: --scale 2"),
+    (["recipe", "--scale", "nan"], "argument --scale: must be a finite number > 0, got 'nan'"),
+    (["recipe", "--config", "train/configs/candidate_values_4p.json"], "is a candidate_values run; recipe publishes"),
+    (["recipe", "--run-dir", "a", "--resume", "b"], "argument --resume: not allowed with argument --run-dir"),
     (["recipe", "--eval-games", "0"], "argument --eval-games: must be an int >= 1, got 0"),
     (["recipe", "--config", "no/such.json"], "--config no/such.json: no such file"),
     (["nosuch"], "invalid choice: 'nosuch'"),

@@ -22,7 +22,7 @@ from fifthave.train.candidate_values import CandidateValueConfig, collect, fit, 
 from fifthave.agents.learned import _BID, CandidateValueAgent, candidate_features
 from fifthave.train.values_agent import CandidateValueNet, load_values, numpy_net, save_values
 
-TINY = dict(samples=1, observation_layout=0, games=2, held_out_games=1, workers=1, hidden=16, epochs=2, ensemble=2,
+TINY = dict(samples=1, observation_layout=0, games=2, held_out_games=1, workers=1, embedding_width=16, epochs=2, ensemble=2,
             eval_games=0)
 
 

@@ -18,7 +18,7 @@ from fifthave_env.env_common import game_config
 from fifthave_env.observation import Observer
 from fifthave.train import generations as G
 
-TINY = dict(seed=3, hidden=[16], generations=2, games_per_generation=4, anchors=["heuristic", "random"],
+TINY = dict(seed=3, net_arch=[16], generations=2, games_per_generation=4, anchors=["heuristic", "random"],
             eval_games=8, panel_fields=["heuristic"], panel_games=4, workers=1, epochs=1, max_turns=40)
 
 

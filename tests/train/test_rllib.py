@@ -5,6 +5,7 @@ One local Ray (2 CPUs) is shared by the module's tests (and, under xdist, they r
 """
 
 import importlib.util
+import json
 import os
 import sys
 
@@ -249,7 +250,7 @@ def test_tiny_selfplay_run_writes_a_checkpoint_that_plays_a_tournament(ray_sessi
     from fifthave.train.rllib.config import RLlibConfig
     from fifthave.train.rllib.train import best_checkpoint_lines, checkpoint_dir, train
 
-    config = RLlibConfig(total_env_steps=300, train_batch_size=100, minibatch_size=50, num_epochs=1,
+    config = RLlibConfig(total_env_steps=300, train_batch_size=100, batch_size=50, n_epochs=1,
                          net_arch=[16], snapshot_every=1, pool_size=2, checkpoint_every=2, eval_games=4,
                          eval_opponents=["random"], num_env_runners=1, run_dir=str(tmp_path / "run"),
                          observation_layout=version)
@@ -280,9 +281,8 @@ def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path, capsy
     from fifthave.train.rllib.agent import ACTOR_FILE, actor_modules
     from fifthave.train.rllib.config import RLlibConfig, load_rllib_config
     from fifthave.train.rllib.train import build, read_checkpoint_meta, train
-    from fifthave.train.rllib.train import main as rllib_main
 
-    config = RLlibConfig(total_env_steps=200, train_batch_size=100, minibatch_size=50, num_epochs=1, net_arch=[16],
+    config = RLlibConfig(total_env_steps=200, train_batch_size=100, batch_size=50, n_epochs=1, net_arch=[16],
                          snapshot_every=1, pool_size=3, checkpoint_every=0, eval_games=0, num_env_runners=0,
                          run_dir=str(tmp_path / "run"))
     first, _, _ = train(config, log=lambda line: None)
@@ -309,9 +309,6 @@ def test_resume_continues_a_run_from_its_checkpoint(ray_session, tmp_path, capsy
     iterations = [line for line in lines if line.startswith("iter")]
     assert iterations[0].split()[1] == "3" and int(iterations[0].split()[4]) > meta["env_steps"]
     assert read_checkpoint_meta(last)["pool"] == ["main_v2", "main_v3", "main_v4"]
-    with pytest.raises(SystemExit):  # another layout or game cannot continue the checkpoint's network
-        rllib_main(["--resume", first, "--observation-layout", "0", "--board", "6"])
-    assert "--board, --observation-layout differs from the checkpoint's config" in capsys.readouterr().err
     with pytest.raises(ValueError, match="no RLlib algorithm state"):
         import shutil
         shutil.rmtree(os.path.join(first, "algorithm"))
@@ -365,23 +362,23 @@ def test_snapshot_draws_repeat_for_a_seed_and_differ_between_env_runners(monkeyp
 @needs_ray
 @pytest.mark.xdist_group("ray")
 def test_the_command_repeats_a_run_bit_for_bit(tmp_path):
-    """Two runs of fifthave.train.rllib with the same config and seed, each in a new process whose string hashes are
+    """Two runs of `fifthave train` of the same RLlib config and seed, each in a new process whose string hashes are
     salted (Python's default: the command starts itself again with PYTHONHASHSEED fixed), with a snapshot pool
     in play, end with the same weights."""
     import json
     import subprocess
 
-    config = {"num_players": 2, "total_env_steps": 2000, "train_batch_size": 250, "minibatch_size": 125,
-              "num_epochs": 1, "net_arch": [16], "checkpoint_every": 0, "eval_games": 0, "snapshot_every": 1,
-              "pool_size": 2, "scripted_fraction": 0.0, "num_env_runners": 1, "num_envs_per_env_runner": 1,
-              "seed": 5}  # games of a few hundred steps: new ones start while the pool is full
+    config = {"method": "rllib", "game": {"num_players": 2}, "evaluation": {"games": 0},
+              "run": {"seed": 5, "workers": 1, "steps": 2000, "checkpoint_every": 0},
+              "rllib": {"train_batch_size": 250, "batch_size": 125, "n_epochs": 1, "net_arch": [16],
+                        "snapshot_every": 1, "pool_size": 2, "scripted_fraction": 0.0,
+                        "num_envs_per_env_runner": 1}}  # games of a few hundred steps: new ones start while the pool is full
     (tmp_path / "config.json").write_text(json.dumps(config))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
     hashes = []
     for run in ("a", "b"):
-        out = subprocess.run([sys.executable, "-c", "from fifthave.train.rllib.train import cli; cli()", "--config",
-                              str(tmp_path / "config.json"), "--run-dir", str(tmp_path / run), "--num-cpus", "2"],
-                             capture_output=True, text=True, env=env, timeout=600)
+        out = subprocess.run([sys.executable, "-m", "fifthave.cli", "train", str(tmp_path / "config.json"), "--out",
+                              str(tmp_path / run)], capture_output=True, text=True, env=env, timeout=600)
         assert out.returncode == 0, out.stderr[-2000:]
         assert "pool 2" in out.stdout  # the snapshots played
         hashes += [line.split()[-1] for line in out.stdout.splitlines() if line.startswith("final weights sha256")]
@@ -454,6 +451,11 @@ def test_ppo_settings_reach_rllib_and_bad_ones_are_refused():
     defaults = ppo_config(RLlibConfig(seed=7))
     assert (defaults.vf_clip_param, defaults.use_kl_loss, defaults.batch_mode, defaults.seed) == (
         10.0, False, "truncate_episodes", 7)
+    # the rllib section names PPO's settings as the ppo section does; ppo_config translates them to RLlib's
+    named = ppo_config(RLlibConfig(batch_size=250, n_epochs=3, learning_rate=0.002, gae_lambda=0.8, clip_range=0.3,
+                                   ent_coef=0.05, vf_coef=0.25, max_grad_norm=0.7))
+    assert (named.minibatch_size, named.num_epochs, named.lr, named.lambda_, named.clip_param, named.entropy_coeff,
+            named.vf_loss_coeff, named.grad_clip) == (250, 3, 0.002, 0.8, 0.3, 0.05, 0.25, 0.7)
     with pytest.raises(ValueError, match="vf_clip_param must be a number above 0"):
         RLlibConfig(vf_clip_param=0)
     with pytest.raises(ValueError, match="batch_mode must be"):
@@ -461,18 +463,25 @@ def test_ppo_settings_reach_rllib_and_bad_ones_are_refused():
 
 
 @needs_ray
-def test_command_line_options_reach_the_config(monkeypatch, tmp_path):
+def test_fifthave_train_gives_the_rllib_trainer_the_config_and_the_cluster(monkeypatch, tmp_path):
+    from fifthave.train import run
     from fifthave.train.rllib import agent as rllib_agent
     from fifthave.train.rllib import train as rllib_train
 
     seen = []
-    monkeypatch.setattr(rllib_train, "train", lambda config, **kwargs: seen.append(config) or ("CKPT", [], 1.0))
+    monkeypatch.setattr(rllib_train, "train", lambda config, **kwargs: seen.append((config, kwargs)) or ("CKPT", [], 1.0))
+    monkeypatch.setattr(rllib_train, "best_checkpoint_lines", lambda config: [])
     monkeypatch.setattr(rllib_agent, "actor_weights_hash", lambda directory: "HASH")
-    assert rllib_train.main(["--num-envs-per-env-runner", "2", "--num-env-runners", "3", "--seed", "5",
-                             "--total-env-steps", "800", "--max-seconds", "0", "--run-dir", str(tmp_path)]) == 0
-    config = seen[0]
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.7:6379")
+    path = tmp_path / "rllib.json"
+    path.write_text(json.dumps({"method": "rllib", "rllib": {}}))
+    assert run.main([str(path), "--out", str(tmp_path / "run"), "--set", "rllib.num_envs_per_env_runner=2",
+                     "--set", "run.workers=3", "--set", "run.seed=5", "--set", "run.steps=800",
+                     "--set", "rllib.gae_lambda=0.9"]) == 0
+    (config, kwargs), = seen
     assert (config.num_envs_per_env_runner, config.num_env_runners, config.seed, config.total_env_steps,
-            config.max_seconds, config.run_dir) == (2, 3, 5, 800, 0, str(tmp_path))
+            config.gae_lambda, config.run_dir) == (2, 3, 5, 800, 0.9, str(tmp_path / "run"))
+    assert kwargs["address"] == "10.0.0.7:6379" and kwargs["resume"] is None
 
 
 def test_default_config_trains_as_the_committed_run_that_learned():

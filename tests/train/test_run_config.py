@@ -3,6 +3,7 @@ checked like the file, a bad value names its field and writes nothing, old flat 
 with a notice and mean what they meant, ``--resume`` continues through ``fifthave.train.run.main`` bit for bit,
 and new runs read observation layout 1 wherever a default decides it."""
 
+import dataclasses
 import inspect
 import json
 import os
@@ -15,9 +16,11 @@ import pytest
 
 from fifthave.train import run as run_module
 from fifthave.train.checkpoint import latest_checkpoint, read_meta
-from fifthave.train.config import (CandidateValueConfig, GameSection, RunConfig, TrainConfig, config_from_dict,
-                                   flat_class, legacy_flat, load_config, load_run_config, parse_run_config, parse_set,
-                                   run_config_from_dict, translate_legacy)
+from fifthave.train.config import (FLAT_NAMES, METHOD_DEFAULTS, RENAMED, RLLIB_NAMES, SECTION_CLASSES,
+                                   SHARED_SECTIONS, CandidateValueConfig, GameSection, PPOSection, RLlibSection,
+                                   RunConfig, TrainConfig, _field_names, config_from_dict, flat_class, legacy_flat,
+                                   load_config, load_run_config, parse_run_config, parse_set, run_config_from_dict,
+                                   translate_legacy)
 from fifthave.train.rllib.config import RLlibConfig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -109,11 +112,11 @@ def test_an_old_config_loads_with_a_notice_and_means_what_it_meant(old):
     notices = []
     config = parse_run_config(data, path, notify=notices.append)
     assert len(notices) == 1 and "flat config of the old format" in notices[0] and "\n" not in notices[0]
-    for name in ("observation_version", "lr", "hidden"):
-        if name in data and not old.startswith("candidate_values"):
-            assert f"{name} is now" in notices[0]
     # the trainer gets what the old command gave it: the old file read by the flat class with its defaults
     trainer, flat, _ = legacy_flat(data)
+    for name, today in RENAMED[trainer].items():
+        if name in data:
+            assert f"{name} is now {today}" in notices[0]
     then = flat_class(trainer)(**flat)
     assert flat_without_run_dir(config.trainer_config("x")) == flat_without_run_dir(then)
     if "observation_version" not in data and trainer != "candidate_values":
@@ -136,8 +139,82 @@ def test_a_checkpoints_stored_config_with_old_names_translates():
     rllib.update(hidden=rllib.pop("net_arch"), lr=rllib.pop("learning_rate"),
                  observation_version=rllib.pop("observation_layout"))
     data, used = translate_legacy(rllib)
-    assert used == ["hidden", "lr", "observation_version"]
+    assert used == ["hidden is now net_arch", "lr is now learning_rate", "observation_version is now observation_layout"]
     assert data["rllib"]["net_arch"] == [8] and data["rllib"]["learning_rate"] == 0.01
+
+
+# One name per concept (issue 34): the rllib section names PPO's settings as the ppo section does, candidate
+# values' embedding width is not called like a layer list; every old name still loads, with the notice.
+RLLIB_OLD = {"minibatch_size": ("batch_size", 50), "num_epochs": ("n_epochs", 2), "lambda_": ("gae_lambda", 0.9),
+             "clip_param": ("clip_range", 0.3), "entropy_coeff": ("ent_coef", 0.02), "vf_loss_coeff": ("vf_coef", 0.7),
+             "grad_clip": ("max_grad_norm", 0.4), "lr": ("learning_rate", 0.01), "hidden": ("net_arch", [8])}
+
+
+def test_every_renamed_rllib_key_is_covered_and_the_ppo_sections_name():
+    assert {old for old in RENAMED["rllib"] if old != "observation_version"} == set(RLLIB_OLD)
+    ppo_names = {f.name for f in dataclasses.fields(PPOSection)}
+    rllib_names = {f.name for f in dataclasses.fields(RLlibSection)}
+    assert {new for new, _ in RLLIB_OLD.values()} <= ppo_names & rllib_names
+    assert not set(RENAMED["rllib"]) & rllib_names  # no old name left in the section
+    assert set(RLLIB_NAMES) <= ppo_names  # what is translated to RLlib is named as PPO names it
+
+
+@pytest.mark.parametrize("old", sorted(RLLIB_OLD))
+def test_an_old_rllib_name_loads_in_a_flat_file_a_checkpoint_and_a_section(old, tmp_path):
+    new, value = RLLIB_OLD[old]
+    flat = RLlibConfig().to_dict()
+    del flat[new]
+    flat[old] = value
+    data, used = translate_legacy(flat)  # an old flat file
+    assert data["rllib"][new] == value and used == [f"{old} is now {new}"]
+    from fifthave.train.rllib.config import load_rllib_config
+
+    assert getattr(load_rllib_config(base=flat), new) == value  # a checkpoint's stored config (meta.json)
+    path = tmp_path / "old_section.json"  # a run config (or run_config.json) written before the rename
+    path.write_text(json.dumps({"method": "rllib", "rllib": {old: value}}))
+    notices = []
+    config = load_run_config(str(path), notify=notices.append)
+    assert getattr(config.sections["rllib"], new) == value and getattr(config.trainer_config("x"), new) == value
+    assert notices == [f"notice: {path} uses old names (rllib.{old} is now rllib.{new}); read with today's names, "
+                       f"as run_config.json in the run directory writes them"]
+    with pytest.raises(ValueError, match=f"names both {new} and its old name {old}"):
+        load_run_config(str(path), [f"rllib.{new}={json.dumps(value)}"], notify=notices.append)
+
+
+@pytest.mark.parametrize("section, old, new, value", [("candidate_values", "hidden", "embedding_width", 16),
+                                                      ("generations", "hidden", "net_arch", [16])])
+def test_the_old_hidden_of_candidate_values_and_generations_loads(section, old, new, value, tmp_path):
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"method": section, section: {old: value}}))
+    notices = []
+    config = load_run_config(str(path), notify=notices.append)
+    fields = config.sections[section]
+    assert (fields[new] if isinstance(fields, dict) else getattr(fields, new)) == value
+    assert f"{section}.{old} is now {section}.{new}" in notices[0]
+    if section == "candidate_values":
+        flat = CandidateValueConfig().to_dict()
+        del flat[new]
+        assert translate_legacy({**flat, old: value})[0][section][new] == value
+    else:
+        from fifthave.train.generations import GenerationsConfig, load_config as load_generations
+
+        assert load_generations(str(path)) == GenerationsConfig(**{new: value})
+
+
+def test_the_flat_configs_take_every_default_from_the_sections():
+    """One source of defaults: a flat field a section maps to has that section's default (or, where the section
+    leaves it to the method with None, the method's, ``METHOD_DEFAULTS``)."""
+    for trainer, cls in (("ppo", TrainConfig), ("rllib", RLlibConfig), ("candidate_values", CandidateValueConfig)):
+        flat = cls()
+        mapped = dict(FLAT_NAMES[trainer])
+        mapped.update({(trainer, f.name): f.name for f in dataclasses.fields(SECTION_CLASSES[trainer])})
+        sections = {**SHARED_SECTIONS, trainer: SECTION_CLASSES[trainer]}
+        for (section, key), flat_name in mapped.items():
+            default = getattr(sections[section](), key)
+            expected = METHOD_DEFAULTS[trainer][flat_name] if default is None and flat_name in METHOD_DEFAULTS[
+                trainer] else default
+            assert getattr(flat, flat_name) == expected, (trainer, section, key)
+        assert set(_field_names(cls)) == set(mapped.values()) | set(METHOD_DEFAULTS[trainer])
 
 
 def test_new_runs_get_a_dated_directory_and_resume_through_run_main_bit_for_bit(tmp_path, monkeypatch, capsys):
@@ -200,3 +277,11 @@ def test_observation_layout_1_is_the_default_for_new_runs_everywhere():
     from fifthave.train.rllib.env import FifthAvenueMultiAgentEnv
 
     assert FifthAvenueMultiAgentEnv({}).observation_spaces["player_0"]["observations"].shape == (1409,)
+
+
+def test_a_resumed_generations_run_may_get_more_generations_and_nothing_else(tmp_path):
+    (tmp_path / "run_config.json").write_text(json.dumps({"method": "generations", "generations": {"generations": 2}}))
+    config = run_module.saved_run_config(str(tmp_path), ["generations.generations=5"])
+    assert config.sections["generations"]["generations"] == 5
+    with pytest.raises(ValueError, match="--set generations.seed would change it"):
+        run_module.saved_run_config(str(tmp_path), ["generations.seed=3"])

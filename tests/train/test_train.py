@@ -17,7 +17,8 @@ from fifthave_env.observation import OBS_SIZES
 from fifthave.train import checkpoint as ckpt
 from fifthave.train.config import BCConfig, SelfPlayConfig, TrainConfig, load_config, translate_legacy
 from fifthave.train.evaluate import best_evaluation, best_evaluation_lines, console_prefix, eval_seed, how_to_use
-from fifthave.train.experiment import cloning_games, expected_seconds, scaled, write_report
+from fifthave.train.publish import expected_seconds, scale_sets
+from fifthave.train.report import cloning_games, write_report
 from fifthave.train.policy_agent import PolicyAgent, PolicyFactory
 from fifthave.train.search_value import network_search_factory
 from fifthave.train.run import main
@@ -189,7 +190,17 @@ def test_bad_flat_configs_are_refused(tmp_path):
         TrainConfig(n_envs=2, n_steps=100, batch_size=64)
 
 
-def test_experiment_scale_and_report(tmp_path):
+def scaled(flat, scale):
+    """``flat`` (a ``TrainConfig``) as ``fifthave publish recipe --scale`` runs it: ``fifthave train`` of the
+    config with ``scale_sets``' options."""
+    from fifthave.train.config import parse_set, run_config_from_dict, with_sets
+
+    config = run_config_from_dict(translate_legacy(flat.to_dict())[0])
+    sets = [parse_set(text) for text in scale_sets(config, scale)]
+    return run_config_from_dict(with_sets(config.to_dict(), sets)).trainer_config(flat.run_dir)
+
+
+def test_publish_scale_and_the_run_report(tmp_path):
     config = tiny_config(tmp_path / "run", total_timesteps=2048, eval_every=1024, checkpoint_every=1024,
                          selfplay=SelfPlayConfig(snapshot_every=512))
     bigger = scaled(config, 2.5)
@@ -197,7 +208,8 @@ def test_experiment_scale_and_report(tmp_path):
     assert bigger.eval_games == 10 and scaled(config, 0.1).eval_games == config.num_players
     assert bigger.selfplay.snapshot_every == 1280 and config.selfplay.snapshot_every == 512
     # The recipe's budget is its cloning games: --scale scales them, and the time it states with them.
-    recipe = dataclasses.replace(config, total_timesteps=0, bc=BCConfig(games=300, held_out_games=40, dagger_games=150))
+    recipe = dataclasses.replace(config, total_timesteps=0, selfplay=None,
+                                 bc=BCConfig(games=300, held_out_games=40, dagger_games=150))
     small = scaled(recipe, 0.1)
     assert (small.bc.games, small.bc.held_out_games, small.bc.dagger_games) == (30, 4, 15)
     published = tmp_path / "published.json"
@@ -209,13 +221,13 @@ def test_experiment_scale_and_report(tmp_path):
     with open(os.path.join(config.run_dir, "eval.csv"), "w") as f:
         f.write("timesteps,opponent,games,win_rate,ci_low,ci_high,mean_vp,mean_rank,opponent_mean_vp,truncated\n"
                 "1024,random,4,0.5,0.15,0.85,30,2,25,0\n2048,random,4,0.75,0.3,0.95,40,1.5,20,1\n")
-    run = {"command": "python -m fifthave.train.experiment --scale 1", "steps": 2048, "wall_seconds": 10.0,
+    run = {"command": "fifthave train tiny.json", "steps": 2048, "wall_seconds": 10.0,
            "eval_seconds": 2.0, "steps_per_second": 256.0}
     write_report(config, str(tmp_path / "out"), run)
     rows = write_report(config, str(tmp_path / "out"))  # a rewrite keeps the command and timing
     assert [r["win_rate"] for r in rows] == ["0.5", "0.75"]
     report = (tmp_path / "out" / "README.md").read_text()
-    assert "`python -m fifthave.train.experiment --scale 1`" in report and "| 2048 | random | 4 | 0.750 | [0.300, 0.950] | 0.50 |" in report and "| 1.50 | 1 |" in report
+    assert "`fifthave train tiny.json`" in report and "| 2048 | random | 4 | 0.750 | [0.300, 0.950] | 0.50 |" in report and "| 1.50 | 1 |" in report
     assert "throughput 256 env steps/s" in report
     assert report.startswith("# Training results: MaskablePPO on FifthAvenue-v1\n")
     # A cloning-only run says so in its title (its table has the one row of the cloned policy).

@@ -173,7 +173,7 @@ class FifthAvenueMultiAgentEnv(MultiAgentEnv):
                     self.agent_of_seat[seat] = role
         else:
             self.agent_of_seat = dict(enumerate(self.possible_agents))
-        self._scripted_observations = LayoutObservations(aec.config, self.scripted, aec.observation_version,
+        self._scripted_observations = LayoutObservations(aec.config, self.scripted, aec.observation_layout,
                                                          self._scripted_observers)
         self.agents = list(self.agent_of_seat.values())
         self.seat_of = {agent: seat for seat, agent in self.agent_of_seat.items()}

@@ -1,15 +1,10 @@
 """Self-play PPO with RLlib: one policy shared by all seats, a pool of frozen snapshots, scripted opponents.
 
-Command::
-
-    python -m fifthave.train.rllib.train [--config FILE.json | --resume CHECKPOINT_DIR] [--run-dir DIR] [--total-env-steps N] [--num-env-runners K]
-                   [--num-envs-per-env-runner G] [--seed S] [--num-players N] [--board 5|6] [--address HOST:PORT] [--num-cpus C]
-
-One ``RLlibConfig`` (``train/rllib/config.py``) describes the run; it is saved as
-``RUN_DIR/config.json``. Without ``--address`` a local Ray starts (``--num-cpus``
-caps it); with ``--address HOST:PORT`` the run joins the cluster whose head
-``ray start --head`` started there, and RLlib's env runners (``--num-env-runners``)
-and the evaluation games spread over its nodes.
+Run it with ``fifthave train CONFIG`` and a config of method ``rllib`` (``train/configs/rllib_vs_random.json``;
+``fifthave.train.run``), which calls ``train`` here with the flat ``RLlibConfig`` (``fifthave.train.config``) and
+saves it as ``RUN_DIR/config.json``. A local Ray starts; with the environment variable ``RAY_ADDRESS=HOST:PORT``
+(Ray's own) the run joins the cluster whose head ``ray start --head`` started there, and RLlib's env runners
+(``run.workers``) and the evaluation games spread over its nodes.
 
 Self-play, in the manner of RLlib's ``self_play_with_open_spiel.py`` example: the
 env (``fifthave.train.rllib.env``) names the seats by role; the ``learner`` seat (drawn
@@ -34,36 +29,34 @@ best checkpoint may be a better policy than its last.
 
 Repeatable: the same config, seed and number of env runners give the same weights (their SHA-256 is printed
 at the end) when the budget is in env steps (``max_seconds`` stops on the clock). The snapshot draws come
-from a seeded generator (``SelfPlayMapping``) and the command runs with ``PYTHONHASHSEED`` fixed (``cli``).
+from a seeded generator (``SelfPlayMapping``) and ``fifthave train`` runs an RLlib config with
+``PYTHONHASHSEED`` fixed (it starts itself again with ``PYTHONHASHSEED=0`` unless the variable is set: with a
+salt per process, Python's default, the same seed gave other weights on every run, as some order in RLlib's
+sampling or learning follows Python's string hashes; ``init_ray`` passes the variable to a cluster's workers).
 
-``--resume RUN_DIR/checkpoints/iter_NNNNNN`` continues a run from a checkpoint with the config stored there
-(command-line options override it, e.g. a larger ``--total-env-steps``): weights, optimizer state, snapshot
-pool, iteration and env-step counts carry on; the budget ``max_seconds`` counts this process's time only.
-Sampling does not replay the original run's random draws.
+``fifthave train --resume RUN_DIR`` continues a run from its newest checkpoint with the config stored there
+(``--set run.steps=N`` may raise the budget): weights, optimizer state, snapshot pool, iteration and env-step
+counts carry on; the budget ``max_seconds`` counts this process's time only. Sampling does not replay the
+original run's random draws.
 """
 
-import argparse
 import collections
 import json
 import os
 import re
 import shutil
-import sys
 import time
 import zlib
 
 import numpy as np
 
-from fifthave.agents.ray_backend import init_ray, node_summary, require_ray
-from fifthave_env.engine import checks
-from fifthave_env.runtime import (atomic_append_csv, atomic_write_text, check_writable_directory, exit_on_interrupt,
-                                  process_exists)
+from fifthave.agents.ray_backend import init_ray, node_summary
+from fifthave_env.runtime import atomic_append_csv, atomic_write_text, process_exists
 
 from ..evaluate import EVAL_FIELDS as TRAIN_EVAL_FIELDS
 from ..evaluate import best_checkpoint_report, read_eval_log
 from ..manifest import write_directory_manifest, verify_directory
-from ..config import legacy_flat
-from .config import load_rllib_config
+from ..config import RLLIB_NAMES
 
 # the columns of fifthave.train.train's eval.csv (fifthave.train.evaluate), counted in RLlib iterations and env steps
 EVAL_FIELDS = ("iteration", "env_steps") + tuple(f for f in TRAIN_EVAL_FIELDS if f != "timesteps")
@@ -141,11 +134,9 @@ def ppo_config(config):
         .env_runners(num_env_runners=config.num_env_runners, num_envs_per_env_runner=config.num_envs_per_env_runner,
                      rollout_fragment_length="auto", batch_mode=config.batch_mode)
         .learners(num_learners=0)
-        .training(train_batch_size_per_learner=config.train_batch_size, minibatch_size=config.minibatch_size,
-                  num_epochs=config.num_epochs, lr=config.learning_rate, gamma=config.gamma, lambda_=config.lambda_,
-                  clip_param=config.clip_param, entropy_coeff=config.entropy_coeff,
-                  vf_loss_coeff=config.vf_loss_coeff, grad_clip=config.grad_clip,
-                  vf_clip_param=config.vf_clip_param, use_kl_loss=config.use_kl_loss)
+        .training(train_batch_size_per_learner=config.train_batch_size, gamma=config.gamma,
+                  vf_clip_param=config.vf_clip_param, use_kl_loss=config.use_kl_loss,
+                  **{rllib_name: getattr(config, name) for name, rllib_name in RLLIB_NAMES.items()})
         .multi_agent(policies={MAIN}, policy_mapping_fn=SelfPlayMapping(), policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
             MAIN: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)}))
@@ -345,12 +336,12 @@ def check_run_dir(run_dir, resume=None):
     checkpoints = os.path.join(os.path.abspath(run_dir), "checkpoints")
     if resume is None or os.path.dirname(os.path.abspath(resume)) != checkpoints:
         raise FileExistsError(f"{run_dir} holds the files of another run ({', '.join(used)}); choose an unused "
-                              f"--run-dir" + (" (or resume that run from its newest checkpoint)" if resume else ""))
+                              f"--out" + (" (or --resume that run)" if resume else ""))
     later = sorted(name for name in os.listdir(checkpoints)
                    if name.startswith("iter_") and name > os.path.basename(os.path.abspath(resume)))
     if later:
         raise FileExistsError(f"{run_dir} has checkpoints after {os.path.basename(resume)} ({', '.join(later)}): "
-                              f"resume from its newest, or give an unused --run-dir to branch from this one")
+                              f"resume from its newest")
 
 
 
@@ -374,7 +365,7 @@ def train(config, address=None, num_cpus=None, log=_print_now, resume=None):
     cpus = ray.cluster_resources().get("CPU", 0)
     if config.eval_games and cpus < config.num_env_runners + 1:
         raise ValueError(f"the evaluation games need a CPU beside the {config.num_env_runners} env runners, but "
-                         f"the Ray cluster has {cpus:g} CPUs: lower --num-env-runners or add a node")
+                         f"the Ray cluster has {cpus:g} CPUs: lower run.workers or add a node")
     algo, pool = build(config, resume)
     cluster_lines = ["Ray nodes:", *node_summary(ray), f"env runners per node: {_env_runner_nodes(algo)}"]
     log("\n".join(cluster_lines))
@@ -411,65 +402,6 @@ def train(config, address=None, num_cpus=None, log=_print_now, resume=None):
     return directory, rows, seconds
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m fifthave.train.rllib.train", description="Self-play PPO with RLlib (one shared policy, a snapshot pool "
-                                     "and scripted opponents); local Ray or a cluster via --address.")
-    parser.add_argument("--config", help="a JSON file of RLlibConfig fields (train/rllib/config.py)")
-    parser.add_argument("--resume", metavar="CHECKPOINT_DIR", help="continue from a checkpoint of a run "
-                        "(RUN_DIR/checkpoints/iter_NNNNNN) with that run's config; the options below override it. "
-                        "RLlib's restore unpickles the checkpoint (it can run code): only a checkpoint whose files "
-                        "match the SHA-256 manifest our trainer wrote in it is read, and only resume checkpoints "
-                        "you or your own machines made. In its own run directory only the newest checkpoint "
-                        "continues; give an unused --run-dir to branch from an older one")
-    parser.add_argument("--run-dir")
-    parser.add_argument("--total-env-steps", type=int)
-    parser.add_argument("--num-env-runners", type=int, help="Ray actors sampling games (scales sampling)")
-    parser.add_argument("--num-envs-per-env-runner", type=int, help="games each env runner steps at once")
-    parser.add_argument("--seed", type=checks.cli_seed)
-    parser.add_argument("--num-players", type=int, choices=(2, 3, 4))
-    parser.add_argument("--board", type=int, choices=(5, 6))
-    parser.add_argument("--observation-layout", type=int, choices=(0, 1),
-                        help="observation layout the policy reads: 0 (fifth_avenue_v0) or 1 (fifth_avenue_v1)")
-    parser.add_argument("--address", help="join the Ray cluster whose head is at HOST:PORT (ray start --head "
-                        "prints it); default: start a local Ray")
-    parser.add_argument("--max-seconds", type=float, help="wall-clock budget of the training loop")
-    parser.add_argument("--num-cpus", type=checks.cli_int(1), help="CPUs of the local Ray (default: all, and at least "
-                        "num_env_runners + 1 so that evaluation games find one)")
-    args = parser.parse_args(argv)
-    try:
-        require_ray()
-        base = None
-        if args.resume:
-            if args.config:
-                raise ValueError("--resume takes the config stored in the checkpoint; give no --config")
-            base = read_checkpoint_meta(args.resume)["config"]
-            stored = legacy_flat(base, "rllib")[1]  # today's names
-            changed = [f"--{name.replace('_', '-')}" for name in ("num_players", "board", "observation_layout")
-                       if getattr(args, name) is not None and getattr(args, name) != stored.get(name)]
-            if changed:  # the network and its inputs are the checkpoint's
-                raise ValueError(f"--resume continues the checkpoint's game and network: {', '.join(changed)} "
-                                 f"differs from the checkpoint's config")
-        config = load_rllib_config(args.config, base=base, overrides={
-            "run_dir": args.run_dir, "total_env_steps": args.total_env_steps,
-            "num_env_runners": args.num_env_runners, "num_envs_per_env_runner": args.num_envs_per_env_runner,
-            "seed": args.seed, "num_players": args.num_players,
-            "board": args.board, "max_seconds": args.max_seconds, "observation_layout": args.observation_layout})
-        num_cpus = args.num_cpus or max(os.cpu_count() or 1, config.num_env_runners + 1)
-        check_writable_directory("--run-dir", config.run_dir)
-        with exit_on_interrupt(parser.prog, f"the checkpoints written are in {config.run_dir}/checkpoints"):
-            directory, rows, seconds = train(config, address=args.address, num_cpus=num_cpus, resume=args.resume)
-    except (ValueError, ImportError, ConnectionError, FileExistsError) as error:
-        parser.error(str(error))
-    from .agent import actor_weights_hash
-
-    print(f"done in {seconds:.0f} s; last checkpoint {directory}")
-    print(f"final weights sha256: {actor_weights_hash(directory)}")
-    print(f"play it: fifthave tournament --agents rllib:{directory} random*{config.num_players - 1}")
-    for line in best_checkpoint_lines(config):
-        print(line)
-    return 0
-
-
 def best_checkpoint_lines(config):
     """The run's best evaluated checkpoint against each evaluation opponent (``fifthave.train.evaluate.best_evaluation``):
     a long run drifts, and its best checkpoint can beat its last on fresh deals too (results/rllib/README.md)."""
@@ -478,18 +410,3 @@ def best_checkpoint_lines(config):
     return best_checkpoint_report(read_eval_log(config.run_dir), config.eval_opponents, "iteration",
                                   lambda iteration: checkpoint_dir(config.run_dir, iteration), "rllib",
                                   config.eval_deterministic, config.num_players, rllib_eval_seed(config))
-
-
-def cli():
-    """``fifthave.train.rllib``: ``main`` in a process with unsalted string hashes, started again with
-    ``PYTHONHASHSEED=0`` unless the variable is set. With a salt per process (Python's default) the same seed
-    gave other weights on every run: some order in RLlib's sampling or learning follows Python's string hashes.
-    Local Ray workers inherit the variable; ``init_ray`` passes it to a cluster's."""
-    if os.environ.get("PYTHONHASHSEED", "random") == "random":
-        os.execve(sys.executable, [sys.executable, "-m", "fifthave.train.rllib.train", *sys.argv[1:]],
-                  dict(os.environ, PYTHONHASHSEED="0"))
-    sys.exit(main())
-
-
-if __name__ == "__main__":
-    cli()

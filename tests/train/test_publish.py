@@ -1,4 +1,4 @@
-"""fifthave.train.experiment: a new run directory by default, results/ only with --publish, a small playable policy."""
+"""fifthave train writes a PPO run's report; fifthave publish copies it with a small playable policy."""
 
 import json
 import os
@@ -9,38 +9,40 @@ import numpy as np
 from fifthave.agents.play import play
 from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave.train.checkpoint import OPTIMIZER_MEMBER, latest_checkpoint, read_meta
-from fifthave.train.config import load_config
-from fifthave.train.experiment import expected_seconds, main
+from fifthave.train.config import load_config, load_run_config, translate_legacy
+from fifthave.train.publish import expected_seconds, publish_run
+from fifthave.train.run import main
 from fifthave.train.policy_agent import PolicyAgent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PUBLISHED = os.path.join(ROOT, "results", "training", "policy.npz")
 
 
-def test_experiment_runs_in_a_new_directory_and_publishes_only_when_asked(tmp_path, monkeypatch, capsys):
+def test_a_run_writes_its_report_and_publishing_copies_it_with_a_small_policy(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     config = {"seed": 1, "num_players": 4, "opponents": ["random"], "eval_opponents": ["random"],
               "total_timesteps": 256, "n_envs": 2, "workers": 0, "n_steps": 128, "batch_size": 128,
-              "n_epochs": 1, "net_arch": [32], "eval_every": 256, "eval_games": 4, "checkpoint_every": 256,
-              "run_dir": "runs/tiny"}
-    (tmp_path / "tiny.json").write_text(json.dumps(config))
-    assert main(["--config", "tiny.json", "--no-progress"]) == 0
+              "n_epochs": 1, "net_arch": [32], "eval_every": 256, "eval_games": 4, "checkpoint_every": 256}
+    (tmp_path / "tiny.json").write_text(json.dumps(translate_legacy(config)[0]))
+    assert main(["tiny.json", "--no-progress"]) == 0
     runs = os.listdir(tmp_path / "runs")
-    assert len(runs) == 1 and runs[0].startswith("tiny-")
-    assert {"results.csv", "README.md", "win_rate.png", "run.json"} <= set(os.listdir(tmp_path / "runs" / runs[0]))
+    assert len(runs) == 1
+    run_dir = tmp_path / "runs" / runs[0]
+    assert {"results.csv", "README.md", "win_rate.png", "run.json"} <= set(os.listdir(run_dir))
     assert not (tmp_path / "results").exists()
     assert "final weights sha256" in capsys.readouterr().out
 
-    assert main(["--config", "tiny.json", "--no-progress", "--publish", "--out", "published"]) == 0
-    assert len(os.listdir(tmp_path / "runs")) == 2
+    publish_run(str(run_dir), str(tmp_path / "published"))
     # The time the next run states is the time this one took (same config, same machine).
     run = json.loads((tmp_path / "published" / "run.json").read_text())
-    stated = expected_seconds(load_config("tiny.json"), str(tmp_path / "published" / "run.json"))
+    assert run["command"] == "fifthave train tiny.json --no-progress"
+    flat = load_run_config("tiny.json").trainer_config("x")
+    stated = expected_seconds(flat, str(tmp_path / "published" / "run.json"))
     assert abs(stated - run["wall_seconds"]) < 1e-6 * run["wall_seconds"] + 1e-9
     policy = tmp_path / "published" / "policy.zip"
     with zipfile.ZipFile(policy) as archive:
         assert OPTIMIZER_MEMBER not in archive.namelist()
-    full = latest_checkpoint(str(tmp_path / "runs" / sorted(os.listdir(tmp_path / "runs"))[-1]))
+    full = latest_checkpoint(str(run_dir))
     assert policy.stat().st_size < 0.6 * os.path.getsize(full)
     meta = read_meta(str(policy))
     assert "run_state" not in meta and meta["weights_sha256"] == read_meta(full)["weights_sha256"]
@@ -62,7 +64,7 @@ def test_experiment_runs_in_a_new_directory_and_publishes_only_when_asked(tmp_pa
 
 def test_the_published_policy_plays(tmp_path):
     if not os.path.exists(PUBLISHED):
-        return  # published by the committed experiment (python -m fifthave.train.experiment --publish)
+        return  # published by the committed recipe (fifthave publish recipe --write-results)
     assert os.path.getsize(PUBLISHED) < 3_000_000
     result = run_tournament([("ppo", agent_factory(f"policy:{PUBLISHED}"))] + [("random", agent_factory("random"))] * 3,
                             games=4, seed=0)
@@ -70,13 +72,14 @@ def test_the_published_policy_plays(tmp_path):
 
 
 def test_the_default_config_is_the_one_results_training_publishes():
-    # A bare `python -m fifthave.train.experiment --publish` must reproduce results/training, not overwrite it with
+    # A bare `fifthave publish recipe --write-results` must reproduce results/training, not overwrite it with
     # another run.
-    from fifthave.train.experiment import DEFAULT_CONFIG
+    from fifthave.train.publish import _parser
 
+    default = _parser().parse_args(["recipe"]).config
     with open(os.path.join(ROOT, "results", "training", "run.json")) as f:
         command = json.load(f)["command"].split()
     published = command[command.index("--config") + 1]
     # the published run named the flat config of its time, kept in tests/train/old_configs: same run, new schema
     old = os.path.join(ROOT, "tests", "train", "old_configs", os.path.basename(published))
-    assert load_config(old, {"run_dir": "x"}).to_dict() == load_config(DEFAULT_CONFIG, {"run_dir": "x"}).to_dict()
+    assert load_config(old, {"run_dir": "x"}).to_dict() == load_config(default, {"run_dir": "x"}).to_dict()
