@@ -46,10 +46,12 @@ exceeds the cards' total the most. A new strategy subclasses
 """
 
 from dataclasses import dataclass
+from itertools import compress
+from operator import mul
 from typing import Callable
 
 from fifthave_env.engine.board import CENTRAL_PARK
-from fifthave_env.engine.cards import BLACK, KIND_LIMIT, KIND_VALUE, NUM_COLORS, NUM_KINDS
+from fifthave_env.engine.cards import BLACK, KIND_LIMIT, KIND_VALUE, NUM_COLORS
 
 from .view import SeatView
 
@@ -68,6 +70,8 @@ class AuctionSituation:
 _USABLE = {m: tuple(KIND_LIMIT[v] >= m for v in range(3)) for m in range(4)}  # per min_limit: 4s, 5s, 6s usable
 _COUNTS = {}  # _cheapest_counts' answers by its arguments (small counts: they recur across hands and games)
 _MAX_COUNTS = 100_000
+_COLORED_KINDS = BLACK * 3  # kinds below are colored
+_BLACK_FOUR = BLACK * 3  # the black 4 (then 5, 6)
 
 
 def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
@@ -79,20 +83,27 @@ def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
     Only cards whose building limit is at least ``min_limit`` are used. The
     cheapest is the least total value, then the fewest cards; None if no set works.
     """
-    colored_laid = table[:BLACK * 3]
-    opening = not any(colored_laid)
-    options = colors if opening else (next(k for k, n in enumerate(colored_laid) if n) // 3,)
-    usable = _USABLE.get(min_limit) or tuple(KIND_LIMIT[v] >= min_limit for v in range(3))
-    four, five, six = usable
-    black = (hand[BLACK * 3] if four else 0, hand[BLACK * 3 + 1] if five else 0,
-             hand[BLACK * 3 + 2] if six else 0) if use_black else (0, 0, 0)
+    colored_laid = table[:_COLORED_KINDS]
+    if any(colored_laid):
+        opening = False
+        options = (next(k for k, n in enumerate(colored_laid) if n) // 3,)
+    else:
+        opening, options = True, colors
+    four, five, six = _USABLE.get(min_limit) or tuple(KIND_LIMIT[v] >= min_limit for v in range(3))
+    if use_black:
+        black = (hand[_BLACK_FOUR] if four else 0, hand[_BLACK_FOUR + 1] if five else 0,
+                 hand[_BLACK_FOUR + 2] if six else 0)
+    else:
+        black = (0, 0, 0)
     best = None
     for color in options:
         k = color * 3
         colored = (hand[k] if four else 0, hand[k + 1] if five else 0, hand[k + 2] if six else 0)
         if opening and not any(colored):
             continue
-        found = _cheapest_counts(colored, black, need, opening)
+        found = _COUNTS.get((colored, black, need, opening), False)
+        if found is False:
+            found = _cheapest_counts(colored, black, need, opening)
         if found is not None and (best is None or found[0] < best[0]):  # the first color wins ties
             best = (found[0], color, found[1], colored)
     if best is None:
@@ -100,8 +111,10 @@ def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
     _, color, counts, colored = best
     kinds = []
     for v in range(3):
-        from_colored = min(counts[v], colored[v])
-        kinds += [color * 3 + v] * from_colored + [BLACK * 3 + v] * (counts[v] - from_colored)
+        count = counts[v]
+        if count:
+            from_colored = min(count, colored[v])
+            kinds += [color * 3 + v] * from_colored + [_BLACK_FOUR + v] * (count - from_colored)
     return kinds
 
 
@@ -139,11 +152,11 @@ def _cheapest_counts(colored, black, need, opening):
 
 
 def table_total(cards):
-    return sum(KIND_VALUE[k] * cards[k] for k in range(NUM_KINDS) if cards[k])
+    return sum(map(mul, KIND_VALUE, cards))
 
 
 def table_limit(cards):
-    return min([KIND_LIMIT[k] for k in range(NUM_KINDS) if cards[k]], default=3)
+    return min(compress(KIND_LIMIT, cards), default=3)
 
 
 class BiddingStrategy:
@@ -164,26 +177,31 @@ class BiddingStrategy:
         """The cards to add this turn, or None to pass."""
         view = situation.view
         table = view.my_table_cards
-        laid = table_total(table)
+        if any(table):
+            laid, laid_limit = table_total(table), table_limit(table)
+        else:
+            laid, laid_limit = 0, 3
         hand = view.hand
-        colors = [view.my_bid_color] if view.my_bid_color >= 0 else situation.colors
-        laid_limit = table_limit(table)
+        bid_color = view.my_bid_color
+        colors = [bid_color] if bid_color >= 0 else situation.colors
+        above = view.high_bid + 1
+        worth_of, limit_of, use_black = situation.worth, self.limit, self.use_black
         best = None
         for b in situation.build_options:
-            worth = situation.worth(b)
+            worth = worth_of(b)
             if worth <= 0:
                 continue
-            limit = self.limit(situation, worth)
-            min_limit = max(b, 1)
+            limit = limit_of(situation, worth)
+            min_limit = b if b > 1 else 1
             if laid_limit < min_limit:
                 continue
-            target = view.high_bid + 1
+            target = above
             if laid == 0:
                 target = max(target, min(int(self.opening_target(situation, limit)), int(limit)))
-            kinds = cheapest_raise(hand, table, colors, target - laid, min_limit, self.use_black)
+            kinds = cheapest_raise(hand, table, colors, target - laid, min_limit, use_black)
             if kinds is None:
                 continue
-            total = laid + sum(KIND_VALUE[k] for k in kinds)
+            total = laid + sum(map(KIND_VALUE.__getitem__, kinds))
             if total > limit:
                 continue
             key = (worth - total, -total)

@@ -49,7 +49,8 @@ from fifthave_env.engine.scoring import SPECIAL_SCORING
 
 from .bidding import AuctionSituation, make_bidding
 from .valuation import (
-    auction_interest,
+    auction_interests,
+    best_shop_gain,
     central_park_value,
     district_margin,
     expected_plot_value,
@@ -58,7 +59,6 @@ from .valuation import (
     relative,
     route_neighbours,
     shop_gain,
-    shop_plots,
     stop_value,
 )
 from .view import SeatView
@@ -172,9 +172,7 @@ class HeuristicAgent:
         key = ("best_shop", tuple(tiles))
         gain = memo.get(key)
         if gain is None:
-            plots = shop_plots(view)
-            best = max((shop_gain(view, plot, t) for t in tiles for plot in plots), default=float("-inf"))
-            gain = memo[key] = best + self._special_gain(view)
+            gain = memo[key] = best_shop_gain(view, tiles) + self._special_gain(view)
         return gain
 
     def _shop_tile(self, view):
@@ -222,7 +220,7 @@ class HeuristicAgent:
     # ---- commissioners -------------------------------------------------------------------
 
     def _move(self, view):
-        interest = [auction_interest(view, d) for d in range(NUM_DISTRICTS)]
+        interest = auction_interests(view)
         strength = view.hand_points[0] - max(view.hand_points[1:])
         closed = view.closed
         marked = [[d for d in range(NUM_DISTRICTS) if view.markers[c][d] and not closed[d]] for c in (0, 1)]

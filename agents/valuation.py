@@ -93,26 +93,76 @@ def shop_gain(view: SeatView, plot, shop_type, own_weight=1.0, other_weight=None
     -1/(n-1), i.e. relative) for each other seat, 0 for Alea; multiplied by the
     expected scorings of the district when ``horizon`` is true.
     """
+    n = view.n
     if other_weight is None:
-        other_weight = -1.0 / (view.n - 1)
+        other_weight = -1.0 / (n - 1)
+    neighbors, height, owner, shop_mask = view.tables.neighbors, view.height, view.owner, view.shop_mask
+    bit = 1 << shop_type
     total = 0.0
-    for q in view.tables.neighbors[plot]:
-        height = view.height[q]
-        if not height:
+    for q in neighbors[plot]:  # view.plot_value(q) with and without the shop, inlined (the hot path)
+        h = height[q]
+        if not h:
             continue
-        owner = view.owner[q]
-        weight = own_weight if owner == 0 else (other_weight if owner < view.n else 0.0)
+        slot = owner[q]
+        weight = own_weight if slot == 0 else (other_weight if slot < n else 0.0)
         if weight:
-            total += weight * height * (view.plot_value(q, (plot, shop_type)) - view.plot_value(q))
+            a, b = neighbors[q]
+            mask = shop_mask[a] | shop_mask[b]
+            now = VP_BY_SHOP_TYPES[POPCOUNT4[mask]]
+            total += weight * h * ((VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] if plot == a or plot == b else now) - now)
     if horizon and total:
         total *= expected_scorings(view, plot // PLOTS_PER_DISTRICT)
     return total
 
 
+def best_shop_gain(view: SeatView, tiles):
+    """The most ``shop_gain(view, plot, t)`` (relative, with the horizon) over ``tiles`` and the plots
+    where a shop may go now, ``-inf`` if none: each plot's neighbours read once for all tiles."""
+    n = view.n
+    other_weight = -1.0 / (n - 1)
+    neighbors, height, owner, shop_mask = view.tables.neighbors, view.height, view.owner, view.shop_mask
+    bits = [1 << t for t in tiles]
+    best = float("-inf")
+    if not bits:
+        return best
+    for plot in shop_plots(view):
+        beside = []  # (weight * height, the neighbour's shop types, whether this plot is its neighbour)
+        for q in neighbors[plot]:
+            h = height[q]
+            if not h:
+                continue
+            slot = owner[q]
+            weight = 1.0 if slot == 0 else (other_weight if slot < n else 0.0)
+            if weight:
+                a, b = neighbors[q]
+                beside.append((weight * h, shop_mask[a] | shop_mask[b], plot == a or plot == b))
+        if not beside:
+            if best < 0.0:
+                best = 0.0
+            continue
+        for bit in bits:
+            total = 0.0
+            for weighted, mask, touches in beside:
+                if touches:  # (a shop that touches nothing adds weight * 0, which leaves the sum as it is)
+                    now = VP_BY_SHOP_TYPES[POPCOUNT4[mask]]
+                    total += weighted * (VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] - now)
+            if total:
+                total *= expected_scorings(view, plot // PLOTS_PER_DISTRICT)
+            if total > best:
+                best = total
+    return best
+
+
 def shop_plots(view: SeatView):
-    """Plots where a shop may go now (R17)."""
-    return [plot for d in range(NUM_DISTRICTS) if not view.closed[d]
-            for plot in view.tables.district_plots[d] if can_take_shop(view, plot)]
+    """Plots where a shop may go now (R17), ascending (shared by the views of one board)."""
+    memo = view.memo
+    plots = memo.get("shop_plots")
+    if plots is None:
+        closed, height, count = view.closed, view.height, view.shop_count
+        plots = memo["shop_plots"] = [plot for d in range(NUM_DISTRICTS) if not closed[d]
+                                      for plot in view.tables.district_plots[d]
+                                      if not height[plot] and count[plot] < 2]
+    return plots
 
 
 def district_margin(view: SeatView, d):
@@ -185,10 +235,40 @@ def auction_interest(view: SeatView, loc):
     """My interest in an auction at ``loc`` beyond the others': positive where I am the strong one."""
     if loc == CENTRAL_PARK:
         return 0.0
+    return auction_interests(view)[loc]
+
+
+def auction_interests(view: SeatView):
+    """``auction_interest`` of every district, computed together (a commissioner move weighs them all)."""
     memo = view.seat_memo
-    key = ("interest", loc, tuple(view.reserve))  # the reserves change without the board (action A)
-    value = memo.get(key)
-    if value is None:
-        interest = _interests(view, loc)
-        value = memo[key] = interest(0) - 0.7 * max(interest(slot) for slot in range(1, view.n))
-    return value
+    reserve = view.reserve
+    key = ("interests", tuple(reserve))  # the reserves change without the board (action A)
+    values = memo.get(key)
+    if values is None:
+        values = memo[key] = [_auction_interest(view, d, reserve) for d in range(NUM_DISTRICTS)]
+    return values
+
+
+def _auction_interest(view, d, reserve):
+    """``auction_interest(view, d)``: ``_interests`` of me minus 0.7 times the strongest other seat's."""
+    if view.closed[d]:
+        return 0.0
+    owner, empty, n = view.owner, view.empty, view.n
+    first_plot = {}  # slot -> its plot here
+    best_empty = None
+    for plot in view.tables.district_plots[d]:
+        slot = owner[plot]
+        if slot >= 0 and slot not in first_plot:
+            first_plot[slot] = plot
+        elif empty[plot]:
+            value = expected_plot_value(view, plot)
+            if best_empty is None or value > best_empty:
+                best_empty = value
+    interests = []
+    for slot in range(n):
+        plot = first_plot.get(slot)
+        if plot is not None:
+            interests.append(expected_plot_value(view, plot) * min(3, max(reserve[slot], 1)))
+        else:
+            interests.append(0.6 * best_empty * min(2, max(reserve[slot], 1)) if best_empty is not None else 0.0)
+    return interests[0] - 0.7 * max(interests[1:])

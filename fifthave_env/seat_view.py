@@ -16,6 +16,8 @@ lists). The view exposes no hidden part: not the other seats' cards beyond their
 the cards known exactly, not the piles below their top and known cards, not the generator.
 """
 
+from operator import mul
+
 import numpy as np
 
 from .engine.auction import ALEA
@@ -38,6 +40,7 @@ NO_OWNER = -1
 ALEA_SLOT = 4
 # Shops placed / 12 as the observation holds it (float32): the agents were tuned on these values,
 # and a threshold they compare with can fall exactly between the float32 and the exact fraction.
+_COLORS_IN_MASK = [tuple(c for c in range(NUM_COLORS) if mask >> c & 1) for mask in range(1 << NUM_COLORS)]
 _SHOPS_FRACTION = [float(np.float32(k / 12)) for k in range(ROW_SLOTS + 1)]
 
 
@@ -179,12 +182,8 @@ class _Fields:
     @cached_property
     def hand_points(self):
         """Total card value in each seat's hand, counting unknown cards as 5."""
-        points = []
-        for slot in range(self.n):
-            known = self.known_cards[slot]
-            count = sum(self.hand_colors[slot])
-            points.append(sum(KIND_VALUE[k] * known[k] for k in range(NUM_KINDS)) + 5 * (count - sum(known)))
-        return points
+        return [sum(map(mul, KIND_VALUE, known)) + 5 * (sum(colors) - sum(known))
+                for known, colors in zip(self.known_cards, self.hand_colors)]
 
     @cached_property
     def districts_owned(self):
@@ -391,6 +390,12 @@ class StateView(_Fields):
         """Cards in hand per color (black last) for every relative seat (public, R31)."""
         return [[a + b + c for a, b, c in zip(h[0::3], h[1::3], h[2::3])] for h in self._slots(self._game.hands)]
 
+    @cached_property
+    def hand_points(self):
+        """Total card value in each seat's hand, counting unknown cards as 5 (a hand's size is public)."""
+        return [sum(map(mul, KIND_VALUE, known)) + 5 * (sum(hand) - sum(known))
+                for known, hand in zip(self.known_cards, self._slots(self._game.hands))]
+
     # ---- piles ------------------------------------------------------------------------
 
     @cached_property
@@ -411,6 +416,16 @@ class StateView(_Fields):
     @cached_property
     def high_bid(self):
         return self._game.auc_high if self._game.auc_loc >= 0 else 0
+
+    @cached_property
+    def my_table_cards(self):
+        g = self._game
+        return g.auc_cards[self._seat] if g.auc_loc >= 0 else [0] * NUM_KINDS
+
+    @cached_property
+    def my_bid_color(self):
+        g = self._game
+        return g.auc_color[self._seat] if g.auc_loc >= 0 else -1
 
     @cached_property
     def high_bidder(self):
@@ -436,7 +451,7 @@ class StateView(_Fields):
         if g.auc_loc < 0:
             return []
         allowed = g.auc_allowed[self._seat] if g.auc_cp_color < 0 else 1 << g.auc_cp_color
-        return [c for c in range(NUM_COLORS) if allowed >> c & 1]
+        return list(_COLORS_IN_MASK[allowed])
 
     @cached_property
     def central_park_color(self):
