@@ -168,11 +168,19 @@ class _Fields:
 
     def my_plot(self, d):
         """My plot in district ``d``, or -1."""
-        owner = self.owner
-        for plot in self.tables.district_plots[d]:
-            if owner[plot] == 0:
-                return plot
-        return -1
+        return self._my_plots[d]
+
+    @cached_property
+    def _my_plots(self):
+        """Per district: my plot there (the first in ring order), or -1."""
+        owner, mine = self.owner, [-1] * NUM_DISTRICTS
+        plot = -1
+        for _ in range(owner.count(0)):
+            plot = owner.index(0, plot + 1)
+            d = plot // PLOTS_PER_DISTRICT
+            if mine[d] < 0:
+                mine[d] = plot
+        return mine
 
     def owners_in(self, d):
         return {self.owner[p] for p in self.tables.district_plots[d] if self.owner[p] != NO_OWNER}
@@ -188,10 +196,11 @@ class _Fields:
     @cached_property
     def districts_owned(self):
         """Per relative seat: districts where it has a plot."""
-        counts = [0] * self.n
-        for d in range(NUM_DISTRICTS):
-            for slot in self.owners_in(d):
-                if slot < self.n:
+        n, owner = self.n, self.owner
+        counts = [0] * n
+        for plots in self.tables.district_plots:
+            for slot in {owner[p] for p in plots}:
+                if 0 <= slot < n:
                     counts[slot] += 1
         return counts
 
@@ -292,6 +301,15 @@ class StateView(_Fields):
             owner = board[seat] = [NO_OWNER if not h else (o if o == ALEA else (o - seat) % n)
                                    for o, h in zip(g.plot_owner, g.plot_height)]
         return owner
+
+    @cached_property
+    def _my_plots(self):
+        return self._game.owned[self._seat]
+
+    @cached_property
+    def districts_owned(self):
+        """Per relative seat: districts where it has a plot."""
+        return [NUM_DISTRICTS - owned.count(NO_OWNER) for owned in self._slots(self._game.owned)]
 
     @cached_property
     def height(self):
