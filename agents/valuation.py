@@ -55,10 +55,15 @@ def expected_plot_value(view: SeatView, plot):
     if value is not None:
         return value
     a, b = view.tables.neighbors[plot]
-    types = POPCOUNT4[view.shop_mask[a] | view.shop_mask[b]]
+    shop_mask = view.shop_mask
+    types = POPCOUNT4[shop_mask[a] | shop_mask[b]]
     value = VP_BY_SHOP_TYPES[types]
     if types < 4:
-        free = sum(2 - view.shop_count[q] for q in (a, b) if can_take_shop(view, q))
+        height, count, closed = view.height, view.shop_count, view.closed
+        free = 0
+        for q in (a, b):
+            if not height[q] and count[q] < 2 and not closed[q // PLOTS_PER_DISTRICT]:  # can_take_shop
+                free += 2 - count[q]
         if free:
             value += (VP_BY_SHOP_TYPES[types + 1] - value) * min(1.0, SHOP_GROWTH * free) * (1.0 - view.progress)
     memo[plot] = value

@@ -225,9 +225,16 @@ class StateView(_Fields):
     def __init__(self, game, seat):
         self._game = game
         self._seat = seat
-        self.config = game.config
+        self.config = config = game.config
         self.n = game.n
-        self.tables = board_tables(game.config)
+        entry = _TABLES_BY_ID.get(id(config))  # board_tables(config), inlined: a view per decision
+        self.tables = entry[1] if entry is not None and entry[0] is config else board_tables(config)
+        # The fields every decision reads, set here (an attribute costs less than a first read through
+        # cached_property); the engine's own objects, as the properties below return them.
+        self.decision = game.decision
+        self.legal = game.legal_actions()
+        self.height = game.plot_height
+        self.closed = game.closed
 
     def _slots(self, values):
         """A per-seat list rotated to relative seats (slot 0 = this seat)."""
@@ -242,20 +249,12 @@ class StateView(_Fields):
 
     # ---- the decision -----------------------------------------------------------------
 
-    @cached_property
-    def legal(self):
-        return self._game.legal_actions()
-
     def is_legal(self, action):
         return action in self.legal
 
     @cached_property
     def mask(self):
         return self._game.action_mask()
-
-    @cached_property
-    def decision(self):
-        return self._game.decision
 
     @property
     def stops(self):
@@ -312,10 +311,6 @@ class StateView(_Fields):
         return [NUM_DISTRICTS - owned.count(NO_OWNER) for owned in self._slots(self._game.owned)]
 
     @cached_property
-    def height(self):
-        return self._game.plot_height
-
-    @cached_property
     def shop_mask(self):
         """Per plot: bitmask of the shop types on it."""
         board = self._board
@@ -342,10 +337,6 @@ class StateView(_Fields):
         if result is None:
             result = board["empty"] = _Fields.empty.func(self)
         return result
-
-    @cached_property
-    def closed(self):
-        return self._game.closed
 
     @cached_property
     def commissioner_at(self):
