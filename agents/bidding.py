@@ -198,6 +198,8 @@ class BiddingStrategy:
             target = above
             if laid == 0:
                 target = max(target, min(int(self.opening_target(situation, limit)), int(limit)))
+            if target > limit:
+                continue  # every raise reaches the target, so it would pass the limit
             kinds = cheapest_raise(hand, table, colors, target - laid, min_limit, use_black)
             if kinds is None:
                 continue
