@@ -117,8 +117,9 @@ class HeuristicAgent:
 
     def _best(self, scored):
         """The choice with the highest score; ties broken at random. ``scored``: (score, action) pairs."""
-        noise = self.rng.random(len(scored)) * TIE_NOISE
-        return max(zip(scored, noise), key=lambda item: item[0][0] + item[1])[0][1]
+        noise = (self.rng.random(len(scored)) * TIE_NOISE).tolist()
+        totals = [score + z for (score, _), z in zip(scored, noise)]
+        return scored[totals.index(max(totals))][1]  # the first of equal totals, as max() picks
 
     # ---- setup and turn choices ---------------------------------------------------------
 
@@ -188,12 +189,13 @@ class HeuristicAgent:
 
     def _draw_color(self, view):
         demand = self._color_demand(view)
-        held = view.hand_colors[0]
+        hand, pile_top = view.hand, view.pile_top
         scored = []
         for a in view.legal:
             c = a - DRAW_COLOR
-            top = view.pile_top[c]
-            scored.append((demand[c] / (1 + held[c]) + 0.1 * top, a))
+            k = 3 * c
+            held = hand[k] + hand[k + 1] + hand[k + 2]  # my cards of color c (hand_colors[0][c])
+            scored.append((demand[c] / (1 + held) + 0.1 * pile_top[c], a))
         return self._best(scored)
 
     def _color_demand(self, view):
@@ -203,16 +205,16 @@ class HeuristicAgent:
         if demand is not None:
             return demand
         demand = [0.0] * NUM_COLORS
-        colors = view.tables.plot_color
-        for d in range(NUM_DISTRICTS):
-            if view.closed[d]:
+        colors, closed, empty = view.tables.plot_color, view.closed, view.empty
+        for d, plots in enumerate(view.tables.district_plots):
+            if closed[d]:
                 continue
             mine = view.my_plot(d)
             if mine >= 0:
                 demand[colors[mine]] += expected_plot_value(view, mine) * expected_scorings(view, d)
             else:
-                for plot in view.tables.district_plots[d]:
-                    if view.is_empty(plot):
+                for plot in plots:
+                    if empty[plot]:
                         demand[colors[plot]] += 0.3 * expected_plot_value(view, plot)
         memo["demand"] = demand
         return demand
