@@ -121,30 +121,34 @@ def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
 def _cheapest_counts(colored, black, need, opening):
     """((total, cards), (fours, fives, sixes)) of the cheapest set from one color's ``colored``
     counts and the ``black`` ones (per value: 4, 5, 6) adding at least ``need``, the first found on
-    ties; None if none. ``opening``: nothing is laid yet, so a colored card must be among them."""
+    ties (fewer sixes, then fewer fives); None if none. ``opening``: nothing is laid yet, so a colored
+    card must be among them."""
     key = (colored, black, need, opening)
     found = _COUNTS.get(key, False)
     if found is not False:
         return found
-    avail = [colored[v] + black[v] for v in range(3)]
+    c4, c5, c6 = colored
+    a4, a5, a6 = c4 + black[0], c5 + black[1], c6 + black[2]
     best = None
-    for n6 in range(avail[2] + 1):
-        for n5 in range(avail[1] + 1):
-            rest = need - 6 * n6 - 5 * n5
-            n4 = max(0, -(-rest // 4))
-            if n4 > avail[0]:
-                continue
-            counts = (n4, n5, n6)
-            cards = n4 + n5 + n6
-            if opening and not any(min(counts[v], colored[v]) for v in range(3)):
+    best_total = best_cards = 0
+    for n6 in range(a6 + 1):
+        above_sixes = need - 6 * n6
+        # fewer fives than this leave more than all the fours can cover (those sets are skipped)
+        for n5 in range(max(0, -(-(above_sixes - 4 * a4) // 5)), a5 + 1):
+            rest = above_sixes - 5 * n5
+            n4 = (rest + 3) // 4 if rest > 0 else 0
+            if opening and not ((n4 and c4) or (n5 and c5) or (n6 and c6)):
                 continue  # the opening card must be colored
+            cards = n4 + n5 + n6
             if need > 0 and cards == 0:
                 continue
             total = 4 * n4 + 5 * n5 + 6 * n6
-            if best is None or (total, cards) < best[0]:
-                best = ((total, cards), counts)
+            if best is None or total < best_total or (total == best_total and cards < best_cards):
+                best, best_total, best_cards = (n4, n5, n6), total, cards
             if rest <= 0:
                 break  # more fives only cost more
+    if best is not None:
+        best = ((best_total, best_cards), best)
     if len(_COUNTS) >= _MAX_COUNTS:
         _COUNTS.clear()
     _COUNTS[key] = best
