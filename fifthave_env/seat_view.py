@@ -235,6 +235,7 @@ class StateView(_Fields):
         self.legal = game.legal_actions()
         self.height = game.plot_height
         self.closed = game.closed
+        self.hand = game.hands[seat]
 
     def _slots(self, values):
         """A per-seat list rotated to relative seats (slot 0 = this seat)."""
@@ -272,7 +273,8 @@ class StateView(_Fields):
 
     @cached_property
     def _board(self):
-        return _board_cache(self._game)
+        cache = _BOARD_CACHES.get(self._game.plots_token)  # _board_cache(game), its common case inlined
+        return cache if cache is not None else _board_cache(self._game)
 
     @cached_property
     def memo(self):
@@ -383,11 +385,6 @@ class StateView(_Fields):
         return self._slots(self._game.cp_skyscrapers)
 
     @cached_property
-    def hand(self):
-        """My hand as 18 counts (kind = color * 3 + value index)."""
-        return self._game.hands[self._seat]
-
-    @cached_property
     def known_cards(self):
         """Per relative seat: cards known exactly to be in its hand (my own: my whole hand, R31)."""
         known = self._slots(self._game.known)
@@ -414,27 +411,38 @@ class StateView(_Fields):
 
     # ---- the auction ------------------------------------------------------------------
 
+    def _read_auction(self, name):
+        """Set the auction fields a bid reads, all at once (one call instead of one per field); ``name``'s value."""
+        g, seat, fields = self._game, self._seat, self.__dict__
+        if g.auc_loc < 0:
+            fields.update(auction_location=g.auc_loc, auction_full=False, high_bid=0, my_table_cards=[0] * NUM_KINDS,
+                          my_bid_color=-1, allowed_colors=[], central_park_color=-1)
+        else:
+            allowed = g.auc_allowed[seat] if g.auc_cp_color < 0 else 1 << g.auc_cp_color
+            fields.update(auction_location=g.auc_loc, auction_full=g.auc_full, high_bid=g.auc_high,
+                          my_table_cards=g.auc_cards[seat], my_bid_color=g.auc_color[seat],
+                          allowed_colors=list(_COLORS_IN_MASK[allowed]), central_park_color=g.auc_cp_color)
+        return fields[name]
+
     @cached_property
     def auction_location(self):
-        return self._game.auc_loc
+        return self._read_auction("auction_location")
 
     @cached_property
     def auction_full(self):
-        return self._game.auc_loc >= 0 and self._game.auc_full
+        return self._read_auction("auction_full")
 
     @cached_property
     def high_bid(self):
-        return self._game.auc_high if self._game.auc_loc >= 0 else 0
+        return self._read_auction("high_bid")
 
     @cached_property
     def my_table_cards(self):
-        g = self._game
-        return g.auc_cards[self._seat] if g.auc_loc >= 0 else [0] * NUM_KINDS
+        return self._read_auction("my_table_cards")
 
     @cached_property
     def my_bid_color(self):
-        g = self._game
-        return g.auc_color[self._seat] if g.auc_loc >= 0 else -1
+        return self._read_auction("my_bid_color")
 
     @cached_property
     def high_bidder(self):
@@ -456,16 +464,12 @@ class StateView(_Fields):
 
     @cached_property
     def allowed_colors(self):
-        g = self._game
-        if g.auc_loc < 0:
-            return []
-        allowed = g.auc_allowed[self._seat] if g.auc_cp_color < 0 else 1 << g.auc_cp_color
-        return list(_COLORS_IN_MASK[allowed])
+        return self._read_auction("allowed_colors")
 
     @cached_property
     def central_park_color(self):
         """The color fixed for Central Park in this auction (R36), -1 if none."""
-        return self._game.auc_cp_color if self._game.auc_loc >= 0 else -1
+        return self._read_auction("central_park_color")
 
     @cached_property
     def auction_passed(self):
