@@ -250,30 +250,34 @@ def auction_interests(view: SeatView):
     key = ("interests", tuple(reserve))  # the reserves change without the board (action A)
     values = memo.get(key)
     if values is None:
-        values = memo[key] = [_auction_interest(view, d, reserve) for d in range(NUM_DISTRICTS)]
+        values = memo[key] = _auction_interests(view, reserve)
     return values
 
 
-def _auction_interest(view, d, reserve):
-    """``auction_interest(view, d)``: ``_interests`` of me minus 0.7 times the strongest other seat's."""
-    if view.closed[d]:
-        return 0.0
-    owner, empty, n = view.owner, view.empty, view.n
-    first_plot = {}  # slot -> its plot here
-    best_empty = None
-    for plot in view.tables.district_plots[d]:
-        slot = owner[plot]
-        if slot >= 0 and slot not in first_plot:
-            first_plot[slot] = plot
-        elif empty[plot]:
-            value = expected_plot_value(view, plot)
-            if best_empty is None or value > best_empty:
-                best_empty = value
-    interests = []
-    for slot in range(n):
-        plot = first_plot.get(slot)
-        if plot is not None:
-            interests.append(expected_plot_value(view, plot) * min(3, max(reserve[slot], 1)))
-        else:
-            interests.append(0.6 * best_empty * min(2, max(reserve[slot], 1)) if best_empty is not None else 0.0)
-    return interests[0] - 0.7 * max(interests[1:])
+def _auction_interests(view, reserve):
+    """Per district: ``_interests`` of me minus 0.7 times the strongest other seat's (0 where closed)."""
+    owner, empty, closed, n = view.owner, view.empty, view.closed, view.n
+    values = []
+    for d, plots in enumerate(view.tables.district_plots):
+        if closed[d]:
+            values.append(0.0)
+            continue
+        first_plot = {}  # slot -> its plot here
+        best_empty = None
+        for plot in plots:
+            slot = owner[plot]
+            if slot >= 0 and slot not in first_plot:
+                first_plot[slot] = plot
+            elif empty[plot]:
+                value = expected_plot_value(view, plot)
+                if best_empty is None or value > best_empty:
+                    best_empty = value
+        interests = []
+        for slot in range(n):
+            plot = first_plot.get(slot)
+            if plot is not None:
+                interests.append(expected_plot_value(view, plot) * min(3, max(reserve[slot], 1)))
+            else:
+                interests.append(0.6 * best_empty * min(2, max(reserve[slot], 1)) if best_empty is not None else 0.0)
+        values.append(interests[0] - 0.7 * max(interests[1:]))
+    return values
