@@ -299,8 +299,9 @@ class StateView(_Fields):
         owner = board.get(seat)
         if owner is None:
             g, n = self._game, self.n
-            owner = board[seat] = [NO_OWNER if not h else (o if o == ALEA else (o - seat) % n)
-                                   for o, h in zip(g.plot_owner, g.plot_height)]
+            # relative[o] for an owner id o: seats 0..3, Alea (4) as is, and -1 at the end (Python's index -1)
+            relative = [(o - seat) % n for o in range(ALEA)] + [ALEA, (-1 - seat) % n]
+            owner = board[seat] = [relative[o] if h else NO_OWNER for o, h in zip(g.plot_owner, g.plot_height)]
         return owner
 
     @cached_property
@@ -320,8 +321,11 @@ class StateView(_Fields):
         if result is None:
             result = board["shop_mask"] = [0] * NUM_PLOTS
             for plot, shops in enumerate(self._game.plot_shops):
-                for t in shops:
-                    result[plot] |= 1 << t
+                if shops:
+                    mask = 0
+                    for t in shops:
+                        mask |= 1 << t
+                    result[plot] = mask
         return result
 
     @cached_property
@@ -337,7 +341,9 @@ class StateView(_Fields):
         board = self._board
         result = board.get("empty")
         if result is None:
-            result = board["empty"] = _Fields.empty.func(self)
+            g = self._game  # _Fields.empty from the engine's lists (a plot with no shop has an empty list)
+            result = board["empty"] = [c >= 0 and not h and not shops
+                                       for c, h, shops in zip(self.tables.plot_color, g.plot_height, g.plot_shops)]
         return result
 
     @cached_property
