@@ -155,16 +155,18 @@ class _Fields:
 
     def district_scores(self, d):
         """VP scoring district ``d`` gives each relative seat now."""
-        scores = [0] * self.n
-        owner, height = self.owner, self.height
+        n = self.n
+        scores = [0] * n
+        owner, height, shop_mask, neighbors = self.owner, self.height, self.shop_mask, self.tables.neighbors
         for plot in self.tables.district_plots[d]:
             slot = owner[plot]
-            if 0 <= slot < self.n:
-                scores[slot] += self.plot_value(plot) * height[plot]
+            if 0 <= slot < n:
+                a, b = neighbors[plot]  # self.plot_value(plot), inlined
+                scores[slot] += VP_BY_SHOP_TYPES[POPCOUNT4[shop_mask[a] | shop_mask[b]]] * height[plot]
         return scores
 
     def skyscrapers_in(self, d):
-        return sum(self.height[plot] for plot in self.tables.district_plots[d])
+        return sum(map(self.height.__getitem__, self.tables.district_plots[d]))
 
     def my_plot(self, d):
         """My plot in district ``d``, or -1."""
