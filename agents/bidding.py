@@ -48,17 +48,17 @@ exceeds the cards' total the most. A new strategy subclasses
 from dataclasses import dataclass
 from itertools import compress
 from operator import mul
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 from fifthave_env.engine.board import CENTRAL_PARK
 from fifthave_env.engine.cards import BLACK, KIND_LIMIT, KIND_VALUE, NUM_COLORS
 
-from .view import SeatView
+from .view import View
 
 
 @dataclass
 class AuctionSituation:
-    view: SeatView
+    view: View
     worth: Callable[[int], float]
     """Card points that winning is worth when building ``b`` skyscrapers (0: a stop, if possible)."""
     build_options: tuple
@@ -68,13 +68,15 @@ class AuctionSituation:
 
 
 _USABLE = {m: tuple(KIND_LIMIT[v] >= m for v in range(3)) for m in range(4)}  # per min_limit: 4s, 5s, 6s usable
-_COUNTS = {}  # _cheapest_counts' answers by its arguments (small counts: they recur across hands and games)
+# _cheapest_counts' answers by its arguments (small counts: they recur across hands and games)
+_COUNTS: dict[tuple, Any] = {}
 _MAX_COUNTS = 100_000
 _COLORED_KINDS = BLACK * 3  # kinds below are colored
 _BLACK_FOUR = BLACK * 3  # the black 4 (then 5, 6)
 
 
-def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
+def cheapest_raise(hand: Sequence[int], table: Sequence[int], colors: Sequence[int], need: int, min_limit: int = 1,
+                   use_black: bool = True) -> list[int] | None:
     """The cheapest cards to add (kinds) so the added value is at least ``need``.
 
     ``table`` holds the cards already laid in this auction (they fix the color
@@ -118,7 +120,8 @@ def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
     return kinds
 
 
-def _cheapest_counts(colored, black, need, opening):
+def _cheapest_counts(colored: tuple[int, int, int], black: tuple[int, int, int], need: int,
+                     opening: bool) -> tuple[tuple[int, int], tuple[int, int, int]] | None:
     """((total, cards), (fours, fives, sixes)) of the cheapest set from one color's ``colored``
     counts and the ``black`` ones (per value: 4, 5, 6) adding at least ``need``, the first found on
     ties (fewer sixes, then fewer fives); None if none. ``opening``: nothing is laid yet, so a colored
@@ -155,11 +158,11 @@ def _cheapest_counts(colored, black, need, opening):
     return best
 
 
-def table_total(cards):
+def table_total(cards: Sequence[int]) -> int:
     return sum(map(mul, KIND_VALUE, cards))
 
 
-def table_limit(cards):
+def table_limit(cards: Sequence[int]) -> int:
     return min(compress(KIND_LIMIT, cards), default=3)
 
 
@@ -169,15 +172,15 @@ class BiddingStrategy:
     name = "base"
     use_black = True
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         """The most card points this strategy lets lie on the table for ``worth``."""
         raise NotImplementedError
 
-    def opening_target(self, situation, limit):
+    def opening_target(self, situation: AuctionSituation, limit: float) -> float:
         """The total to reach on the first bid of an auction (default: just above the high bid)."""
         return situation.view.high_bid + 1
 
-    def plan(self, situation):
+    def plan(self, situation: AuctionSituation) -> list[int] | None:
         """The cards to add this turn, or None to pass."""
         view = situation.view
         table = view.my_table_cards
@@ -219,14 +222,14 @@ class BiddingStrategy:
 class ValueBidding(BiddingStrategy):
     name = "value"
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         return worth
 
 
 class ConservativeBidding(BiddingStrategy):
     name = "conservative"
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         in_hand = table_total(situation.view.hand) + table_total(situation.view.my_table_cards)
         return min(0.6 * worth, 0.5 * in_hand)
 
@@ -234,29 +237,29 @@ class ConservativeBidding(BiddingStrategy):
 class AggressiveBidding(BiddingStrategy):
     name = "aggressive"
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         return 1.4 * worth
 
-    def opening_target(self, situation, limit):
+    def opening_target(self, situation: AuctionSituation, limit: float) -> float:
         return 0.7 * limit
 
 
 class HoarderBidding(BiddingStrategy):
     name = "hoarder"
 
-    def __init__(self, strike_black=8, strike_worth=20):
+    def __init__(self, strike_black: int = 8, strike_worth: float = 20) -> None:
         self.strike_black = strike_black
         self.strike_worth = strike_worth
 
-    def striking(self, situation):
+    def striking(self, situation: AuctionSituation) -> bool:
         hand = situation.view.hand
         return sum(hand[BLACK * 3:]) >= self.strike_black
 
-    def plan(self, situation):
+    def plan(self, situation: AuctionSituation) -> list[int] | None:
         self.use_black = self.striking(situation)
         return super().plan(situation)
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         if self.use_black:
             return 2 * worth if worth >= self.strike_worth else 0.8 * worth
         return worth
@@ -265,7 +268,7 @@ class HoarderBidding(BiddingStrategy):
 UNKNOWN_CARD_POINTS = 5  # an opponent's card of unknown value (as SeatView.hand_points counts it)
 
 
-def opponent_reach(view, slot):
+def opponent_reach(view: View, slot: int) -> int:
     """The most relative seat ``slot`` could have on the table in this auction (0 if it passed)."""
     if view.auction_passed[slot]:
         return 0
@@ -275,7 +278,7 @@ def opponent_reach(view, slot):
     bid_color = view.bid_color[slot]
     colors = [bid_color] if bid_color >= 0 else range(NUM_COLORS)
 
-    def points(color):
+    def points(color: int) -> int:
         kinds = range(color * 3, color * 3 + 3)
         exact = sum(KIND_VALUE[k] * known[k] for k in kinds)
         return exact + UNKNOWN_CARD_POINTS * max(0, counts[color] - sum(known[k] for k in kinds))
@@ -287,15 +290,15 @@ def opponent_reach(view, slot):
 class ReachBidding(BiddingStrategy):
     name = "reach"
 
-    def _cap(self, situation):
+    def _cap(self, situation: AuctionSituation) -> int:
         view = situation.view
         return max(opponent_reach(view, slot) for slot in range(1, view.n)) + 1
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         cap = self._cap(situation)
         return cap if cap <= worth else worth
 
-    def opening_target(self, situation, limit):
+    def opening_target(self, situation: AuctionSituation, limit: float) -> float:
         cap = self._cap(situation)
         return cap if cap <= limit else situation.view.high_bid + 1
 
@@ -303,14 +306,14 @@ class ReachBidding(BiddingStrategy):
 class MajorityBidding(BiddingStrategy):
     name = "majority"
 
-    def __init__(self, majority_weight=0.5, points_per_vp=2.0):
+    def __init__(self, majority_weight: float = 0.5, points_per_vp: float = 2.0) -> None:
         self.majority_weight = majority_weight
         self.points_per_vp = points_per_vp
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         return worth
 
-    def plan(self, situation):
+    def plan(self, situation: AuctionSituation) -> list[int] | None:
         view = situation.view
         d = view.auction_location
         if d == CENTRAL_PARK or d < 0:
@@ -328,7 +331,7 @@ class MajorityBidding(BiddingStrategy):
         base = situation.worth
         bonus = self.majority_weight * self.points_per_vp
 
-        def worth(b):
+        def worth(b: int) -> float:
             if b == 0:
                 return base(0)
             return base(b) + bonus * (max(0, scores[0] + b * per - rival) - before)
@@ -342,7 +345,7 @@ BIDDING_STRATEGIES = {
 }
 
 
-def make_bidding(strategy):
+def make_bidding(strategy: "str | BiddingStrategy") -> "BiddingStrategy":
     """A strategy instance from a name in ``BIDDING_STRATEGIES`` or an instance (returned as is)."""
     if isinstance(strategy, BiddingStrategy):
         return strategy

@@ -28,6 +28,8 @@ reads it from the observation, ``act_view`` is handed it by a runner that holds 
   (also when the stop ends a game it leads).
 """
 
+import numpy as np
+
 from fifthave_env.engine.actions import (
     BID_ADD,
     BID_CONFIRM,
@@ -45,9 +47,10 @@ from fifthave_env.engine.actions import (
 from fifthave_env.engine.board import CENTRAL_PARK, CITY_HALL, NUM_DISTRICTS, NUM_LOCATIONS, PLOTS_PER_DISTRICT
 from fifthave_env.engine.cards import NUM_COLORS
 from fifthave_env.engine import game as G
+from fifthave_env.engine.game import GameConfig
 from fifthave_env.engine.scoring import SPECIAL_SCORING
 
-from .bidding import AuctionSituation, make_bidding
+from .bidding import AuctionSituation, BiddingStrategy, make_bidding
 from .valuation import (
     auction_interests,
     best_shop_gain,
@@ -61,7 +64,7 @@ from .valuation import (
     shop_gain,
     stop_value,
 )
-from .view import SeatView
+from .view import SeatView, View
 
 ACTION_A, ACTION_B, ACTION_C, ACTION_D = (CHOOSE_ACTION + i for i in range(4))
 TIE_NOISE = 1e-3  # random tie-breaking between equally good choices
@@ -72,15 +75,16 @@ class HeuristicAgent:
 
     reads_view = True  # runners that hold the game call act_view (agent_protocol.reads_view)
 
-    def __init__(self, bidding="value", points_per_vp=2.0, score_margin=2, hurry_lead=15, name=None):
+    def __init__(self, bidding: "str | BiddingStrategy" = "value", points_per_vp: float = 2.0, score_margin: float = 2,
+                 hurry_lead: float = 15, name: str | None = None) -> None:
         self.bidding = make_bidding(bidding)
         self.points_per_vp = points_per_vp
         self.score_margin = score_margin
         self.hurry_lead = hurry_lead
         self.name = name or ("heuristic" if self.bidding.name == "value" else f"heuristic-{self.bidding.name}")
-        self.config = None
-        self.rng = None
-        self._pending = None  # cards still to lay in the current bidding turn
+        self.config: GameConfig | None = None
+        self.rng: np.random.Generator | None = None
+        self._pending: list[int] | None = None  # cards still to lay in the current bidding turn
         self._handlers = {
             G.PLACE_START_DECISION: self._place_start,
             G.CHOOSE_ACTION_DECISION: self._choose_action,
@@ -93,15 +97,16 @@ class HeuristicAgent:
             G.BUILD_DECISION: self._build,
         }
 
-    def reset(self, config, seat, rng):
+    def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
         self.config = config
         self.rng = rng
         self._pending = None
 
-    def act(self, observation, action_mask):
-        return self.act_view(SeatView(observation, action_mask, self.config))
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        config = self.config  # reset() set it
+        return self.act_view(SeatView(observation, action_mask, config))  # type: ignore[arg-type]
 
-    def act_view(self, view):
+    def act_view(self, view: View) -> int:
         """The action for a seat view (a ``StateView`` from a runner, or the ``SeatView`` ``act`` builds)."""
         legal = view.legal
         if not legal:
@@ -110,14 +115,14 @@ class HeuristicAgent:
             return legal[0]
         return self._handlers[view.decision](view)
 
-    def drop_plan(self):
+    def drop_plan(self) -> None:
         """Forget the bid plan in progress: the seat this agent advises played something else, so the
         next bidding decision plans again from the cards on the table."""
         self._pending = None
 
-    def _best(self, scored):
+    def _best(self, scored: list[tuple[float, int]]) -> int:
         """The choice with the highest score; ties broken at random. ``scored``: (score, action) pairs."""
-        noise = (self.rng.random(len(scored)) * TIE_NOISE).tolist()
+        noise = (self.rng.random(len(scored)) * TIE_NOISE).tolist()  # type: ignore[union-attr]  # reset() set rng
         totals = [score + z for (score, _), z in zip(scored, noise)]
         return scored[totals.index(max(totals))][1]  # the first of equal totals, as max() picks
 
@@ -270,7 +275,7 @@ class HeuristicAgent:
             return self.bidding.plan(AuctionSituation(view, lambda b: ppv * b * per, builds, colors))
         options = (0,) + (builds if has_plot else ())
 
-        def worth(b):
+        def worth(b: int) -> float:
             return ppv * (b * per if b else stop)
 
         return self.bidding.plan(AuctionSituation(view, worth, options, colors))

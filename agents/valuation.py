@@ -1,9 +1,11 @@
 """Estimates the scripted agents share: what plots, shops, stops and auctions are worth.
 
-All functions read a :class:`fifthave.agents.view.SeatView` only. Values are in VP and,
+All functions read a seat view only (:mod:`fifthave.agents.view`). Values are in VP and,
 where they say *relative*, count the viewer's gain minus the mean gain of the
 other seats (so a move that helps everyone equally is worth nothing).
 """
+
+from collections.abc import Callable, Sequence
 
 from fifthave_env.engine.board import (
     CENTRAL_PARK,
@@ -15,7 +17,7 @@ from fifthave_env.engine.board import (
     VP_BY_SHOP_TYPES,
 )
 
-from .view import SeatView
+from .view import View
 
 # Tuning constants (chosen by hand and checked in tournaments, results/tournament/README.md).
 EXTRA_SCORINGS_EARLY = 0.8  # district scorings expected besides the final one, at the start of the game
@@ -27,7 +29,7 @@ SHOP_GROWTH = 0.35  # chance per free neighbouring shop slot that a new shop typ
 # id, a district's expected scorings under NUM_PLOTS + district.
 
 
-def expected_scorings(view: SeatView, d):
+def expected_scorings(view: View, d: int) -> float:
     """How many more times district ``d`` is likely to be scored (the final scoring counts as one)."""
     memo = view.memo
     e = memo.get(NUM_PLOTS + d)
@@ -44,11 +46,11 @@ def expected_scorings(view: SeatView, d):
     return e
 
 
-def can_take_shop(view: SeatView, plot):
+def can_take_shop(view: View, plot: int) -> bool:
     return not view.height[plot] and view.shop_count[plot] < 2 and not view.closed[plot // PLOTS_PER_DISTRICT]
 
 
-def expected_plot_value(view: SeatView, plot):
+def expected_plot_value(view: View, plot: int) -> float:
     """VP one skyscraper on ``plot`` is likely to score: its value now plus the shops that may still come."""
     memo = view.memo
     value = memo.get(plot)
@@ -70,19 +72,19 @@ def expected_plot_value(view: SeatView, plot):
     return value
 
 
-def central_park_value(view: SeatView):
+def central_park_value(view: View) -> float:
     """Expected VP of one Central Park skyscraper: by the box now, drifting to 5 as the box fills (R27)."""
     now = VP_BY_SHOP_TYPES[min(view.box_types, 3)] if view.box_size else 1
     return now * view.progress + 4.5 * (1.0 - view.progress)
 
 
-def relative(view: SeatView, gains):
+def relative(view: View, gains: Sequence[float]) -> float:
     """``gains`` per relative seat -> the viewer's gain minus the mean of the others'."""
     others = gains[1:]
     return gains[0] - sum(others) / len(others)
 
 
-def stop_value(view: SeatView, d):
+def stop_value(view: View, d: int) -> float:
     """Relative VP of me declaring a building stop in ``d`` now (R24), future scorings lost included."""
     scores = view.district_scores(d)
     future = expected_scorings(view, d)
@@ -91,7 +93,8 @@ def stop_value(view: SeatView, d):
     return relative(view, gains)
 
 
-def shop_gain(view: SeatView, plot, shop_type, own_weight=1.0, other_weight=None, horizon=True):
+def shop_gain(view: View, plot: int, shop_type: int, own_weight: float = 1.0, other_weight: float | None = None,
+              horizon: bool = True) -> float:
     """VP a shop of ``shop_type`` on ``plot`` adds to the skyscrapers beside it.
 
     Weighted per owner: ``own_weight`` for mine, ``other_weight`` (default
@@ -120,7 +123,7 @@ def shop_gain(view: SeatView, plot, shop_type, own_weight=1.0, other_weight=None
     return total
 
 
-def best_shop_gain(view: SeatView, tiles):
+def best_shop_gain(view: View, tiles: Sequence[int]) -> float:
     """The most ``shop_gain(view, plot, t)`` (relative, with the horizon) over ``tiles`` and the plots
     where a shop may go now, ``-inf`` if none: each plot's neighbours read once for all tiles."""
     n = view.n
@@ -158,7 +161,7 @@ def best_shop_gain(view: SeatView, tiles):
     return best
 
 
-def shop_plots(view: SeatView):
+def shop_plots(view: View) -> list[int]:
     """Plots where a shop may go now (R17), ascending (shared by the views of one board)."""
     memo = view.memo
     plots = memo.get("shop_plots")
@@ -170,7 +173,7 @@ def shop_plots(view: SeatView):
     return plots
 
 
-def district_margin(view: SeatView, d):
+def district_margin(view: View, d: int) -> int:
     """What scoring ``d`` now gives me minus the best other seat."""
     memo = view.seat_memo
     key = ("margin", d)
@@ -181,7 +184,7 @@ def district_margin(view: SeatView, d):
     return margin
 
 
-def projected_margin(view: SeatView):
+def projected_margin(view: View) -> float:
     """My VP minus the best other seat's if the game ended now (open districts and Central Park scored)."""
     memo = view.seat_memo
     board = memo.get("projected")
@@ -198,19 +201,19 @@ def projected_margin(view: SeatView):
     return totals[0] - max(totals[1:])
 
 
-def route_neighbours(d):
+def route_neighbours(d: int) -> set[int]:
     """Districts one commissioner step before or after ``d`` (R6)."""
     after = {x for x in SUCCESSORS[d] if x < NUM_DISTRICTS}
     before = {x for x, succ in SUCCESSORS.items() if d in succ and x < NUM_DISTRICTS}
     return after | before
 
 
-def seat_interest(view: SeatView, slot, d):
+def seat_interest(view: View, slot: int, d: int) -> float:
     """What an auction in district ``d`` is roughly worth to relative seat ``slot`` (VP)."""
     return _interests(view, d)(slot)
 
 
-def _interests(view, d):
+def _interests(view: View, d: int) -> Callable[[int], float]:
     """``seat_interest(view, slot, d)`` as a function of ``slot``, the district read once."""
     if view.closed[d]:
         return lambda slot: 0.0
@@ -227,7 +230,7 @@ def _interests(view, d):
                 best_empty = value
     reserve = view.reserve
 
-    def interest(slot):
+    def interest(slot: int) -> float:
         plot = first_plot.get(slot)
         if plot is not None:
             return expected_plot_value(view, plot) * min(3, max(reserve[slot], 1))
@@ -236,14 +239,14 @@ def _interests(view, d):
     return interest
 
 
-def auction_interest(view: SeatView, loc):
+def auction_interest(view: View, loc: int) -> float:
     """My interest in an auction at ``loc`` beyond the others': positive where I am the strong one."""
     if loc == CENTRAL_PARK:
         return 0.0
     return auction_interests(view)[loc]
 
 
-def auction_interests(view: SeatView):
+def auction_interests(view: View) -> list[float]:
     """``auction_interest`` of every district, computed together (a commissioner move weighs them all)."""
     memo = view.seat_memo
     reserve = view.reserve
@@ -254,7 +257,7 @@ def auction_interests(view: SeatView):
     return values
 
 
-def _auction_interests(view, reserve):
+def _auction_interests(view: View, reserve: list[int]) -> list[float]:
     """Per district: ``_interests`` of me minus 0.7 times the strongest other seat's (0 where closed)."""
     owner, empty, closed, n = view.owner, view.empty, view.closed, view.n
     values = []
