@@ -330,6 +330,13 @@ class StateView(_Fields):
     Take a new one at every decision (it caches what it read). ``legal`` is the game's own list.
     """
 
+    # set at construction (see __init__)
+    decision: int
+    legal: list[int]
+    height: list[int]
+    closed: list[bool]
+    hand: list[int]
+
     def __init__(self, game: Game, seat: int) -> None:
         self._game = game
         self._seat = seat
@@ -339,12 +346,11 @@ class StateView(_Fields):
         self.tables = entry[1] if entry is not None and entry[0] is config else board_tables(config)
         # The fields every decision reads, set here (an attribute costs less than a first read through
         # cached_property); the engine's own objects, as the properties below return them.
-        fields = self.__dict__
-        fields["decision"] = game.decision
-        fields["legal"] = game.legal_actions()
-        fields["height"] = game.plot_height
-        fields["closed"] = game.closed
-        fields["hand"] = game.hands[seat]
+        self.decision = game.decision
+        self.legal = game.legal_actions()
+        self.height = game.plot_height
+        self.closed = game.closed
+        self.hand = game.hands[seat]
 
     def _slots(self, values: list) -> list:
         """A per-seat list rotated to relative seats (slot 0 = this seat)."""
