@@ -61,7 +61,7 @@ from .valuation import (
     projected_margin,
     relative,
     route_neighbours,
-    shop_gain,
+    shop_gains,
     stop_value,
 )
 from .view import SeatView, View
@@ -187,8 +187,8 @@ class HeuristicAgent:
         return self._best(scored)
 
     def _shop_plot(self, view):
-        tile = view.pending_tile
-        return self._best([(shop_gain(view, a - SHOP_PLOT, tile), a) for a in view.legal])
+        legal = view.legal
+        return self._best(list(zip(shop_gains(view, [a - SHOP_PLOT for a in legal], view.pending_tile), legal)))
 
     # ---- cards ---------------------------------------------------------------------------
 

@@ -101,26 +101,36 @@ def shop_gain(view: View, plot: int, shop_type: int, own_weight: float = 1.0, ot
     -1/(n-1), i.e. relative) for each other seat, 0 for Alea; multiplied by the
     expected scorings of the district when ``horizon`` is true.
     """
+    return shop_gains(view, (plot,), shop_type, own_weight, other_weight, horizon)[0]
+
+
+def shop_gains(view: View, plots: Sequence[int], shop_type: int, own_weight: float = 1.0,
+               other_weight: float | None = None, horizon: bool = True) -> list[float]:
+    """``shop_gain`` of a shop of ``shop_type`` on each of ``plots``, the view's fields read once."""
     n = view.n
     if other_weight is None:
         other_weight = -1.0 / (n - 1)
     neighbors, height, owner, shop_mask = view.tables.neighbors, view.height, view.owner, view.shop_mask
     bit = 1 << shop_type
-    total = 0.0
-    for q in neighbors[plot]:  # view.plot_value(q) with and without the shop, inlined (the hot path)
-        h = height[q]
-        if not h:
-            continue
-        slot = owner[q]
-        weight = own_weight if slot == 0 else (other_weight if slot < n else 0.0)
-        if weight:
-            a, b = neighbors[q]
-            mask = shop_mask[a] | shop_mask[b]
-            now = VP_BY_SHOP_TYPES[POPCOUNT4[mask]]
-            total += weight * h * ((VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] if plot == a or plot == b else now) - now)
-    if horizon and total:
-        total *= expected_scorings(view, plot // PLOTS_PER_DISTRICT)
-    return total
+    gains = []
+    for plot in plots:
+        total = 0.0
+        for q in neighbors[plot]:  # view.plot_value(q) with and without the shop, inlined (the hot path)
+            h = height[q]
+            if not h:
+                continue
+            slot = owner[q]
+            weight = own_weight if slot == 0 else (other_weight if slot < n else 0.0)
+            if weight:
+                a, b = neighbors[q]
+                mask = shop_mask[a] | shop_mask[b]
+                now = VP_BY_SHOP_TYPES[POPCOUNT4[mask]]
+                with_shop = VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] if plot == a or plot == b else now
+                total += weight * h * (with_shop - now)
+        if horizon and total:
+            total *= expected_scorings(view, plot // PLOTS_PER_DISTRICT)
+        gains.append(total)
+    return gains
 
 
 def best_shop_gain(view: View, tiles: Sequence[int]) -> float:
