@@ -144,7 +144,7 @@ def best_shop_gain(view: View, tiles: Sequence[int]) -> float:
     if not bits:
         return best
     for plot in shop_plots(view):
-        beside = []  # (weight * height, the neighbour's shop types, whether this plot is its neighbour)
+        beside = []  # per neighbour the shop would reach: (weight * height, its shop types, its VP now)
         for q in neighbors[plot]:
             h = height[q]
             if not h:
@@ -153,19 +153,22 @@ def best_shop_gain(view: View, tiles: Sequence[int]) -> float:
             weight = 1.0 if slot == 0 else (other_weight if slot < n else 0.0)
             if weight:
                 a, b = neighbors[q]
-                beside.append((weight * h, shop_mask[a] | shop_mask[b], plot == a or plot == b))
+                if plot == a or plot == b:  # (otherwise it adds weight * 0, which leaves the sum as it is)
+                    mask = shop_mask[a] | shop_mask[b]
+                    beside.append((weight * h, mask, VP_BY_SHOP_TYPES[POPCOUNT4[mask]]))
         if not beside:
             if best < 0.0:
                 best = 0.0
             continue
+        scorings = None
         for bit in bits:
             total = 0.0
-            for weighted, mask, touches in beside:
-                if touches:  # (a shop that touches nothing adds weight * 0, which leaves the sum as it is)
-                    now = VP_BY_SHOP_TYPES[POPCOUNT4[mask]]
-                    total += weighted * (VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] - now)
+            for weighted, mask, now in beside:
+                total += weighted * (VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] - now)
             if total:
-                total *= expected_scorings(view, plot // PLOTS_PER_DISTRICT)
+                if scorings is None:
+                    scorings = expected_scorings(view, plot // PLOTS_PER_DISTRICT)
+                total *= scorings
             if total > best:
                 best = total
     return best
