@@ -230,8 +230,20 @@ def _interests(view: View, d: int) -> Callable[[int], float]:
     """``seat_interest(view, slot, d)`` as a function of ``slot``, the district read once."""
     if view.closed[d]:
         return lambda slot: 0.0
+    first_plot, best_empty = _holdings(view, d)
+    reserve = view.reserve
+
+    def interest(slot: int) -> float:
+        return _interest(view, first_plot.get(slot), best_empty, reserve[slot])
+
+    return interest
+
+
+def _holdings(view: View, d: int) -> tuple[dict[int, int], float | None]:
+    """(relative seat -> its first plot in open district ``d``, the best expected value of an empty plot
+    there or None)."""
     owner, empty = view.owner, view.empty
-    first_plot = {}  # slot -> its plot here
+    first_plot: dict[int, int] = {}
     best_empty = None
     for plot in view.tables.district_plots[d]:
         slot = owner[plot]
@@ -241,15 +253,14 @@ def _interests(view: View, d: int) -> Callable[[int], float]:
             value = expected_plot_value(view, plot)
             if best_empty is None or value > best_empty:
                 best_empty = value
-    reserve = view.reserve
+    return first_plot, best_empty
 
-    def interest(slot: int) -> float:
-        plot = first_plot.get(slot)
-        if plot is not None:
-            return expected_plot_value(view, plot) * min(3, max(reserve[slot], 1))
-        return 0.6 * best_empty * min(2, max(reserve[slot], 1)) if best_empty is not None else 0.0
 
-    return interest
+def _interest(view: View, plot: int | None, best_empty: float | None, reserve: int) -> float:
+    """A seat's interest in a district where it has ``plot`` (None: where it would take the best empty one)."""
+    if plot is not None:
+        return expected_plot_value(view, plot) * min(3, max(reserve, 1))
+    return 0.6 * best_empty * min(2, max(reserve, 1)) if best_empty is not None else 0.0
 
 
 def auction_interest(view: View, loc: int) -> float:
@@ -262,38 +273,22 @@ def auction_interest(view: View, loc: int) -> float:
 def auction_interests(view: View) -> list[float]:
     """``auction_interest`` of every district, computed together (a commissioner move weighs them all)."""
     memo = view.seat_memo
-    reserve = view.reserve
-    key = ("interests", tuple(reserve))  # the reserves change without the board (action A)
+    key = ("interests", tuple(view.reserve))  # the reserves change without the board (action A)
     values = memo.get(key)
     if values is None:
-        values = memo[key] = _auction_interests(view, reserve)
+        values = memo[key] = _auction_interests(view)
     return values
 
 
-def _auction_interests(view: View, reserve: list[int]) -> list[float]:
+def _auction_interests(view: View) -> list[float]:
     """Per district: ``_interests`` of me minus 0.7 times the strongest other seat's (0 where closed)."""
-    owner, empty, closed, n = view.owner, view.empty, view.closed, view.n
+    closed, reserve, n = view.closed, view.reserve, view.n
     values = []
-    for d, plots in enumerate(view.tables.district_plots):
+    for d in range(NUM_DISTRICTS):
         if closed[d]:
             values.append(0.0)
             continue
-        first_plot = {}  # slot -> its plot here
-        best_empty = None
-        for plot in plots:
-            slot = owner[plot]
-            if slot >= 0 and slot not in first_plot:
-                first_plot[slot] = plot
-            elif empty[plot]:
-                value = expected_plot_value(view, plot)
-                if best_empty is None or value > best_empty:
-                    best_empty = value
-        interests = []
-        for slot in range(n):
-            plot = first_plot.get(slot)
-            if plot is not None:
-                interests.append(expected_plot_value(view, plot) * min(3, max(reserve[slot], 1)))
-            else:
-                interests.append(0.6 * best_empty * min(2, max(reserve[slot], 1)) if best_empty is not None else 0.0)
+        first_plot, best_empty = _holdings(view, d)
+        interests = [_interest(view, first_plot.get(slot), best_empty, reserve[slot]) for slot in range(n)]
         values.append(interests[0] - 0.7 * max(interests[1:]))
     return values
