@@ -46,17 +46,19 @@ exceeds the cards' total the most. A new strategy subclasses
 """
 
 from dataclasses import dataclass
-from typing import Callable
+from itertools import compress
+from operator import mul
+from typing import Any, Callable, Sequence
 
 from fifthave_env.engine.board import CENTRAL_PARK
-from fifthave_env.engine.cards import BLACK, KIND_LIMIT, KIND_VALUE, NUM_COLORS, NUM_KINDS
+from fifthave_env.engine.cards import BLACK, KIND_LIMIT, KIND_VALUE, NUM_COLORS
 
-from .view import SeatView
+from .view import View
 
 
 @dataclass
 class AuctionSituation:
-    view: SeatView
+    view: View
     worth: Callable[[int], float]
     """Card points that winning is worth when building ``b`` skyscrapers (0: a stop, if possible)."""
     build_options: tuple
@@ -66,11 +68,15 @@ class AuctionSituation:
 
 
 _USABLE = {m: tuple(KIND_LIMIT[v] >= m for v in range(3)) for m in range(4)}  # per min_limit: 4s, 5s, 6s usable
-_COUNTS = {}  # _cheapest_counts' answers by its arguments (small counts: they recur across hands and games)
+# _cheapest_counts' answers by its arguments (small counts: they recur across hands and games)
+_COUNTS: dict[tuple, Any] = {}
 _MAX_COUNTS = 100_000
+_COLORED_KINDS = BLACK * 3  # kinds below are colored
+_BLACK_FOUR = BLACK * 3  # the black 4 (then 5, 6)
 
 
-def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
+def cheapest_raise(hand: Sequence[int], table: Sequence[int], colors: Sequence[int], need: int, min_limit: int = 1,
+                   use_black: bool = True) -> list[int] | None:
     """The cheapest cards to add (kinds) so the added value is at least ``need``.
 
     ``table`` holds the cards already laid in this auction (they fix the color
@@ -79,20 +85,27 @@ def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
     Only cards whose building limit is at least ``min_limit`` are used. The
     cheapest is the least total value, then the fewest cards; None if no set works.
     """
-    colored_laid = table[:BLACK * 3]
-    opening = not any(colored_laid)
-    options = colors if opening else (next(k for k, n in enumerate(colored_laid) if n) // 3,)
-    usable = _USABLE.get(min_limit) or tuple(KIND_LIMIT[v] >= min_limit for v in range(3))
-    four, five, six = usable
-    black = (hand[BLACK * 3] if four else 0, hand[BLACK * 3 + 1] if five else 0,
-             hand[BLACK * 3 + 2] if six else 0) if use_black else (0, 0, 0)
+    colored_laid = table[:_COLORED_KINDS]
+    if any(colored_laid):
+        opening = False
+        options = (next(k for k, n in enumerate(colored_laid) if n) // 3,)
+    else:
+        opening, options = True, colors
+    four, five, six = _USABLE.get(min_limit) or tuple(KIND_LIMIT[v] >= min_limit for v in range(3))
+    if use_black:
+        black = (hand[_BLACK_FOUR] if four else 0, hand[_BLACK_FOUR + 1] if five else 0,
+                 hand[_BLACK_FOUR + 2] if six else 0)
+    else:
+        black = (0, 0, 0)
     best = None
     for color in options:
         k = color * 3
         colored = (hand[k] if four else 0, hand[k + 1] if five else 0, hand[k + 2] if six else 0)
         if opening and not any(colored):
             continue
-        found = _cheapest_counts(colored, black, need, opening)
+        found = _COUNTS.get((colored, black, need, opening), False)
+        if found is False:
+            found = _cheapest_counts(colored, black, need, opening)
         if found is not None and (best is None or found[0] < best[0]):  # the first color wins ties
             best = (found[0], color, found[1], colored)
     if best is None:
@@ -100,50 +113,57 @@ def cheapest_raise(hand, table, colors, need, min_limit=1, use_black=True):
     _, color, counts, colored = best
     kinds = []
     for v in range(3):
-        from_colored = min(counts[v], colored[v])
-        kinds += [color * 3 + v] * from_colored + [BLACK * 3 + v] * (counts[v] - from_colored)
+        count = counts[v]
+        if count:
+            from_colored = min(count, colored[v])
+            kinds += [color * 3 + v] * from_colored + [_BLACK_FOUR + v] * (count - from_colored)
     return kinds
 
 
-def _cheapest_counts(colored, black, need, opening):
+def _cheapest_counts(colored: tuple[int, int, int], black: tuple[int, int, int], need: int,
+                     opening: bool) -> tuple[tuple[int, int], tuple[int, int, int]] | None:
     """((total, cards), (fours, fives, sixes)) of the cheapest set from one color's ``colored``
     counts and the ``black`` ones (per value: 4, 5, 6) adding at least ``need``, the first found on
-    ties; None if none. ``opening``: nothing is laid yet, so a colored card must be among them."""
+    ties (fewer sixes, then fewer fives); None if none. ``opening``: nothing is laid yet, so a colored
+    card must be among them."""
     key = (colored, black, need, opening)
     found = _COUNTS.get(key, False)
     if found is not False:
         return found
-    avail = [colored[v] + black[v] for v in range(3)]
+    c4, c5, c6 = colored
+    a4, a5, a6 = c4 + black[0], c5 + black[1], c6 + black[2]
     best = None
-    for n6 in range(avail[2] + 1):
-        for n5 in range(avail[1] + 1):
-            rest = need - 6 * n6 - 5 * n5
-            n4 = max(0, -(-rest // 4))
-            if n4 > avail[0]:
-                continue
-            counts = (n4, n5, n6)
-            cards = n4 + n5 + n6
-            if opening and not any(min(counts[v], colored[v]) for v in range(3)):
+    best_total = best_cards = 0
+    for n6 in range(a6 + 1):
+        above_sixes = need - 6 * n6
+        # fewer fives than this leave more than all the fours can cover (those sets are skipped)
+        for n5 in range(max(0, -(-(above_sixes - 4 * a4) // 5)), a5 + 1):
+            rest = above_sixes - 5 * n5
+            n4 = (rest + 3) // 4 if rest > 0 else 0
+            if opening and not ((n4 and c4) or (n5 and c5) or (n6 and c6)):
                 continue  # the opening card must be colored
+            cards = n4 + n5 + n6
             if need > 0 and cards == 0:
                 continue
             total = 4 * n4 + 5 * n5 + 6 * n6
-            if best is None or (total, cards) < best[0]:
-                best = ((total, cards), counts)
+            if best is None or total < best_total or (total == best_total and cards < best_cards):
+                best, best_total, best_cards = (n4, n5, n6), total, cards
             if rest <= 0:
                 break  # more fives only cost more
+    if best is not None:
+        best = ((best_total, best_cards), best)
     if len(_COUNTS) >= _MAX_COUNTS:
         _COUNTS.clear()
     _COUNTS[key] = best
     return best
 
 
-def table_total(cards):
-    return sum(KIND_VALUE[k] * cards[k] for k in range(NUM_KINDS) if cards[k])
+def table_total(cards: Sequence[int]) -> int:
+    return sum(map(mul, KIND_VALUE, cards))
 
 
-def table_limit(cards):
-    return min([KIND_LIMIT[k] for k in range(NUM_KINDS) if cards[k]], default=3)
+def table_limit(cards: Sequence[int]) -> int:
+    return min(compress(KIND_LIMIT, cards), default=3)
 
 
 class BiddingStrategy:
@@ -152,38 +172,45 @@ class BiddingStrategy:
     name = "base"
     use_black = True
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         """The most card points this strategy lets lie on the table for ``worth``."""
         raise NotImplementedError
 
-    def opening_target(self, situation, limit):
+    def opening_target(self, situation: AuctionSituation, limit: float) -> float:
         """The total to reach on the first bid of an auction (default: just above the high bid)."""
         return situation.view.high_bid + 1
 
-    def plan(self, situation):
+    def plan(self, situation: AuctionSituation) -> list[int] | None:
         """The cards to add this turn, or None to pass."""
         view = situation.view
         table = view.my_table_cards
-        laid = table_total(table)
+        if any(table):
+            laid, laid_limit = table_total(table), table_limit(table)
+        else:
+            laid, laid_limit = 0, 3
         hand = view.hand
-        colors = [view.my_bid_color] if view.my_bid_color >= 0 else situation.colors
-        laid_limit = table_limit(table)
+        bid_color = view.my_bid_color
+        colors = [bid_color] if bid_color >= 0 else situation.colors
+        above = view.high_bid + 1
+        worth_of, limit_of, use_black = situation.worth, self.limit, self.use_black
         best = None
         for b in situation.build_options:
-            worth = situation.worth(b)
+            worth = worth_of(b)
             if worth <= 0:
                 continue
-            limit = self.limit(situation, worth)
-            min_limit = max(b, 1)
+            limit = limit_of(situation, worth)
+            min_limit = b if b > 1 else 1
             if laid_limit < min_limit:
                 continue
-            target = view.high_bid + 1
+            target = above
             if laid == 0:
                 target = max(target, min(int(self.opening_target(situation, limit)), int(limit)))
-            kinds = cheapest_raise(hand, table, colors, target - laid, min_limit, self.use_black)
+            if target > limit:
+                continue  # every raise reaches the target, so it would pass the limit
+            kinds = cheapest_raise(hand, table, colors, target - laid, min_limit, use_black)
             if kinds is None:
                 continue
-            total = laid + sum(KIND_VALUE[k] for k in kinds)
+            total = laid + sum(map(KIND_VALUE.__getitem__, kinds))
             if total > limit:
                 continue
             key = (worth - total, -total)
@@ -195,14 +222,14 @@ class BiddingStrategy:
 class ValueBidding(BiddingStrategy):
     name = "value"
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         return worth
 
 
 class ConservativeBidding(BiddingStrategy):
     name = "conservative"
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         in_hand = table_total(situation.view.hand) + table_total(situation.view.my_table_cards)
         return min(0.6 * worth, 0.5 * in_hand)
 
@@ -210,29 +237,29 @@ class ConservativeBidding(BiddingStrategy):
 class AggressiveBidding(BiddingStrategy):
     name = "aggressive"
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         return 1.4 * worth
 
-    def opening_target(self, situation, limit):
+    def opening_target(self, situation: AuctionSituation, limit: float) -> float:
         return 0.7 * limit
 
 
 class HoarderBidding(BiddingStrategy):
     name = "hoarder"
 
-    def __init__(self, strike_black=8, strike_worth=20):
+    def __init__(self, strike_black: int = 8, strike_worth: float = 20) -> None:
         self.strike_black = strike_black
         self.strike_worth = strike_worth
 
-    def striking(self, situation):
+    def striking(self, situation: AuctionSituation) -> bool:
         hand = situation.view.hand
         return sum(hand[BLACK * 3:]) >= self.strike_black
 
-    def plan(self, situation):
+    def plan(self, situation: AuctionSituation) -> list[int] | None:
         self.use_black = self.striking(situation)
         return super().plan(situation)
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         if self.use_black:
             return 2 * worth if worth >= self.strike_worth else 0.8 * worth
         return worth
@@ -241,7 +268,7 @@ class HoarderBidding(BiddingStrategy):
 UNKNOWN_CARD_POINTS = 5  # an opponent's card of unknown value (as SeatView.hand_points counts it)
 
 
-def opponent_reach(view, slot):
+def opponent_reach(view: View, slot: int) -> int:
     """The most relative seat ``slot`` could have on the table in this auction (0 if it passed)."""
     if view.auction_passed[slot]:
         return 0
@@ -251,7 +278,7 @@ def opponent_reach(view, slot):
     bid_color = view.bid_color[slot]
     colors = [bid_color] if bid_color >= 0 else range(NUM_COLORS)
 
-    def points(color):
+    def points(color: int) -> int:
         kinds = range(color * 3, color * 3 + 3)
         exact = sum(KIND_VALUE[k] * known[k] for k in kinds)
         return exact + UNKNOWN_CARD_POINTS * max(0, counts[color] - sum(known[k] for k in kinds))
@@ -263,15 +290,15 @@ def opponent_reach(view, slot):
 class ReachBidding(BiddingStrategy):
     name = "reach"
 
-    def _cap(self, situation):
+    def _cap(self, situation: AuctionSituation) -> int:
         view = situation.view
         return max(opponent_reach(view, slot) for slot in range(1, view.n)) + 1
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         cap = self._cap(situation)
         return cap if cap <= worth else worth
 
-    def opening_target(self, situation, limit):
+    def opening_target(self, situation: AuctionSituation, limit: float) -> float:
         cap = self._cap(situation)
         return cap if cap <= limit else situation.view.high_bid + 1
 
@@ -279,14 +306,14 @@ class ReachBidding(BiddingStrategy):
 class MajorityBidding(BiddingStrategy):
     name = "majority"
 
-    def __init__(self, majority_weight=0.5, points_per_vp=2.0):
+    def __init__(self, majority_weight: float = 0.5, points_per_vp: float = 2.0) -> None:
         self.majority_weight = majority_weight
         self.points_per_vp = points_per_vp
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         return worth
 
-    def plan(self, situation):
+    def plan(self, situation: AuctionSituation) -> list[int] | None:
         view = situation.view
         d = view.auction_location
         if d == CENTRAL_PARK or d < 0:
@@ -304,7 +331,7 @@ class MajorityBidding(BiddingStrategy):
         base = situation.worth
         bonus = self.majority_weight * self.points_per_vp
 
-        def worth(b):
+        def worth(b: int) -> float:
             if b == 0:
                 return base(0)
             return base(b) + bonus * (max(0, scores[0] + b * per - rival) - before)
@@ -318,7 +345,7 @@ BIDDING_STRATEGIES = {
 }
 
 
-def make_bidding(strategy):
+def make_bidding(strategy: "str | BiddingStrategy") -> "BiddingStrategy":
     """A strategy instance from a name in ``BIDDING_STRATEGIES`` or an instance (returned as is)."""
     if isinstance(strategy, BiddingStrategy):
         return strategy

@@ -28,6 +28,8 @@ reads it from the observation, ``act_view`` is handed it by a runner that holds 
   (also when the stop ends a game it leads).
 """
 
+import numpy as np
+
 from fifthave_env.engine.actions import (
     BID_ADD,
     BID_CONFIRM,
@@ -45,11 +47,13 @@ from fifthave_env.engine.actions import (
 from fifthave_env.engine.board import CENTRAL_PARK, CITY_HALL, NUM_DISTRICTS, NUM_LOCATIONS, PLOTS_PER_DISTRICT
 from fifthave_env.engine.cards import NUM_COLORS
 from fifthave_env.engine import game as G
+from fifthave_env.engine.game import GameConfig
 from fifthave_env.engine.scoring import SPECIAL_SCORING
 
-from .bidding import AuctionSituation, make_bidding
+from .bidding import AuctionSituation, BiddingStrategy, make_bidding
 from .valuation import (
-    auction_interest,
+    auction_interests,
+    best_shop_gain,
     central_park_value,
     district_margin,
     expected_plot_value,
@@ -57,11 +61,10 @@ from .valuation import (
     projected_margin,
     relative,
     route_neighbours,
-    shop_gain,
-    shop_plots,
+    shop_gains,
     stop_value,
 )
-from .view import SeatView
+from .view import SeatView, View
 
 ACTION_A, ACTION_B, ACTION_C, ACTION_D = (CHOOSE_ACTION + i for i in range(4))
 TIE_NOISE = 1e-3  # random tie-breaking between equally good choices
@@ -72,15 +75,16 @@ class HeuristicAgent:
 
     reads_view = True  # runners that hold the game call act_view (agent_protocol.reads_view)
 
-    def __init__(self, bidding="value", points_per_vp=2.0, score_margin=2, hurry_lead=15, name=None):
+    def __init__(self, bidding: "str | BiddingStrategy" = "value", points_per_vp: float = 2.0, score_margin: float = 2,
+                 hurry_lead: float = 15, name: str | None = None) -> None:
         self.bidding = make_bidding(bidding)
         self.points_per_vp = points_per_vp
         self.score_margin = score_margin
         self.hurry_lead = hurry_lead
         self.name = name or ("heuristic" if self.bidding.name == "value" else f"heuristic-{self.bidding.name}")
-        self.config = None
-        self.rng = None
-        self._pending = None  # cards still to lay in the current bidding turn
+        self.config: GameConfig | None = None
+        self.rng: np.random.Generator | None = None
+        self._pending: list[int] | None = None  # cards still to lay in the current bidding turn
         self._handlers = {
             G.PLACE_START_DECISION: self._place_start,
             G.CHOOSE_ACTION_DECISION: self._choose_action,
@@ -93,15 +97,16 @@ class HeuristicAgent:
             G.BUILD_DECISION: self._build,
         }
 
-    def reset(self, config, seat, rng):
+    def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
         self.config = config
         self.rng = rng
         self._pending = None
 
-    def act(self, observation, action_mask):
-        return self.act_view(SeatView(observation, action_mask, self.config))
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        config = self.config  # reset() set it
+        return self.act_view(SeatView(observation, action_mask, config))  # type: ignore[arg-type]
 
-    def act_view(self, view):
+    def act_view(self, view: View) -> int:
         """The action for a seat view (a ``StateView`` from a runner, or the ``SeatView`` ``act`` builds)."""
         legal = view.legal
         if not legal:
@@ -110,15 +115,16 @@ class HeuristicAgent:
             return legal[0]
         return self._handlers[view.decision](view)
 
-    def drop_plan(self):
+    def drop_plan(self) -> None:
         """Forget the bid plan in progress: the seat this agent advises played something else, so the
         next bidding decision plans again from the cards on the table."""
         self._pending = None
 
-    def _best(self, scored):
+    def _best(self, scored: list[tuple[float, int]]) -> int:
         """The choice with the highest score; ties broken at random. ``scored``: (score, action) pairs."""
-        noise = self.rng.random(len(scored)) * TIE_NOISE
-        return max(zip(scored, noise), key=lambda item: item[0][0] + item[1])[0][1]
+        noise = (self.rng.random(len(scored)) * TIE_NOISE).tolist()  # type: ignore[union-attr]  # reset() set rng
+        totals = [score + z for (score, _), z in zip(scored, noise)]
+        return scored[totals.index(max(totals))][1]  # the first of equal totals, as max() picks
 
     # ---- setup and turn choices ---------------------------------------------------------
 
@@ -172,9 +178,7 @@ class HeuristicAgent:
         key = ("best_shop", tuple(tiles))
         gain = memo.get(key)
         if gain is None:
-            plots = shop_plots(view)
-            best = max((shop_gain(view, plot, t) for t in tiles for plot in plots), default=float("-inf"))
-            gain = memo[key] = best + self._special_gain(view)
+            gain = memo[key] = best_shop_gain(view, tiles) + self._special_gain(view)
         return gain
 
     def _shop_tile(self, view):
@@ -183,19 +187,20 @@ class HeuristicAgent:
         return self._best(scored)
 
     def _shop_plot(self, view):
-        tile = view.pending_tile
-        return self._best([(shop_gain(view, a - SHOP_PLOT, tile), a) for a in view.legal])
+        legal = view.legal
+        return self._best(list(zip(shop_gains(view, [a - SHOP_PLOT for a in legal], view.pending_tile), legal)))
 
     # ---- cards ---------------------------------------------------------------------------
 
     def _draw_color(self, view):
         demand = self._color_demand(view)
-        held = view.hand_colors[0]
+        hand, pile_top = view.hand, view.pile_top
         scored = []
         for a in view.legal:
             c = a - DRAW_COLOR
-            top = view.pile_top[c]
-            scored.append((demand[c] / (1 + held[c]) + 0.1 * top, a))
+            k = 3 * c
+            held = hand[k] + hand[k + 1] + hand[k + 2]  # my cards of color c (hand_colors[0][c])
+            scored.append((demand[c] / (1 + held) + 0.1 * pile_top[c], a))
         return self._best(scored)
 
     def _color_demand(self, view):
@@ -205,16 +210,16 @@ class HeuristicAgent:
         if demand is not None:
             return demand
         demand = [0.0] * NUM_COLORS
-        colors = view.tables.plot_color
-        for d in range(NUM_DISTRICTS):
-            if view.closed[d]:
+        colors, closed, empty = view.tables.plot_color, view.closed, view.empty
+        for d, plots in enumerate(view.tables.district_plots):
+            if closed[d]:
                 continue
             mine = view.my_plot(d)
             if mine >= 0:
                 demand[colors[mine]] += expected_plot_value(view, mine) * expected_scorings(view, d)
             else:
-                for plot in view.tables.district_plots[d]:
-                    if view.is_empty(plot):
+                for plot in plots:
+                    if empty[plot]:
                         demand[colors[plot]] += 0.3 * expected_plot_value(view, plot)
         memo["demand"] = demand
         return demand
@@ -222,7 +227,7 @@ class HeuristicAgent:
     # ---- commissioners -------------------------------------------------------------------
 
     def _move(self, view):
-        interest = [auction_interest(view, d) for d in range(NUM_DISTRICTS)]
+        interest = auction_interests(view)
         strength = view.hand_points[0] - max(view.hand_points[1:])
         closed = view.closed
         marked = [[d for d in range(NUM_DISTRICTS) if view.markers[c][d] and not closed[d]] for c in (0, 1)]
@@ -270,7 +275,7 @@ class HeuristicAgent:
             return self.bidding.plan(AuctionSituation(view, lambda b: ppv * b * per, builds, colors))
         options = (0,) + (builds if has_plot else ())
 
-        def worth(b):
+        def worth(b: int) -> float:
             return ppv * (b * per if b else stop)
 
         return self.bidding.plan(AuctionSituation(view, worth, options, colors))

@@ -1,9 +1,11 @@
 """Estimates the scripted agents share: what plots, shops, stops and auctions are worth.
 
-All functions read a :class:`fifthave.agents.view.SeatView` only. Values are in VP and,
+All functions read a seat view only (:mod:`fifthave.agents.view`). Values are in VP and,
 where they say *relative*, count the viewer's gain minus the mean gain of the
 other seats (so a move that helps everyone equally is worth nothing).
 """
+
+from collections.abc import Callable, Sequence
 
 from fifthave_env.engine.board import (
     CENTRAL_PARK,
@@ -15,7 +17,7 @@ from fifthave_env.engine.board import (
     VP_BY_SHOP_TYPES,
 )
 
-from .view import SeatView
+from .view import View
 
 # Tuning constants (chosen by hand and checked in tournaments, results/tournament/README.md).
 EXTRA_SCORINGS_EARLY = 0.8  # district scorings expected besides the final one, at the start of the game
@@ -27,7 +29,7 @@ SHOP_GROWTH = 0.35  # chance per free neighbouring shop slot that a new shop typ
 # id, a district's expected scorings under NUM_PLOTS + district.
 
 
-def expected_scorings(view: SeatView, d):
+def expected_scorings(view: View, d: int) -> float:
     """How many more times district ``d`` is likely to be scored (the final scoring counts as one)."""
     memo = view.memo
     e = memo.get(NUM_PLOTS + d)
@@ -44,40 +46,45 @@ def expected_scorings(view: SeatView, d):
     return e
 
 
-def can_take_shop(view: SeatView, plot):
+def can_take_shop(view: View, plot: int) -> bool:
     return not view.height[plot] and view.shop_count[plot] < 2 and not view.closed[plot // PLOTS_PER_DISTRICT]
 
 
-def expected_plot_value(view: SeatView, plot):
+def expected_plot_value(view: View, plot: int) -> float:
     """VP one skyscraper on ``plot`` is likely to score: its value now plus the shops that may still come."""
     memo = view.memo
     value = memo.get(plot)
     if value is not None:
         return value
     a, b = view.tables.neighbors[plot]
-    types = POPCOUNT4[view.shop_mask[a] | view.shop_mask[b]]
+    shop_mask = view.shop_mask
+    types = POPCOUNT4[shop_mask[a] | shop_mask[b]]
     value = VP_BY_SHOP_TYPES[types]
     if types < 4:
-        free = sum(2 - view.shop_count[q] for q in (a, b) if can_take_shop(view, q))
+        height, count, closed = view.height, view.shop_count, view.closed
+        free = 0
+        for q in (a, b):
+            if not height[q] and count[q] < 2 and not closed[q // PLOTS_PER_DISTRICT]:  # can_take_shop
+                free += 2 - count[q]
         if free:
             value += (VP_BY_SHOP_TYPES[types + 1] - value) * min(1.0, SHOP_GROWTH * free) * (1.0 - view.progress)
     memo[plot] = value
     return value
 
 
-def central_park_value(view: SeatView):
+def central_park_value(view: View) -> float:
     """Expected VP of one Central Park skyscraper: by the box now, drifting to 5 as the box fills (R27)."""
     now = VP_BY_SHOP_TYPES[min(view.box_types, 3)] if view.box_size else 1
     return now * view.progress + 4.5 * (1.0 - view.progress)
 
 
-def relative(view: SeatView, gains):
+def relative(view: View, gains: Sequence[float]) -> float:
     """``gains`` per relative seat -> the viewer's gain minus the mean of the others'."""
     others = gains[1:]
     return gains[0] - sum(others) / len(others)
 
 
-def stop_value(view: SeatView, d):
+def stop_value(view: View, d: int) -> float:
     """Relative VP of me declaring a building stop in ``d`` now (R24), future scorings lost included."""
     scores = view.district_scores(d)
     future = expected_scorings(view, d)
@@ -86,36 +93,100 @@ def stop_value(view: SeatView, d):
     return relative(view, gains)
 
 
-def shop_gain(view: SeatView, plot, shop_type, own_weight=1.0, other_weight=None, horizon=True):
+def shop_gain(view: View, plot: int, shop_type: int, own_weight: float = 1.0, other_weight: float | None = None,
+              horizon: bool = True) -> float:
     """VP a shop of ``shop_type`` on ``plot`` adds to the skyscrapers beside it.
 
     Weighted per owner: ``own_weight`` for mine, ``other_weight`` (default
     -1/(n-1), i.e. relative) for each other seat, 0 for Alea; multiplied by the
     expected scorings of the district when ``horizon`` is true.
     """
+    return shop_gains(view, (plot,), shop_type, own_weight, other_weight, horizon)[0]
+
+
+def shop_gains(view: View, plots: Sequence[int], shop_type: int, own_weight: float = 1.0,
+               other_weight: float | None = None, horizon: bool = True) -> list[float]:
+    """``shop_gain`` of a shop of ``shop_type`` on each of ``plots``, the view's fields read once."""
+    n = view.n
     if other_weight is None:
-        other_weight = -1.0 / (view.n - 1)
-    total = 0.0
-    for q in view.tables.neighbors[plot]:
-        height = view.height[q]
-        if not height:
+        other_weight = -1.0 / (n - 1)
+    neighbors, height, owner, shop_mask = view.tables.neighbors, view.height, view.owner, view.shop_mask
+    bit = 1 << shop_type
+    gains = []
+    for plot in plots:
+        total = 0.0
+        for q in neighbors[plot]:  # view.plot_value(q) with and without the shop, inlined (the hot path)
+            h = height[q]
+            if not h:
+                continue
+            slot = owner[q]
+            weight = own_weight if slot == 0 else (other_weight if slot < n else 0.0)
+            if weight:
+                a, b = neighbors[q]
+                mask = shop_mask[a] | shop_mask[b]
+                now = VP_BY_SHOP_TYPES[POPCOUNT4[mask]]
+                with_shop = VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] if plot == a or plot == b else now
+                total += weight * h * (with_shop - now)
+        if horizon and total:
+            total *= expected_scorings(view, plot // PLOTS_PER_DISTRICT)
+        gains.append(total)
+    return gains
+
+
+def best_shop_gain(view: View, tiles: Sequence[int]) -> float:
+    """The most ``shop_gain(view, plot, t)`` (relative, with the horizon) over ``tiles`` and the plots
+    where a shop may go now, ``-inf`` if none: each plot's neighbours read once for all tiles."""
+    n = view.n
+    other_weight = -1.0 / (n - 1)
+    neighbors, height, owner, shop_mask = view.tables.neighbors, view.height, view.owner, view.shop_mask
+    bits = [1 << t for t in tiles]
+    best = float("-inf")
+    if not bits:
+        return best
+    for plot in shop_plots(view):
+        beside = []  # per neighbour the shop would reach: (weight * height, its shop types, its VP now)
+        for q in neighbors[plot]:
+            h = height[q]
+            if not h:
+                continue
+            slot = owner[q]
+            weight = 1.0 if slot == 0 else (other_weight if slot < n else 0.0)
+            if weight:
+                a, b = neighbors[q]
+                if plot == a or plot == b:  # (otherwise it adds weight * 0, which leaves the sum as it is)
+                    mask = shop_mask[a] | shop_mask[b]
+                    beside.append((weight * h, mask, VP_BY_SHOP_TYPES[POPCOUNT4[mask]]))
+        if not beside:
+            if best < 0.0:
+                best = 0.0
             continue
-        owner = view.owner[q]
-        weight = own_weight if owner == 0 else (other_weight if owner < view.n else 0.0)
-        if weight:
-            total += weight * height * (view.plot_value(q, (plot, shop_type)) - view.plot_value(q))
-    if horizon and total:
-        total *= expected_scorings(view, plot // PLOTS_PER_DISTRICT)
-    return total
+        scorings = None
+        for bit in bits:
+            total = 0.0
+            for weighted, mask, now in beside:
+                total += weighted * (VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] - now)
+            if total:
+                if scorings is None:
+                    scorings = expected_scorings(view, plot // PLOTS_PER_DISTRICT)
+                total *= scorings
+            if total > best:
+                best = total
+    return best
 
 
-def shop_plots(view: SeatView):
-    """Plots where a shop may go now (R17)."""
-    return [plot for d in range(NUM_DISTRICTS) if not view.closed[d]
-            for plot in view.tables.district_plots[d] if can_take_shop(view, plot)]
+def shop_plots(view: View) -> list[int]:
+    """Plots where a shop may go now (R17), ascending (shared by the views of one board)."""
+    memo = view.memo
+    plots = memo.get("shop_plots")
+    if plots is None:
+        closed, height, count = view.closed, view.height, view.shop_count
+        plots = memo["shop_plots"] = [plot for d in range(NUM_DISTRICTS) if not closed[d]
+                                      for plot in view.tables.district_plots[d]
+                                      if not height[plot] and count[plot] < 2]
+    return plots
 
 
-def district_margin(view: SeatView, d):
+def district_margin(view: View, d: int) -> int:
     """What scoring ``d`` now gives me minus the best other seat."""
     memo = view.seat_memo
     key = ("margin", d)
@@ -126,7 +197,7 @@ def district_margin(view: SeatView, d):
     return margin
 
 
-def projected_margin(view: SeatView):
+def projected_margin(view: View) -> float:
     """My VP minus the best other seat's if the game ended now (open districts and Central Park scored)."""
     memo = view.seat_memo
     board = memo.get("projected")
@@ -143,24 +214,36 @@ def projected_margin(view: SeatView):
     return totals[0] - max(totals[1:])
 
 
-def route_neighbours(d):
+def route_neighbours(d: int) -> set[int]:
     """Districts one commissioner step before or after ``d`` (R6)."""
     after = {x for x in SUCCESSORS[d] if x < NUM_DISTRICTS}
     before = {x for x, succ in SUCCESSORS.items() if d in succ and x < NUM_DISTRICTS}
     return after | before
 
 
-def seat_interest(view: SeatView, slot, d):
+def seat_interest(view: View, slot: int, d: int) -> float:
     """What an auction in district ``d`` is roughly worth to relative seat ``slot`` (VP)."""
     return _interests(view, d)(slot)
 
 
-def _interests(view, d):
+def _interests(view: View, d: int) -> Callable[[int], float]:
     """``seat_interest(view, slot, d)`` as a function of ``slot``, the district read once."""
     if view.closed[d]:
         return lambda slot: 0.0
+    first_plot, best_empty = _holdings(view, d)
+    reserve = view.reserve
+
+    def interest(slot: int) -> float:
+        return _interest(view, first_plot.get(slot), best_empty, reserve[slot])
+
+    return interest
+
+
+def _holdings(view: View, d: int) -> tuple[dict[int, int], float | None]:
+    """(relative seat -> its first plot in open district ``d``, the best expected value of an empty plot
+    there or None)."""
     owner, empty = view.owner, view.empty
-    first_plot = {}  # slot -> its plot here
+    first_plot: dict[int, int] = {}
     best_empty = None
     for plot in view.tables.district_plots[d]:
         slot = owner[plot]
@@ -170,25 +253,42 @@ def _interests(view, d):
             value = expected_plot_value(view, plot)
             if best_empty is None or value > best_empty:
                 best_empty = value
-    reserve = view.reserve
-
-    def interest(slot):
-        plot = first_plot.get(slot)
-        if plot is not None:
-            return expected_plot_value(view, plot) * min(3, max(reserve[slot], 1))
-        return 0.6 * best_empty * min(2, max(reserve[slot], 1)) if best_empty is not None else 0.0
-
-    return interest
+    return first_plot, best_empty
 
 
-def auction_interest(view: SeatView, loc):
+def _interest(view: View, plot: int | None, best_empty: float | None, reserve: int) -> float:
+    """A seat's interest in a district where it has ``plot`` (None: where it would take the best empty one)."""
+    if plot is not None:
+        return expected_plot_value(view, plot) * min(3, max(reserve, 1))
+    return 0.6 * best_empty * min(2, max(reserve, 1)) if best_empty is not None else 0.0
+
+
+def auction_interest(view: View, loc: int) -> float:
     """My interest in an auction at ``loc`` beyond the others': positive where I am the strong one."""
     if loc == CENTRAL_PARK:
         return 0.0
+    return auction_interests(view)[loc]
+
+
+def auction_interests(view: View) -> list[float]:
+    """``auction_interest`` of every district, computed together (a commissioner move weighs them all)."""
     memo = view.seat_memo
-    key = ("interest", loc, tuple(view.reserve))  # the reserves change without the board (action A)
-    value = memo.get(key)
-    if value is None:
-        interest = _interests(view, loc)
-        value = memo[key] = interest(0) - 0.7 * max(interest(slot) for slot in range(1, view.n))
-    return value
+    key = ("interests", tuple(view.reserve))  # the reserves change without the board (action A)
+    values = memo.get(key)
+    if values is None:
+        values = memo[key] = _auction_interests(view)
+    return values
+
+
+def _auction_interests(view: View) -> list[float]:
+    """Per district: ``_interests`` of me minus 0.7 times the strongest other seat's (0 where closed)."""
+    closed, reserve, n = view.closed, view.reserve, view.n
+    values = []
+    for d in range(NUM_DISTRICTS):
+        if closed[d]:
+            values.append(0.0)
+            continue
+        first_plot, best_empty = _holdings(view, d)
+        interests = [_interest(view, first_plot.get(slot), best_empty, reserve[slot]) for slot in range(n)]
+        values.append(interests[0] - 0.7 * max(interests[1:]))
+    return values

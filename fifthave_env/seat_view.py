@@ -16,6 +16,9 @@ lists). The view exposes no hidden part: not the other seats' cards beyond their
 the cards known exactly, not the piles below their top and known cards, not the generator.
 """
 
+from operator import mul
+from typing import TYPE_CHECKING, Any, Union
+
 import numpy as np
 
 from .engine.auction import ALEA
@@ -31,34 +34,36 @@ from .engine.board import (
     ring_neighbors,
 )
 from .engine.cards import KIND_VALUE, NUM_COLORS, NUM_KINDS
-from .engine.game import GAME_OVER
+from .engine.game import GAME_OVER, Game, GameConfig
 from .observation import views
 
 NO_OWNER = -1
 ALEA_SLOT = 4
 # Shops placed / 12 as the observation holds it (float32): the agents were tuned on these values,
 # and a threshold they compare with can fall exactly between the float32 and the exact fraction.
+_COLORS_IN_MASK = [tuple(c for c in range(NUM_COLORS) if mask >> c & 1) for mask in range(1 << NUM_COLORS)]
 _SHOPS_FRACTION = [float(np.float32(k / 12)) for k in range(ROW_SLOTS + 1)]
 
 
 class BoardTables:
     """What a configuration fixes about the board (public knowledge)."""
 
-    def __init__(self, config):
+    def __init__(self, config: GameConfig) -> None:
         self.plot_color = parse_layout(config.layout, config.board)
         self.neighbors = ring_neighbors(config.board)
-        self.district_plots = [[] for _ in range(NUM_DISTRICTS)]  # plots that exist, ring order
+        self.district_plots: list[list[int]] = [[] for _ in range(NUM_DISTRICTS)]  # plots that exist, ring order
         for plot, c in enumerate(self.plot_color):
             d = plot // PLOTS_PER_DISTRICT
             if c != NO_PLOT:
                 self.district_plots[d].append(plot)
 
 
-_TABLES = {}
-_TABLES_BY_ID = {}  # id(config) -> (config, tables): hashing the config dataclass at every view costs more
+_TABLES: dict[GameConfig, BoardTables] = {}
+# id(config) -> (config, tables): hashing the config dataclass at every view costs more
+_TABLES_BY_ID: dict[int, tuple[GameConfig, BoardTables]] = {}
 
 
-def board_tables(config):
+def board_tables(config: GameConfig) -> BoardTables:
     entry = _TABLES_BY_ID.get(id(config))
     if entry is not None and entry[0] is config:
         return entry[1]
@@ -72,10 +77,10 @@ def board_tables(config):
 
 
 _MAX_BOARD_CACHES = 512
-_BOARD_CACHES = {}  # game.plots_token -> what views of those plots share (see StateView)
+_BOARD_CACHES: dict[object, dict[Any, Any]] = {}  # game.plots_token -> what views of those plots share (see StateView)
 
 
-def _board_cache(game):
+def _board_cache(game: Game) -> dict[Any, Any]:
     """The dict that views of ``game``'s plots (its ``plots_token``) share. The token is renewed at
     every change of the plots, the stops, the row, the box or the shops placed (not at commissioner
     moves; also by ``Game.touch``), and clones keep it while their plots are the original's, so
@@ -88,61 +93,165 @@ def _board_cache(game):
     return cache
 
 
-class cached_property:
-    """``functools.cached_property`` without its lock (Python 3.11 takes one per first read, which
-    here costs more than most fields): the value goes into the instance's dict, read from there after."""
+if TYPE_CHECKING:  # the checker knows functools.cached_property; the one below behaves the same
+    from functools import cached_property
+else:
+    class cached_property:
+        """``functools.cached_property`` without its lock (Python 3.11 takes one per first read, which
+        here costs more than most fields): the value goes into the instance's dict, read from there after."""
 
-    def __init__(self, func):
-        self.func = func
-        self.name = func.__name__
-        self.__doc__ = func.__doc__
+        def __init__(self, func):
+            self.func = func
+            self.name = func.__name__
+            self.__doc__ = func.__doc__
 
-    def __get__(self, obj, cls=None):
-        if obj is None:
-            return self
-        value = obj.__dict__[self.name] = self.func(obj)
-        return value
+        def __get__(self, obj, cls=None):
+            if obj is None:
+                return self
+            value = obj.__dict__[self.name] = self.func(obj)
+            return value
 
 
 class _Fields:
     """What both views compute the same way from their basic fields."""
 
+    # The basic fields, which each view reads its own way (documented there); read-only.
+    config: GameConfig
+    n: int
+    tables: BoardTables
+    if TYPE_CHECKING:
+        @property
+        def legal(self) -> list[int]: ...
+
+        @property
+        def decision(self) -> int: ...
+
+        @property
+        def stops(self) -> int: ...
+
+        @property
+        def shops_placed(self) -> int: ...
+
+        @property
+        def pending_tile(self) -> int: ...
+
+        @property
+        def owner(self) -> list[int]: ...
+
+        @property
+        def height(self) -> list[int]: ...
+
+        @property
+        def shop_mask(self) -> list[int]: ...
+
+        @property
+        def shop_count(self) -> list[int]: ...
+
+        @property
+        def closed(self) -> list[bool]: ...
+
+        @property
+        def commissioner_at(self) -> list[int]: ...
+
+        @property
+        def markers(self) -> list[list[bool]]: ...
+
+        @property
+        def box_types(self) -> int: ...
+
+        @property
+        def box_size(self) -> int: ...
+
+        @property
+        def active_tiles(self) -> list[int]: ...
+
+        @property
+        def scores(self) -> list[int]: ...
+
+        @property
+        def reserve(self) -> list[int]: ...
+
+        @property
+        def supply(self) -> list[int]: ...
+
+        @property
+        def central_park(self) -> list[int]: ...
+
+        @property
+        def hand(self) -> list[int]: ...
+
+        @property
+        def known_cards(self) -> list[list[int]]: ...
+
+        @property
+        def hand_colors(self) -> list[list[int]]: ...
+
+        @property
+        def pile_top(self) -> list[int]: ...
+
+        @property
+        def auction_location(self) -> int: ...
+
+        @property
+        def auction_full(self) -> bool: ...
+
+        @property
+        def high_bid(self) -> int: ...
+
+        @property
+        def high_bidder(self) -> int: ...
+
+        @property
+        def table_cards(self) -> list[list[int]]: ...
+
+        @property
+        def bid_color(self) -> list[int]: ...
+
+        @property
+        def allowed_colors(self) -> list[int]: ...
+
+        @property
+        def central_park_color(self) -> int: ...
+
+        @property
+        def auction_passed(self) -> list[bool]: ...
+
     # ---- the decision -----------------------------------------------------------------
 
     @cached_property
-    def progress(self):
+    def progress(self) -> float:
         """How far the game is towards its end, 0..1: the larger of shops placed / 12 and stops / 2."""
         return max(self.stops / 2, _SHOPS_FRACTION[self.shops_placed])
 
     @cached_property
-    def progress_shops(self):
+    def progress_shops(self) -> float:
         """Shops placed from the row / 12 (in float32, as the observation has it)."""
         return _SHOPS_FRACTION[self.shops_placed]
 
     # ---- the board --------------------------------------------------------------------
 
     @cached_property
-    def empty(self):
+    def empty(self) -> list[bool]:
         """Per plot: a colored plot with no skyscraper and no shop (where a new skyscraper may go)."""
         height, count = self.height, self.shop_count
         return [c >= 0 and not height[plot] and not count[plot] for plot, c in enumerate(self.tables.plot_color)]
 
-    def is_empty(self, plot):
+    def is_empty(self, plot: int) -> bool:
         return self.empty[plot]
 
     @cached_property
-    def memo(self):
+    def memo(self) -> dict[Any, Any]:
         """Scratch space for values that depend only on the board and the game's progress (agents'
         valuations): shared by the state views of one board, this view's own for an observation."""
         return {}
 
     @cached_property
-    def seat_memo(self):
+    def seat_memo(self) -> dict[Any, Any]:
         """Like ``memo``, for values that depend on the board, the progress and the viewer's seat
         (relative values): shared by the state views of one board and seat."""
         return {}
 
-    def plot_value(self, plot, extra_shops=None):
+    def plot_value(self, plot: int, extra_shops: tuple[int, int] | None = None) -> int:
         """VP one skyscraper on ``plot`` scores now (R19); ``extra_shops`` = (plot, type) added first."""
         a, b = self.tables.neighbors[plot]
         mask = self.shop_mask[a] | self.shop_mask[b]
@@ -150,61 +259,68 @@ class _Fields:
             mask |= 1 << extra_shops[1]
         return VP_BY_SHOP_TYPES[POPCOUNT4[mask]]
 
-    def district_scores(self, d):
+    def district_scores(self, d: int) -> list[int]:
         """VP scoring district ``d`` gives each relative seat now."""
-        scores = [0] * self.n
-        owner, height = self.owner, self.height
+        n = self.n
+        scores = [0] * n
+        owner, height, shop_mask, neighbors = self.owner, self.height, self.shop_mask, self.tables.neighbors
         for plot in self.tables.district_plots[d]:
             slot = owner[plot]
-            if 0 <= slot < self.n:
-                scores[slot] += self.plot_value(plot) * height[plot]
+            if 0 <= slot < n:
+                a, b = neighbors[plot]  # self.plot_value(plot), inlined
+                scores[slot] += VP_BY_SHOP_TYPES[POPCOUNT4[shop_mask[a] | shop_mask[b]]] * height[plot]
         return scores
 
-    def skyscrapers_in(self, d):
-        return sum(self.height[plot] for plot in self.tables.district_plots[d])
+    def skyscrapers_in(self, d: int) -> int:
+        return sum(map(self.height.__getitem__, self.tables.district_plots[d]))
 
-    def my_plot(self, d):
+    def my_plot(self, d: int) -> int:
         """My plot in district ``d``, or -1."""
-        owner = self.owner
-        for plot in self.tables.district_plots[d]:
-            if owner[plot] == 0:
-                return plot
-        return -1
+        return self._my_plots[d]
 
-    def owners_in(self, d):
+    @cached_property
+    def _my_plots(self) -> list[int]:
+        """Per district: my plot there (the first in ring order), or -1."""
+        owner, mine = self.owner, [-1] * NUM_DISTRICTS
+        plot = -1
+        for _ in range(owner.count(0)):
+            plot = owner.index(0, plot + 1)
+            d = plot // PLOTS_PER_DISTRICT
+            if mine[d] < 0:
+                mine[d] = plot
+        return mine
+
+    def owners_in(self, d: int) -> set[int]:
         return {self.owner[p] for p in self.tables.district_plots[d] if self.owner[p] != NO_OWNER}
 
     # ---- players ----------------------------------------------------------------------
 
     @cached_property
-    def hand_points(self):
+    def hand_points(self) -> list[int]:
         """Total card value in each seat's hand, counting unknown cards as 5."""
-        points = []
-        for slot in range(self.n):
-            known = self.known_cards[slot]
-            count = sum(self.hand_colors[slot])
-            points.append(sum(KIND_VALUE[k] * known[k] for k in range(NUM_KINDS)) + 5 * (count - sum(known)))
-        return points
+        return [sum(map(mul, KIND_VALUE, known)) + 5 * (sum(colors) - sum(known))
+                for known, colors in zip(self.known_cards, self.hand_colors)]
 
     @cached_property
-    def districts_owned(self):
+    def districts_owned(self) -> list[int]:
         """Per relative seat: districts where it has a plot."""
-        counts = [0] * self.n
-        for d in range(NUM_DISTRICTS):
-            for slot in self.owners_in(d):
-                if slot < self.n:
+        n, owner = self.n, self.owner
+        counts = [0] * n
+        for plots in self.tables.district_plots:
+            for slot in {owner[p] for p in plots}:
+                if 0 <= slot < n:
                     counts[slot] += 1
         return counts
 
     # ---- the auction ------------------------------------------------------------------
 
     @cached_property
-    def my_table_cards(self):
+    def my_table_cards(self) -> list[int]:
         """Cards I have laid in this auction."""
         return self.table_cards[0]
 
     @cached_property
-    def my_bid_color(self):
+    def my_bid_color(self) -> int:
         return self.bid_color[0]
 
 
@@ -214,19 +330,34 @@ class StateView(_Fields):
     Take a new one at every decision (it caches what it read). ``legal`` is the game's own list.
     """
 
-    def __init__(self, game, seat):
+    # set at construction (see __init__)
+    decision: int
+    legal: list[int]
+    height: list[int]
+    closed: list[bool]
+    hand: list[int]
+
+    def __init__(self, game: Game, seat: int) -> None:
         self._game = game
         self._seat = seat
-        self.config = game.config
+        self.config = config = game.config
         self.n = game.n
-        self.tables = board_tables(game.config)
+        entry = _TABLES_BY_ID.get(id(config))  # board_tables(config), inlined: a view per decision
+        self.tables = entry[1] if entry is not None and entry[0] is config else board_tables(config)
+        # The fields every decision reads, set here (an attribute costs less than a first read through
+        # cached_property); the engine's own objects, as the properties below return them.
+        self.decision = game.decision
+        self.legal = game.legal_actions()
+        self.height = game.plot_height
+        self.closed = game.closed
+        self.hand = game.hands[seat]
 
-    def _slots(self, values):
+    def _slots(self, values: list) -> list:
         """A per-seat list rotated to relative seats (slot 0 = this seat)."""
         seat = self._seat
         return values[seat:] + values[:seat]  # the game's per-seat lists: slices are new lists
 
-    def _slot_of(self, absolute):
+    def _slot_of(self, absolute: int) -> int:
         """The relative slot of an absolute seat or owner id (Alea stays 4, -1 stays -1)."""
         if absolute < 0 or absolute == ALEA:
             return absolute
@@ -234,41 +365,34 @@ class StateView(_Fields):
 
     # ---- the decision -----------------------------------------------------------------
 
-    @cached_property
-    def legal(self):
-        return self._game.legal_actions()
-
-    def is_legal(self, action):
+    def is_legal(self, action: int) -> bool:
         return action in self.legal
 
     @cached_property
-    def mask(self):
+    def mask(self) -> np.ndarray:
         return self._game.action_mask()
 
-    @cached_property
-    def decision(self):
-        return self._game.decision
-
     @property
-    def stops(self):
+    def stops(self) -> int:
         return self._game.stops
 
     @property
-    def shops_placed(self):
+    def shops_placed(self) -> int:
         return self._game.shops_placed
 
     @property
-    def pending_tile(self):
+    def pending_tile(self) -> int:
         return self._game.pending_tile
 
     # ---- the board --------------------------------------------------------------------
 
     @cached_property
-    def _board(self):
-        return _board_cache(self._game)
+    def _board(self) -> dict[Any, Any]:
+        cache = _BOARD_CACHES.get(self._game.plots_token)  # _board_cache(game), its common case inlined
+        return cache if cache is not None else _board_cache(self._game)
 
     @cached_property
-    def memo(self):
+    def memo(self) -> dict[Any, Any]:
         board = self._board
         memo = board.get("memo")
         if memo is None:
@@ -276,7 +400,7 @@ class StateView(_Fields):
         return memo
 
     @cached_property
-    def seat_memo(self):
+    def seat_memo(self) -> dict[Any, Any]:
         board, key = self._board, ("memo", self._seat)
         memo = board.get(key)
         if memo is None:
@@ -284,34 +408,43 @@ class StateView(_Fields):
         return memo
 
     @cached_property
-    def owner(self):
+    def owner(self) -> list[int]:
         """Per plot: the relative seat (0 = me) owning its skyscrapers, 4 for Alea, -1 for none."""
         board, seat = self._board, self._seat
         owner = board.get(seat)
         if owner is None:
             g, n = self._game, self.n
-            owner = board[seat] = [NO_OWNER if not h else (o if o == ALEA else (o - seat) % n)
-                                   for o, h in zip(g.plot_owner, g.plot_height)]
+            # relative[o] for an owner id o: seats 0..3, Alea (4) as is, and -1 at the end (Python's index -1)
+            relative = [(o - seat) % n for o in range(ALEA)] + [ALEA, (-1 - seat) % n]
+            owner = board[seat] = [relative[o] if h else NO_OWNER for o, h in zip(g.plot_owner, g.plot_height)]
         return owner
 
     @cached_property
-    def height(self):
-        return self._game.plot_height
+    def _my_plots(self) -> list[int]:
+        return self._game.owned[self._seat]
 
     @cached_property
-    def shop_mask(self):
+    def districts_owned(self) -> list[int]:
+        """Per relative seat: districts where it has a plot."""
+        return [NUM_DISTRICTS - owned.count(NO_OWNER) for owned in self._slots(self._game.owned)]
+
+    @cached_property
+    def shop_mask(self) -> list[int]:
         """Per plot: bitmask of the shop types on it."""
         board = self._board
         result = board.get("shop_mask")
         if result is None:
             result = board["shop_mask"] = [0] * NUM_PLOTS
             for plot, shops in enumerate(self._game.plot_shops):
-                for t in shops:
-                    result[plot] |= 1 << t
+                if shops:
+                    mask = 0
+                    for t in shops:
+                        mask |= 1 << t
+                    result[plot] = mask
         return result
 
     @cached_property
-    def shop_count(self):
+    def shop_count(self) -> list[int]:
         board = self._board
         result = board.get("shop_count")
         if result is None:
@@ -319,36 +452,34 @@ class StateView(_Fields):
         return result
 
     @cached_property
-    def empty(self):
+    def empty(self) -> list[bool]:
         board = self._board
         result = board.get("empty")
         if result is None:
-            result = board["empty"] = _Fields.empty.func(self)
+            g = self._game  # _Fields.empty from the engine's lists (a plot with no shop has an empty list)
+            result = board["empty"] = [c >= 0 and not h and not shops
+                                       for c, h, shops in zip(self.tables.plot_color, g.plot_height, g.plot_shops)]
         return result
 
     @cached_property
-    def closed(self):
-        return self._game.closed
-
-    @cached_property
-    def commissioner_at(self):
+    def commissioner_at(self) -> list[int]:
         return self._game.comm_pos
 
     @cached_property
-    def markers(self):
+    def markers(self) -> list[list[bool]]:
         return self._game.markers
 
     @cached_property
-    def box_types(self):
+    def box_types(self) -> int:
         """Distinct shop types in the Central Park box."""
         return len(set(self._game.box))
 
     @cached_property
-    def box_size(self):
+    def box_size(self) -> int:
         return len(self._game.box)
 
     @cached_property
-    def active_tiles(self):
+    def active_tiles(self) -> list[int]:
         """Shop types available in the active group of the row."""
         g = self._game
         group = g._active_group()
@@ -359,103 +490,121 @@ class StateView(_Fields):
     # ---- players ----------------------------------------------------------------------
 
     @cached_property
-    def scores(self):
+    def scores(self) -> list[int]:
         return self._slots(self._game.scores)
 
     @cached_property
-    def reserve(self):
+    def reserve(self) -> list[int]:
         return self._slots(self._game.reserve)
 
     @cached_property
-    def supply(self):
+    def supply(self) -> list[int]:
         return self._slots(self._game.supply)
 
     @cached_property
-    def central_park(self):
+    def central_park(self) -> list[int]:
         return self._slots(self._game.cp_skyscrapers)
 
     @cached_property
-    def hand(self):
-        """My hand as 18 counts (kind = color * 3 + value index)."""
-        return self._game.hands[self._seat]
-
-    @cached_property
-    def known_cards(self):
+    def known_cards(self) -> list[list[int]]:
         """Per relative seat: cards known exactly to be in its hand (my own: my whole hand, R31)."""
         known = self._slots(self._game.known)
         known[0] = self.hand
         return known
 
     @cached_property
-    def hand_colors(self):
+    def hand_colors(self) -> list[list[int]]:
         """Cards in hand per color (black last) for every relative seat (public, R31)."""
         return [[a + b + c for a, b, c in zip(h[0::3], h[1::3], h[2::3])] for h in self._slots(self._game.hands)]
+
+    @cached_property
+    def hand_points(self) -> list[int]:
+        """Total card value in each seat's hand, counting unknown cards as 5 (a hand's size is public)."""
+        return [sum(map(mul, KIND_VALUE, known)) + 5 * (sum(hand) - sum(known))
+                for known, hand in zip(self.known_cards, self._slots(self._game.hands))]
 
     # ---- piles ------------------------------------------------------------------------
 
     @cached_property
-    def pile_top(self):
+    def pile_top(self) -> list[int]:
         """Per color: the value index of the top card (face up), or -1 for an empty pile."""
         return [pile[-1] if pile else -1 for pile in self._game.piles]
 
     # ---- the auction ------------------------------------------------------------------
 
-    @cached_property
-    def auction_location(self):
-        return self._game.auc_loc
+    def _read_auction(self, name: str) -> Any:
+        """Set the auction fields a bid reads, all at once (one call instead of one per field); ``name``'s value."""
+        g, seat, fields = self._game, self._seat, self.__dict__
+        if g.auc_loc < 0:
+            fields.update(auction_location=g.auc_loc, auction_full=False, high_bid=0, my_table_cards=[0] * NUM_KINDS,
+                          my_bid_color=-1, allowed_colors=[], central_park_color=-1)
+        else:
+            allowed = g.auc_allowed[seat] if g.auc_cp_color < 0 else 1 << g.auc_cp_color
+            fields.update(auction_location=g.auc_loc, auction_full=g.auc_full, high_bid=g.auc_high,
+                          my_table_cards=g.auc_cards[seat], my_bid_color=g.auc_color[seat],
+                          allowed_colors=list(_COLORS_IN_MASK[allowed]), central_park_color=g.auc_cp_color)
+        return fields[name]
 
     @cached_property
-    def auction_full(self):
-        return self._game.auc_loc >= 0 and self._game.auc_full
+    def auction_location(self) -> int:
+        return self._read_auction("auction_location")
 
     @cached_property
-    def high_bid(self):
-        return self._game.auc_high if self._game.auc_loc >= 0 else 0
+    def auction_full(self) -> bool:
+        return self._read_auction("auction_full")
 
     @cached_property
-    def high_bidder(self):
+    def high_bid(self) -> int:
+        return self._read_auction("high_bid")
+
+    @cached_property
+    def my_table_cards(self) -> list[int]:
+        return self._read_auction("my_table_cards")
+
+    @cached_property
+    def my_bid_color(self) -> int:
+        return self._read_auction("my_bid_color")
+
+    @cached_property
+    def high_bidder(self) -> int:
         return self._slot_of(self._game.auc_high_bidder) if self._game.auc_loc >= 0 else -1
 
     @cached_property
-    def table_cards(self):
+    def table_cards(self) -> list[list[int]]:
         """Per relative seat: the cards it has laid in this auction."""
         if self._game.auc_loc < 0:
             return [[0] * NUM_KINDS for _ in range(self.n)]
         return self._slots(self._game.auc_cards)
 
     @cached_property
-    def bid_color(self):
+    def bid_color(self) -> list[int]:
         """Per relative seat: the color it bids in this auction, -1 if none yet."""
         if self._game.auc_loc < 0:
             return [-1] * self.n
         return self._slots(self._game.auc_color)
 
     @cached_property
-    def allowed_colors(self):
-        g = self._game
-        if g.auc_loc < 0:
-            return []
-        allowed = g.auc_allowed[self._seat] if g.auc_cp_color < 0 else 1 << g.auc_cp_color
-        return [c for c in range(NUM_COLORS) if allowed >> c & 1]
+    def allowed_colors(self) -> list[int]:
+        return self._read_auction("allowed_colors")
 
     @cached_property
-    def central_park_color(self):
+    def central_park_color(self) -> int:
         """The color fixed for Central Park in this auction (R36), -1 if none."""
-        return self._game.auc_cp_color if self._game.auc_loc >= 0 else -1
+        return self._read_auction("central_park_color")
 
     @cached_property
-    def auction_passed(self):
+    def auction_passed(self) -> list[bool]:
         if self._game.auc_loc < 0:
             return [False] * self.n
         return self._slots(self._game.auc_passed)
 
 
-def _one_hot_index(onehot):
+def _one_hot_index(onehot: np.ndarray) -> int:
     """The index set in a one-hot view, -1 when none is."""
     return int(onehot.argmax()) if onehot.any() else -1
 
 
-def _rounded(array, scale=1.0):
+def _rounded(array: np.ndarray, scale: float = 1.0) -> list[int]:
     return [int(round(x * scale)) for x in array.tolist()]
 
 
@@ -466,7 +615,7 @@ class SeatView(_Fields):
     observation holds. ``v``: the named views of the vector (``observation.views``).
     """
 
-    def __init__(self, observation, action_mask, config):
+    def __init__(self, observation: np.ndarray, action_mask: np.ndarray, config: GameConfig) -> None:
         self.config = config
         self.n = config.num_players
         self.tables = board_tables(config)
@@ -476,33 +625,33 @@ class SeatView(_Fields):
     # ---- the decision -----------------------------------------------------------------
 
     @cached_property
-    def legal(self):
+    def legal(self) -> list[int]:
         return np.flatnonzero(self.mask).tolist()
 
-    def is_legal(self, action):
+    def is_legal(self, action: int) -> bool:
         return bool(self.mask[action])
 
     @cached_property
-    def decision(self):
+    def decision(self) -> int:
         onehot = self.v["decision"]
         return int(onehot.argmax()) if onehot.any() else GAME_OVER
 
     @cached_property
-    def stops(self):
+    def stops(self) -> int:
         return int(round(float(self.v["progress"][1]) * 2))
 
     @cached_property
-    def shops_placed(self):
+    def shops_placed(self) -> int:
         return int(round(float(self.v["progress"][2]) * 12))
 
     @cached_property
-    def pending_tile(self):
+    def pending_tile(self) -> int:
         return _one_hot_index(self.v["pending_tile"])
 
     # ---- the board --------------------------------------------------------------------
 
     @cached_property
-    def owner(self):
+    def owner(self) -> list[int]:
         """Per plot: the relative seat (0 = me) owning its skyscrapers, 4 for Alea, -1 for none."""
         owners = self.v["plot_owner"]
         result = [NO_OWNER] * NUM_PLOTS
@@ -511,11 +660,11 @@ class SeatView(_Fields):
         return result
 
     @cached_property
-    def height(self):
+    def height(self) -> list[int]:
         return _rounded(self.v["plot_height"])
 
     @cached_property
-    def shop_mask(self):
+    def shop_mask(self) -> list[int]:
         """Per plot: bitmask of the shop types on it."""
         shops = self.v["plot_shops"]
         result = [0] * NUM_PLOTS
@@ -524,32 +673,32 @@ class SeatView(_Fields):
         return result
 
     @cached_property
-    def shop_count(self):
+    def shop_count(self) -> list[int]:
         return _rounded(self.v["plot_shops"].sum(axis=1))
 
     @cached_property
-    def closed(self):
+    def closed(self) -> list[bool]:
         return [bool(x) for x in self.v["district_closed"].tolist()]
 
     @cached_property
-    def commissioner_at(self):
+    def commissioner_at(self) -> list[int]:
         return [int(self.v["commissioner_at"][c].argmax()) for c in (0, 1)]
 
     @cached_property
-    def markers(self):
+    def markers(self) -> list[list[bool]]:
         return [[bool(x) for x in self.v["markers"][c].tolist()] for c in (0, 1)]
 
     @cached_property
-    def box_types(self):
+    def box_types(self) -> int:
         """Distinct shop types in the Central Park box."""
         return int((self.v["box"] > 0).sum())
 
     @cached_property
-    def box_size(self):
+    def box_size(self) -> int:
         return int(round(float(self.v["box"].sum())))
 
     @cached_property
-    def active_tiles(self):
+    def active_tiles(self) -> list[int]:
         """Shop types available in the active group of the row."""
         row = self.v["row"][self.v["row_active"] > 0]
         return sorted({int(t) for t in np.nonzero(row)[1]})
@@ -557,40 +706,40 @@ class SeatView(_Fields):
     # ---- players ----------------------------------------------------------------------
 
     @cached_property
-    def scores(self):
+    def scores(self) -> list[int]:
         return _rounded(self.v["score"][: self.n], 50)
 
     @cached_property
-    def reserve(self):
+    def reserve(self) -> list[int]:
         return _rounded(self.v["reserve"][: self.n], 18)
 
     @cached_property
-    def supply(self):
+    def supply(self) -> list[int]:
         return _rounded(self.v["supply"][: self.n], 18)
 
     @cached_property
-    def central_park(self):
+    def central_park(self) -> list[int]:
         return _rounded(self.v["central_park"][: self.n])
 
     @cached_property
-    def hand(self):
+    def hand(self) -> list[int]:
         """My hand as 18 counts (kind = color * 3 + value index)."""
         return self.known_cards[0]
 
     @cached_property
-    def known_cards(self):
+    def known_cards(self) -> list[list[int]]:
         """Per relative seat: cards known exactly to be in its hand (my own: my whole hand, R31)."""
         return [_rounded(row) for row in self.v["known_cards"][: self.n]]
 
     @cached_property
-    def hand_colors(self):
+    def hand_colors(self) -> list[list[int]]:
         """Cards in hand per color (black last) for every relative seat (public, R31)."""
         return [_rounded(row) for row in self.v["hand_colors"][: self.n]]
 
     # ---- piles ------------------------------------------------------------------------
 
     @cached_property
-    def pile_top(self):
+    def pile_top(self) -> list[int]:
         """Per color: the value index of the top card, or -1 for an empty pile."""
         tops = self.v["pile_top"]
         return [_one_hot_index(tops[c]) for c in range(NUM_COLORS)]
@@ -598,41 +747,45 @@ class SeatView(_Fields):
     # ---- the auction ------------------------------------------------------------------
 
     @cached_property
-    def auction_location(self):
+    def auction_location(self) -> int:
         return _one_hot_index(self.v["auction_location"])
 
     @cached_property
-    def auction_full(self):
+    def auction_full(self) -> bool:
         return bool(self.v["auction_full"][0])
 
     @cached_property
-    def high_bid(self):
+    def high_bid(self) -> int:
         return int(round(float(self.v["high_bid"][0]) * 50))
 
     @cached_property
-    def high_bidder(self):
+    def high_bidder(self) -> int:
         return _one_hot_index(self.v["high_bidder"])
 
     @cached_property
-    def table_cards(self):
+    def table_cards(self) -> list[list[int]]:
         """Per relative seat: the cards it has laid in this auction."""
         return [_rounded(row) for row in self.v["auction_cards"][: self.n]]
 
     @cached_property
-    def bid_color(self):
+    def bid_color(self) -> list[int]:
         """Per relative seat: the color it bids in this auction, -1 if none yet."""
         return [_one_hot_index(row) for row in self.v["auction_color"][: self.n]]
 
     @cached_property
-    def allowed_colors(self):
+    def allowed_colors(self) -> list[int]:
         return [c for c in range(NUM_COLORS) if self.v["allowed_colors"][c] > 0]
 
     @cached_property
-    def central_park_color(self):
+    def central_park_color(self) -> int:
         """The color fixed for Central Park in this auction (R36), -1 if none."""
         return _one_hot_index(self.v["central_park_color"])
 
     @cached_property
-    def auction_passed(self):
+    def auction_passed(self) -> list[bool]:
         return [bool(x) for x in self.v["auction_passed"][: self.n].tolist()]
 
+
+
+View = Union[StateView, SeatView]
+"""Either view: what the scripted agents' functions take (they read only the fields both have)."""

@@ -19,6 +19,9 @@ Workloads (4 players, 5-plot board; one process, CPU time of this process unless
   reads one) and its win rate over these few games (for the strength claim run the 1,000-game tournament of docs/search.md);
 - ``labelling``: ``fifthave.train.candidate_values.play_labelled`` with the default
   ``CandidateValueConfig``, games/s;
+- ``decision-kinds`` (only when named in ``--only``): where a HeuristicAgent's time goes, per kind
+  of decision (bid, move, ...) over 40 four-heuristic games: CPU per call around ``act_view`` and
+  its cost in engine steps (the profile behind issue 36's passes);
 - ``train-default``, ``train-selfplay``, ``train-heuristic``: MaskablePPO env steps/s (wall
   time: the configs run games in worker processes) of ``train/configs/ppo_vs_random.json``, of the
   self-play experiment (``selfplay_experiment.json``, its snapshot pool full: see
@@ -33,7 +36,8 @@ import time
 
 import numpy as np  # noqa: E402
 
-WORKLOADS = ("tournament", "bidlab", "search", "labelling", "train-default", "train-selfplay", "train-heuristic")
+WORKLOADS = ("tournament", "bidlab", "search", "labelling", "train-default", "train-selfplay", "train-heuristic",
+             "decision-kinds")
 
 
 def engine_rate(seconds):
@@ -118,6 +122,39 @@ def labelling(games):
     return games / (time.process_time() - start), "games/s", f"{games} games, {config.samples} samples"
 
 
+def decision_kinds(games, engine):
+    """Per kind of decision: HeuristicAgent's CPU per call (``act_view`` on a ``StateView``), printed as a
+    table; returns the agent's mean over all decisions."""
+    from fifthave.agents.heuristic import HeuristicAgent
+    from fifthave_env.engine import Game, GameConfig
+    from fifthave_env.engine import game as G
+    from fifthave_env.seat_view import StateView
+
+    names = {getattr(G, name): name[:-len("_DECISION")].lower() for name in dir(G) if name.endswith("_DECISION")}
+    config = GameConfig(num_players=4, board=5)
+    seconds, calls = {}, {}
+    clock = time.process_time
+    for g in range(games):
+        game = Game(config, rng=np.random.default_rng(g))
+        agents = [HeuristicAgent() for _ in range(4)]
+        for seat, agent in enumerate(agents):
+            agent.reset(config, seat, np.random.default_rng([g, seat]))
+        while not game.is_over:
+            seat, kind = game.actor, game.decision
+            start = clock()
+            action = agents[seat].act_view(StateView(game, seat))
+            seconds[kind] = seconds.get(kind, 0.0) + clock() - start
+            calls[kind] = calls.get(kind, 0) + 1
+            game.apply(action)
+    total = sum(seconds.values())
+    for kind in sorted(seconds, key=seconds.get, reverse=True):
+        per_call = seconds[kind] / calls[kind]
+        print(f"    {names.get(kind, kind):16} {calls[kind]:7,} calls {1e6 * per_call:7.1f} us a call "
+              f"= {engine * per_call:5.1f} engine steps   {seconds[kind] / total:4.0%} of the agent's time")
+    decisions = sum(calls.values())
+    return decisions / total, "decisions/s (agent only)", f"{games} games, {decisions:,} decisions"
+
+
 def training(name, rollouts):
     import fifthave_env
 
@@ -138,7 +175,7 @@ def training(name, rollouts):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer games (a smoke run; noisier)")
-    parser.add_argument("--only", nargs="+", choices=WORKLOADS, default=list(WORKLOADS))
+    parser.add_argument("--only", nargs="+", choices=WORKLOADS, default=list(WORKLOADS[:-1]))
     parser.add_argument("--search", nargs="+", default=["search"], metavar="NAME",
                         help="the search agents the search workload times (default: the default search)")
     args = parser.parse_args(argv)
@@ -151,6 +188,7 @@ def main(argv=None):
         "train-default": lambda: training("train-default", 1 if q else 3),
         "train-selfplay": lambda: training("train-selfplay", 1 if q else 3),
         "train-heuristic": lambda: training("train-heuristic", 1 if q else 3),
+        "decision-kinds": lambda: decision_kinds(8 if q else 40, engine),
     }
     import fifthave_env
 

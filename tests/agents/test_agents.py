@@ -163,6 +163,33 @@ def test_cheapest_raise_opens_with_an_allowed_color_and_follows_the_laid_one():
     assert cheapest_raise(hand, empty, [GRAY], 5, use_black=False) is None
 
 
+def test_the_cheapest_counts_are_the_minimum_over_every_count_of_sixes_and_fives():
+    """The card-count search the bid planner runs (pruned, and cached by its arguments) against every
+    count of sixes and fives, each with the fewest fours that reach ``need``: least total, then fewest
+    cards, then fewest sixes, then fewest fives. (Only the fewest fours are tried: a set that would need
+    one more four just to open with a colored card is not found. The agents were tuned so.)"""
+    from fifthave.agents.bidding import _cheapest_counts
+
+    rng = np.random.default_rng(36)
+    for _ in range(3000):
+        colored = tuple(int(x) for x in rng.integers(0, 5, 3))
+        black = tuple(int(x) for x in rng.integers(0, 4, 3))
+        need, opening = int(rng.integers(-2, 70)), bool(rng.integers(2))
+        sets = []
+        for n5 in range(colored[1] + black[1] + 1):
+            for n6 in range(colored[2] + black[2] + 1):
+                n4 = max(0, -(-(need - 5 * n5 - 6 * n6) // 4))
+                total, count = 4 * n4 + 5 * n5 + 6 * n6, n4 + n5 + n6
+                if n4 > colored[0] + black[0] or (need > 0 and not count):
+                    continue
+                if opening and not any(n and c for n, c in zip((n4, n5, n6), colored)):
+                    continue
+                sets.append(((total, count), n6, n5, (n4, n5, n6)))
+        expected = min(sets, default=None)
+        assert _cheapest_counts(colored, black, need, opening) == (
+            None if expected is None else (expected[0], expected[3])), (colored, black, need, opening)
+
+
 class StubView:
     """The few fields a bidding strategy reads."""
 
