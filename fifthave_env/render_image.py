@@ -142,7 +142,7 @@ class _Pen:
         return self.draw.textlength(text, font=_font(size * self.k)) / self.k
 
 
-def board_image(game: Game, hands: str = "actor", caption: str | None = None, scale: float = 1.0) -> Image.Image:
+def board_image(game: Game, hands: str | int = "actor", caption: str | None = None, scale: float = 1.0) -> Image.Image:
     """The game as a ``PIL.Image`` (RGB, ``1280 x 720`` times ``scale``).
 
     ``hands`` picks whose exact hand is shown (everything else drawn is public, R30):
@@ -172,7 +172,7 @@ def board_image(game: Game, hands: str = "actor", caption: str | None = None, sc
     return image
 
 
-def render_image(game: Game, hands: str = "actor", caption: str | None = None, scale: float = 1.0) -> np.ndarray:
+def render_image(game: Game, hands: str | int = "actor", caption: str | None = None, scale: float = 1.0) -> np.ndarray:
     """The picture of :func:`board_image` as an ``(H, W, 3)`` uint8 numpy array."""
     return np.asarray(board_image(game, hands=hands, caption=caption, scale=scale))
 
