@@ -92,7 +92,7 @@ from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
 
-from .base import Agent
+from .base import AgentFactory
 from .registry import AGENT_FACTORIES, agent_names_help
 from .stats import bootstrap_elo, bradley_terry_elo, clustered_mean_interval, clustered_rate_interval, seat_ranks
 
@@ -115,8 +115,6 @@ stops: building stops declared per game"""
 
 GREEDY_SUFFIX = ":greedy"
 
-AgentFactory = Callable[[], Agent]
-"""A zero-argument callable that makes a fresh agent (a tournament makes one per seat and game)."""
 AgentEntry = Union[AgentFactory, tuple[str, AgentFactory]]
 """A tournament entry: a factory (labelled by its agent's ``name``), or ``(label, factory)``."""
 
