@@ -203,7 +203,7 @@ def percentile_interval(samples: np.ndarray, clusters: int, confidence: float = 
     return float(low), float(high)
 
 
-def cluster_bootstrap_mean(values: ArrayLike, cluster_ids: Sequence[Hashable], resamples: int = 10_000,
+def cluster_bootstrap_mean(values: ArrayLike, cluster_ids: Iterable[Hashable], resamples: int = 10_000,
                            seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
     """``(mean, low, high)`` of ``values`` with an expanded percentile interval from resampling whole
     clusters (``cluster_ids``: one hashable label per value, e.g. its deal), since values of one cluster are
