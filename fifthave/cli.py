@@ -14,6 +14,7 @@ import difflib
 import importlib
 import os
 import sys
+from collections.abc import Sequence
 from contextlib import contextmanager
 
 
@@ -106,7 +107,7 @@ def _load(name):
     return getattr(module, function)
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int | None:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
     if not argv or argv[0].startswith("-"):

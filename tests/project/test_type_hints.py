@@ -88,3 +88,29 @@ def test_the_walk_sees_functions_methods_and_gaps():
     assert missing_annotations(unannotated, "unannotated") == ["parameter 'x'", "the return"]
     assert missing_annotations(Sample.method, "Sample.method") == []
     assert missing_annotations(Sample.size.fget, "Sample.size") == ["the return"]
+
+
+PENDING = {
+    # being rewritten by another branch, which annotates them and adds them to [tool.mypy] files
+    "fifthave_env/seat_view.py", "fifthave/agents/heuristic.py", "fifthave/agents/bidding.py",
+    "fifthave/agents/valuation.py", "fifthave/agents/view.py",
+}
+"""Public modules of fifthave_env/, agents/ and fifthave/ not yet in ``[tool.mypy] files`` (remove a module
+here when you list it there). fifthave.train is not covered yet."""
+
+
+def test_every_public_module_outside_training_is_type_checked():
+    files = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]["files"])
+    public = set()
+    for folder, shown_as in (("fifthave_env", "fifthave_env"), ("agents", "fifthave/agents"), ("fifthave", "fifthave")):
+        for path in (ROOT / folder).rglob("*.py"):
+            relative = path.relative_to(ROOT / folder)
+            if folder == "fifthave" and relative.parts[0] in ("agents", "train"):
+                continue  # the links to agents/ (walked above) and train/ (not covered)
+            if not any(part.startswith("_") and part != "__init__.py" for part in relative.parts):
+                public.add(f"{shown_as}/{relative.as_posix()}")
+    stale = sorted(PENDING & files) + sorted(PENDING - public)
+    assert not stale, f"remove from PENDING (now type-checked, or gone): {', '.join(stale)}"
+    missing = sorted(public - files - PENDING)
+    assert not missing, f"public modules missing from [tool.mypy] files in pyproject.toml: {', '.join(missing)}"
+    assert not files - public, f"[tool.mypy] files lists modules that do not exist: {sorted(files - public)}"
