@@ -41,7 +41,7 @@ def entrants(num_players: int, board: int = 5) -> list[str]:
     return list(SCRIPTED) + [m.name for m in models.available() if (m.num_players, m.board) == (num_players, board)]
 
 
-def panel_stem(out: str, agent: str, num_players: int) -> str:
+def panel_stem(out: str | os.PathLike[str], agent: str, num_players: int) -> str:
     return os.path.join(out, f"{re.sub(r'[^A-Za-z0-9_-]+', '_', agent)}_{num_players}p")
 
 
@@ -55,7 +55,7 @@ def _reusable(stem, settings):
     return panel if isinstance(panel, dict) and panel.get("settings") == settings else None
 
 
-def build(out: str, num_players: int = 4, board: int = 5, games: int | None = None, seed: int = 0, workers: int = 1,
+def build(out: str | os.PathLike[str], num_players: int = 4, board: int = 5, games: int | None = None, seed: int = 0, workers: int = 1,
           max_turns: int = 300, agents: Sequence[str] | None = None, fresh: bool = False,
           progress: Callable[[str], object] = print) -> list[dict[str, Any]]:
     """Play (or reuse) the panel of every entrant and write the page; returns the panels in page order."""

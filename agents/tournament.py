@@ -435,14 +435,14 @@ class TournamentResult:
         return "\n".join(lines)
 
     @classmethod
-    def load(cls, stem: str) -> TournamentResult:
+    def load(cls, stem: str | os.PathLike[str]) -> TournamentResult:
         """The result saved at ``stem.json``, its table computed again from the stored games (the
         statistics of the current code; the games are not replayed)."""
         data = safejson.load(f"{stem}.json", f"the tournament result {stem}.json")
         s = data["settings"]
         return cls(s, summarize(data["games"], s["labels"], s["num_players"]), data["games"], data.get("seconds", 0.0))
 
-    def save(self, stem: str) -> None:
+    def save(self, stem: str | os.PathLike[str]) -> None:
         """Write ``stem.json`` (settings, table, per-game records), ``stem.csv`` (the table) and ``stem.png``."""
         os.makedirs(os.path.dirname(stem) or ".", exist_ok=True)
         self.save_json(f"{stem}.json")
