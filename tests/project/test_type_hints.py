@@ -114,3 +114,11 @@ def test_every_public_module_outside_training_is_type_checked():
     missing = sorted(public - files - PENDING)
     assert not missing, f"public modules missing from [tool.mypy] files in pyproject.toml: {', '.join(missing)}"
     assert not files - public, f"[tool.mypy] files lists modules that do not exist: {sorted(files - public)}"
+
+
+def test_the_installed_packages_carry_their_hints():
+    # PEP 561: without py.typed in the installed package, a user's type checker ignores every hint above
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    for package in ("fifthave_env", "fifthave"):
+        assert (ROOT / package / "py.typed").is_file(), f"{package}/py.typed is missing"
+        assert "py.typed" in package_data.get(package, []), f"pyproject.toml does not install {package}/py.typed"
