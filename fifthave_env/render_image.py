@@ -118,19 +118,19 @@ class _Pen:
     def _xy(self, *values):
         return [v * self.k for v in values]
 
-    def rect(self, box, fill=None, outline=None, width: int = 1, radius: float = 0) -> None:
+    def rect(self, box, fill=None, outline=None, width: float = 1, radius: float = 0) -> None:
         self.draw.rounded_rectangle(self._xy(*box), radius=radius * self.k, fill=fill, outline=outline,
                                     width=max(1, round(width * self.k)) if outline else 0)
 
-    def circle(self, x, y, r, fill=None, outline=None, width: int = 1) -> None:
+    def circle(self, x, y, r, fill=None, outline=None, width: float = 1) -> None:
         self.draw.ellipse(self._xy(x - r, y - r, x + r, y + r), fill=fill, outline=outline,
                           width=max(1, round(width * self.k)) if outline else 0)
 
-    def line(self, points, fill, width: int = 1) -> None:
+    def line(self, points, fill, width: float = 1) -> None:
         self.draw.line([v * self.k for point in points for v in point], fill=fill, width=round(width * self.k),
                        joint="curve")
 
-    def polygon(self, points, fill=None, outline=None, width: int = 1) -> None:
+    def polygon(self, points, fill=None, outline=None, width: float = 1) -> None:
         self.draw.polygon([v * self.k for point in points for v in point], fill=fill, outline=outline,
                           width=max(1, round(width * self.k)) if outline else 0)
 
