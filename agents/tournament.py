@@ -79,7 +79,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, TypedDict, Union
 
 import numpy as np
 
@@ -102,6 +102,30 @@ TABLE_COLUMNS = (
     "elo", "elo_ci_low", "elo_ci_high", "auctions_entered", "auctions_won", "mean_winning_bid", "vp_per_card",
     "stops_declared",
 )
+
+
+class TableRow(TypedDict):
+    """One agent's row of a tournament's table (``TournamentResult.table``; the columns of ``TABLE_COLUMNS``,
+    explained in ``TABLE_LEGEND``). An interval bound is None where one deal cannot give it."""
+
+    agent: str
+    seat_games: int
+    win_rate: float
+    win_ci_low: float
+    win_ci_high: float
+    fair_share: float
+    mean_vp: float
+    vp_ci_low: float | None
+    vp_ci_high: float | None
+    mean_rank: float
+    elo: float
+    elo_ci_low: float | None
+    elo_ci_high: float | None
+    auctions_entered: float
+    auctions_won: float
+    mean_winning_bid: float
+    vp_per_card: float
+    stops_declared: float
 
 
 TABLE_LEGEND = """\
@@ -342,9 +366,9 @@ def _play_in_worker(game_index):
 # ---- statistics ------------------------------------------------------------------------------
 
 def summarize(records: Sequence[dict[str, Any]], labels: Sequence[str], num_players: int,
-              elo_resamples: int = 200) -> list[dict[str, Any]]:
+              elo_resamples: int = 200) -> list[TableRow]:
     """The per-label table (dicts with TABLE_COLUMNS) from game records."""
-    rows = {}
+    rows: dict[str, TableRow] = {}
     distinct = sorted(set(labels))
     ratings = bradley_terry_elo(distinct, records, labels)
     deals = sorted({r["deal"] for r in records})
@@ -400,11 +424,11 @@ def summarize(records: Sequence[dict[str, Any]], labels: Sequence[str], num_play
 @dataclass
 class TournamentResult:
     settings: dict[str, Any]
-    table: list[dict[str, Any]]
+    table: list[TableRow]
     records: list[dict[str, Any]] = field(repr=False)
     seconds: float = 0.0
 
-    def row(self, label: str) -> dict[str, Any]:
+    def row(self, label: str) -> TableRow:
         for row in self.table:
             if row["agent"] == label:
                 return row
@@ -475,15 +499,15 @@ class TournamentResult:
         axes[0].set_ylim(0, 1)
         axes[0].legend(loc="upper right", fontsize=8)
         vp_errors = None
-        if all(r["vp_ci_low"] is not None for r in self.table):
-            vp_errors = [[r["mean_vp"] - r["vp_ci_low"] for r in self.table],
-                         [r["vp_ci_high"] - r["mean_vp"] for r in self.table]]
+        if all(r["vp_ci_low"] is not None for r in self.table):  # then every bound is a float (mypy cannot see it)
+            vp_errors = [[r["mean_vp"] - r["vp_ci_low"] for r in self.table],  # type: ignore[operator]
+                         [r["vp_ci_high"] - r["mean_vp"] for r in self.table]]  # type: ignore[operator]
         axes[1].bar(x, [r["mean_vp"] for r in self.table], yerr=vp_errors, capsize=4, color="tab:green")
         axes[1].set_ylabel("mean VP (95% CI)")
         elo_errors = None
-        if all(r["elo_ci_low"] is not None for r in self.table):
-            elo_errors = [[max(0.0, r["elo"] - r["elo_ci_low"]) for r in self.table],
-                          [max(0.0, r["elo_ci_high"] - r["elo"]) for r in self.table]]
+        if all(r["elo_ci_low"] is not None for r in self.table):  # as above
+            elo_errors = [[max(0.0, r["elo"] - r["elo_ci_low"]) for r in self.table],  # type: ignore[operator]
+                          [max(0.0, r["elo_ci_high"] - r["elo"]) for r in self.table]]  # type: ignore[operator]
         axes[2].bar(x, [r["elo"] - 1500 for r in self.table], bottom=1500, yerr=elo_errors, capsize=4,
                     color="tab:orange")
         axes[2].set_ylabel("Elo (Bradley-Terry, 95% CI)")
