@@ -37,6 +37,9 @@ __all__ = ["Agent", "AgentFactory", "LayoutObservations", "RandomAgent", "give_s
 
 @runtime_checkable
 class Agent(Protocol):
+    """What every game runner plays: a ``name``, ``reset`` before each game and ``act`` at each decision (see
+    the module docstring for the optional attributes). A structural type: an agent need not inherit from it."""
+
     name: str
     # Optional: ``needs_observation = False`` for an agent that reads only the mask, and
     # ``observation_layout = 1`` for one that reads the derived views (see above).

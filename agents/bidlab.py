@@ -108,6 +108,7 @@ def make_factory(spec: AgentSpec) -> AgentFactory:
 
 
 def spec_name(spec: AgentSpec) -> str:
+    """The label of ``spec`` in results: the agent name given, else the made agent's ``name``."""
     if isinstance(spec, str):
         return spec
     return make_factory(spec)().name
@@ -220,6 +221,7 @@ def play_out(game: Game, agents: Sequence[Any], meter: LuckMeter | None = None, 
 
 
 def win_shares(game: Game) -> list[float]:
+    """Each seat's share of the win of a finished game (1 / k for each of k winners, else 0)."""
     return [1 / len(game.winners) if p in game.winners else 0.0 for p in range(game.n)]
 
 
@@ -494,6 +496,7 @@ def auction_effects(positions: Sequence[Mapping[str, Any]],
 # ---- console -----------------------------------------------------------------------------
 
 def format_comparison(result: Mapping[str, Any]) -> str:
+    """A ``compare`` result as the text ``fifthave bidlab compare`` prints."""
     lines = []
     s = result["settings"]
     lines.append(f"{s['candidate']} vs {s['baseline']} (focus entry; opponents {', '.join(s['opponents'])}), "

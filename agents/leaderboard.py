@@ -42,6 +42,7 @@ def entrants(num_players: int, board: int = 5) -> list[str]:
 
 
 def panel_stem(out: str | os.PathLike[str], agent: str, num_players: int) -> str:
+    """Where ``agent``'s panel is written under ``out`` (``.json`` and ``.md`` are added; the name made file-safe)."""
     return os.path.join(out, f"{re.sub(r'[^A-Za-z0-9_-]+', '_', agent)}_{num_players}p")
 
 

@@ -239,6 +239,7 @@ def _init_pool_worker(parent_pid, initializer, initargs):
 
 
 def deal_seed(seed: int, deal: int) -> int:
+    """The env seed of deal ``deal`` of a tournament seeded ``seed`` (every game of the deal starts from it)."""
     return int(np.random.SeedSequence([seed, deal]).generate_state(1, np.uint64)[0])
 
 
@@ -423,12 +424,15 @@ def summarize(records: Sequence[dict[str, Any]], labels: Sequence[str], num_play
 
 @dataclass
 class TournamentResult:
+    """A tournament's settings, its table (one ``TableRow`` per label), the per-game records and the wall time."""
+
     settings: dict[str, Any]
     table: list[TableRow]
     records: list[dict[str, Any]] = field(repr=False)
     seconds: float = 0.0
 
     def row(self, label: str) -> TableRow:
+        """The table row of ``label`` (``KeyError`` naming the labels there are)."""
         for row in self.table:
             if row["agent"] == label:
                 return row
@@ -446,6 +450,7 @@ class TournamentResult:
         return {label: 1000 * s / max(c, 1) for label, (s, c) in totals.items()}
 
     def format_table(self) -> str:
+        """The table as fixed-width text (what ``fifthave tournament`` prints; ``TABLE_LEGEND`` explains it)."""
         head = (f"{'agent':24s} {'win rate (95% CI)':>22s} {'fair':>5s} {'VP (95% CI)':>19s} {'rank':>5s} {'Elo':>6s} "
                 f"{'entered':>7s} {'won':>5s} {'bid':>5s} {'VP/card':>7s} {'stops':>5s}")
         lines = [head]
@@ -482,6 +487,7 @@ class TournamentResult:
                           "seconds": self.seconds}, self.records)
 
     def plot(self, path: str | os.PathLike[str]) -> None:
+        """Draw win rates, mean VP and Elo with their intervals to the PNG file ``path`` (needs matplotlib)."""
         import matplotlib
 
         matplotlib.use("Agg")
@@ -557,6 +563,7 @@ def orders_per_deal_for(num_players: int, seat_orders: str, orders_per_deal: int
 
 
 def games_per_deal(num_players: int, seat_orders: str = "cyclic", orders_per_deal: int = 0) -> int:
+    """How many games a deal has: one per seat order (``deal_seatings``)."""
     return len(deal_seatings(num_players, seat_orders, orders_per_deal=orders_per_deal))
 
 
