@@ -14,7 +14,6 @@ import difflib
 import importlib
 import os
 import sys
-from collections.abc import Sequence
 from contextlib import contextmanager
 
 
@@ -107,7 +106,7 @@ def _load(name):
     return getattr(module, function)
 
 
-def main(argv: Sequence[str] | None = None) -> int | None:
+def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
     if not argv or argv[0].startswith("-"):

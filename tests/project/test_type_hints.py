@@ -94,6 +94,8 @@ PENDING = {
     # being rewritten by another branch, which annotates them and adds them to [tool.mypy] files
     "fifthave_env/seat_view.py", "fifthave/agents/heuristic.py", "fifthave/agents/bidding.py",
     "fifthave/agents/valuation.py", "fifthave/agents/view.py",
+    # changed on main since this list was made: main(argv: Sequence[str] | None = None) -> int | None once merged
+    "fifthave/cli.py",
 }
 """Public modules of fifthave_env/, agents/ and fifthave/ not yet in ``[tool.mypy] files`` (remove a module
 here when you list it there). fifthave.train is not covered yet."""
