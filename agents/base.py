@@ -23,6 +23,7 @@ All are honoured through ``fifthave_env.agent_protocol`` (re-exported here), whi
 the environments use without importing ``agents``.
 """
 
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -31,11 +32,14 @@ from fifthave_env.agent_protocol import LayoutObservations, give_sampler, reads_
 from fifthave_env.engine.game import GameConfig
 from fifthave_env.random_agent import RandomAgent
 
-__all__ = ["Agent", "LayoutObservations", "RandomAgent", "give_sampler", "reads_view"]
+__all__ = ["Agent", "AgentFactory", "LayoutObservations", "RandomAgent", "give_sampler", "reads_view"]
 
 
 @runtime_checkable
 class Agent(Protocol):
+    """What every game runner plays: a ``name``, ``reset`` before each game and ``act`` at each decision (see
+    the module docstring for the optional attributes). A structural type: an agent need not inherit from it."""
+
     name: str
     # Optional: ``needs_observation = False`` for an agent that reads only the mask, and
     # ``observation_layout = 1`` for one that reads the derived views (see above).
@@ -45,3 +49,7 @@ class Agent(Protocol):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """A legal action id (``action_mask[id] == 1``) for this seat's observation."""
+
+
+AgentFactory = Callable[[], Agent]
+"""A zero-argument callable that makes a fresh agent (a tournament makes one per seat and game)."""

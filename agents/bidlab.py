@@ -62,9 +62,14 @@ Console::
     fifthave bidlab study --out results/bidding      # the committed study (results/bidding/README.md)
 """
 
+from __future__ import annotations
+
 import functools
 import json
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Union, cast
 
 import numpy as np
 
@@ -76,7 +81,8 @@ from fifthave_env.runner import GameHooks, play
 from fifthave_env.runtime import atomic_write_text
 
 from . import stats
-from .bidding import BIDDING_STRATEGIES, BiddingStrategy
+from .base import AgentFactory
+from .bidding import BIDDING_STRATEGIES, AuctionSituation, BiddingStrategy
 from .heuristic import HeuristicAgent
 from .tournament import SEAT_ORDERS, agent_factory, deal_seatings, deal_seed, fork_pool, orders_per_deal_for
 
@@ -84,8 +90,12 @@ COLORED_MEAN = sum(v * n for v, n in zip(VALUES, COLORED_PER_COLOR)) / sum(COLOR
 BLACK_MEAN = sum(v * n for v, n in zip(VALUES, BLACK_COUNTS)) / sum(BLACK_COUNTS)
 METRICS = ("win", "vp", "margin")  # win share, VP, VP minus the mean of the other seats
 
+AgentSpec = Union[str, AgentFactory, BiddingStrategy, type[BiddingStrategy]]
+"""What the lab plays in a seat: an agent name, a zero-argument agent factory, or a bidding strategy (instance or
+class) played by a ``HeuristicAgent``."""
 
-def make_factory(spec):
+
+def make_factory(spec: AgentSpec) -> AgentFactory:
     """A picklable zero-argument agent factory from an agent name, a factory or a bidding strategy."""
     if isinstance(spec, str):
         return agent_factory(spec)
@@ -93,11 +103,12 @@ def make_factory(spec):
         strategy = spec() if isinstance(spec, type) else spec
         return functools.partial(HeuristicAgent, bidding=strategy, name=f"heuristic-{strategy.name}")
     if callable(spec):
-        return spec
+        return cast(AgentFactory, spec)  # any other callable is taken for an agent factory
     raise TypeError(f"give an agent name, a zero-argument agent factory or a BiddingStrategy, got {spec!r}")
 
 
-def spec_name(spec):
+def spec_name(spec: AgentSpec) -> str:
+    """The label of ``spec`` in results: the agent name given, else the made agent's ``name``."""
     if isinstance(spec, str):
         return spec
     return make_factory(spec)().name
@@ -125,11 +136,11 @@ class LuckMeter:
     receiver is not a seat (Alea's bid, 2 players) is not counted.
     """
 
-    def __init__(self, game):
+    def __init__(self, game: Game) -> None:
         self.game = game
         self.luck = [sum(VALUES[k % 3] * c for k, c in enumerate(hand)) - 5 * COLORED_MEAN - 4 * BLACK_MEAN
                      for hand in game.hands]
-        self._draws = []
+        self._draws: list[float] = []
         original = game.draw_black
 
         def draw_black():
@@ -139,13 +150,13 @@ class LuckMeter:
                 self._draws.append(VALUES[value] - expected)
             return value
 
-        game.draw_black = draw_black
+        game.draw_black = draw_black  # type: ignore[method-assign]  # this instance's draws only (class docstring)
 
-    def before(self):
+    def before(self) -> None:
         self._draws.clear()
         self._blacks = [sum(h[BLACK * 3:]) for h in self.game.hands]
 
-    def after(self):
+    def after(self) -> None:
         if not self._draws:
             return
         game = self.game
@@ -156,11 +167,11 @@ class LuckMeter:
             for p, luck in zip(order, self._draws):
                 self.luck[p] += luck
 
-    def relative(self, seat):
+    def relative(self, seat: int) -> float:
         others = [x for p, x in enumerate(self.luck) if p != seat]
         return self.luck[seat] - sum(others) / len(others)
 
-    def saved_state(self):
+    def saved_state(self) -> dict[str, Any]:
         """``game.to_dict()``: the game's state fields, without the wrapper (clones leave it out too)."""
         return self.game.to_dict()
 
@@ -196,7 +207,8 @@ class _PlayOutHooks(GameHooks):
             self.meter.after()
 
 
-def play_out(game, agents, meter=None, bidder=None, on_auction=None):
+def play_out(game: Game, agents: Sequence[Any], meter: LuckMeter | None = None, bidder: tuple[int, Any] | None = None,
+             on_auction: Callable[[Game], object] | None = None) -> Game:
     """Play ``game`` to its end with one agent per seat (``fifthave_env.runner.play``, as in the tournament).
 
     ``meter``: a :class:`LuckMeter` of this game. ``bidder``: ``(seat, agent)``
@@ -208,11 +220,12 @@ def play_out(game, agents, meter=None, bidder=None, on_auction=None):
     return play(game, agents, [_PlayOutHooks(game, meter, bidder, on_auction)])
 
 
-def win_shares(game):
+def win_shares(game: Game) -> list[float]:
+    """Each seat's share of the win of a finished game (1 / k for each of k winners, else 0)."""
     return [1 / len(game.winners) if p in game.winners else 0.0 for p in range(game.n)]
 
 
-def new_game(num_players, board, max_turns, seed, deal):
+def new_game(num_players: int, board: int, max_turns: int, seed: int, deal: int) -> Game:
     """The game of deal ``deal``: the same cards and tiles as the tournament's deal."""
     env = fifth_avenue_v0.env(num_players=num_players, board=board, max_turns=max_turns)
     env.reset(seed=deal_seed(seed, deal))
@@ -223,8 +236,8 @@ def new_game(num_players, board, max_turns, seed, deal):
 
 @dataclass
 class _Lab:
-    arms: list  # factory of the focus entry per arm (arm 0 = baseline)
-    opponents: list
+    arms: list[AgentFactory]  # factory of the focus entry per arm (arm 0 = baseline)
+    opponents: list[AgentFactory]
     num_players: int
     board: int
     max_turns: int
@@ -234,19 +247,19 @@ class _Lab:
     position_every: int  # save every k-th auction start of the baseline arm (0: none)
 
 
-_LAB = None
+_LAB: _Lab | None = None
 
 
-def _init_lab(lab):
+def _init_lab(lab: _Lab) -> None:
     global _LAB
     _LAB = lab
 
 
-def play_deal(lab, deal):
+def play_deal(lab: _Lab, deal: int) -> dict[str, Any]:
     """Per arm: the focus entry's mean win share, VP and relative luck over the deal's games; saved positions."""
     n = lab.num_players
     seatings = deal_seatings(n, lab.seat_orders, lab.seed, deal, lab.orders_per_deal)
-    out = {"deal": deal, "win": [], "vp": [], "margin": [], "luck": [], "field_vp": [], "positions": []}
+    out: dict[str, Any] = {"deal": deal, "win": [], "vp": [], "margin": [], "luck": [], "field_vp": [], "positions": []}
     for arm, focus in enumerate(lab.arms):
         factories = [focus] + list(lab.opponents)
         win = vp = margin = luck = field_vp = 0.0
@@ -293,6 +306,7 @@ class _PositionSaver:
 
 
 def _play_deal_in_worker(deal):
+    assert _LAB is not None, "fork_pool's initializer (_init_lab) sets it in each worker"
     return play_deal(_LAB, deal)
 
 
@@ -303,8 +317,11 @@ def _run_deals(lab, deals, workers, progress=None):
         return list(pool.map(_play_deal_in_worker, range(deals)))
 
 
-def compare_many(baseline, candidates, opponents=None, num_players=4, deals=100, seed=0, board=5, max_turns=300,
-                 seat_orders="cyclic", orders_per_deal=None, workers=1, resamples=10_000, position_every=0):
+def compare_many(baseline: AgentSpec, candidates: Iterable[AgentSpec], opponents: Iterable[AgentSpec] | None = None,
+                 num_players: int = 4, deals: int = 100, seed: int = 0, board: int = 5, max_turns: int = 300,
+                 seat_orders: str = "cyclic", orders_per_deal: int | None = None, workers: int = 1,
+                 resamples: int = 10_000,
+                 position_every: int = 0) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Paired comparisons of several candidates against one baseline on the same deals (see the module docstring).
 
     Returns ``(results, positions)``: one result dict per candidate (as
@@ -332,7 +349,7 @@ def compare_many(baseline, candidates, opponents=None, num_players=4, deals=100,
                                                                                    orders_per_deal))}
     results = []
     for arm, candidate in enumerate(candidates, start=1):
-        result = {"settings": dict(settings, candidate=spec_name(candidate))}
+        result: dict[str, Any] = {"settings": dict(settings, candidate=spec_name(candidate))}
         for metric in METRICS:
             a = np.array([d[metric][0] for d in per_deal])
             b = np.array([d[metric][arm] for d in per_deal])
@@ -380,7 +397,7 @@ def _ratio(num, den):
     return float(num / den) if den > 1e-9 * max(num, 1e-300) else None
 
 
-def compare(baseline, candidate, **kwargs):
+def compare(baseline: AgentSpec, candidate: AgentSpec, **kwargs: Any) -> dict[str, Any]:
     """One paired comparison; a dict with ``deals``, ``difference``, ``ci_low``, ``ci_high``,
     ``unpaired_ci_low``, ``unpaired_ci_high``, ``variance_reduction`` (win share of the focus entry),
     the same and more under ``"win"``, ``"vp"`` and ``"margin"`` (VP minus the mean VP of the
@@ -394,18 +411,19 @@ def compare(baseline, candidate, **kwargs):
 class ScaledBidding(BiddingStrategy):
     """Value bidding with the limit scaled: ``scale`` times the worth (0: always pass)."""
 
-    def __init__(self, scale):
+    def __init__(self, scale: float) -> None:
         self.scale = scale
         self.name = "pass" if scale == 0 else f"value x{scale:g}"
 
-    def limit(self, situation, worth):
+    def limit(self, situation: AuctionSituation, worth: float) -> float:
         return self.scale * worth
 
 
 ALTERNATIVE_BIDS = (0.0, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
 
 
-def replay_position(position, bidding, seed, index, rest="heuristic"):
+def replay_position(position: Mapping[str, Any], bidding: BiddingStrategy | str, seed: int, index: int,
+                    rest: AgentSpec = "heuristic") -> tuple[int, float]:
     """Focus VP and win share when the focus seat bids with ``bidding`` in this auction (rest: fixed agents)."""
     game = Game.from_dict(position["game"])
     focus = position["focus"]
@@ -435,14 +453,16 @@ def _replay_all(args):
     return {"deal": position["deal"], "rotation": position["rotation"], "vp": vp, "win": win}
 
 
-def auction_effects(positions, strategies=tuple(BIDDING_STRATEGIES), alternatives=ALTERNATIVE_BIDS, seed=0,
-                    workers=1, resamples=10_000):
+def auction_effects(positions: Sequence[Mapping[str, Any]],
+                    strategies: Iterable[str | BiddingStrategy] = tuple(BIDDING_STRATEGIES),
+                    alternatives: Iterable[float] = ALTERNATIVE_BIDS, seed: int = 0, workers: int = 1,
+                    resamples: int = 10_000) -> dict[str, Any]:
     """Per-auction effects and bid regrets of ``strategies`` on saved ``positions`` (see the module docstring).
 
     ``strategies``: names from ``BIDDING_STRATEGIES`` or ``BiddingStrategy``
     instances; ``value`` is added as the reference if missing.
     """
-    chosen = {"value": BIDDING_STRATEGIES["value"]()}
+    chosen: dict[str, BiddingStrategy] = {"value": BIDDING_STRATEGIES["value"]()}
     for s in strategies:
         strategy = BIDDING_STRATEGIES[s]() if isinstance(s, str) else s
         chosen[strategy.name] = strategy
@@ -475,7 +495,8 @@ def auction_effects(positions, strategies=tuple(BIDDING_STRATEGIES), alternative
 
 # ---- console -----------------------------------------------------------------------------
 
-def format_comparison(result):
+def format_comparison(result: Mapping[str, Any]) -> str:
+    """A ``compare`` result as the text ``fifthave bidlab compare`` prints."""
     lines = []
     s = result["settings"]
     lines.append(f"{s['candidate']} vs {s['baseline']} (focus entry; opponents {', '.join(s['opponents'])}), "
@@ -500,6 +521,6 @@ def _fmt(x):
     return "n/a" if x is None else f"{x:.2f}x"
 
 
-def write_json(path, data):
+def write_json(path: str | os.PathLike[str], data: Any) -> None:
     """Write ``data`` to ``path`` as indented JSON, atomically (``fifthave_env.runtime.atomic_write_text``)."""
     atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")

@@ -7,6 +7,7 @@
 import argparse
 import os
 import time
+from collections.abc import Sequence
 
 from fifthave_env.engine import checks
 from fifthave_env.runtime import OutputError, check_writable, check_writable_directory, exit_on_interrupt
@@ -17,7 +18,7 @@ from .bidlab_study import run_study
 from .tournament import SEAT_ORDERS
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Paired, variance-reduced comparisons of bidding strategies.")
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("compare", help="baseline vs candidate on the same deals, seats and generators")

@@ -20,11 +20,19 @@ seat. Built in Python (no agent name yet)::
 its win rate and CPU per decision (``results/generations/README.md`` gives the measured figures).
 """
 
+from __future__ import annotations
+
 import argparse
 import functools
+import os
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
+from fifthave_env.engine.game import GameConfig
+
+from .base import AgentFactory
 from .search import DEFAULT_DEPTH, SearchAgent
 
 
@@ -33,24 +41,25 @@ class GuidedSearchAgent(SearchAgent):
 
     reads_view = False  # the prior reads the seat's observation: runners call ``act``
 
-    def __init__(self, network_factory, rollouts=16, depth=DEFAULT_DEPTH, prior_weight=0.5, network_rollouts=False,
-                 name=None):
+    def __init__(self, network_factory: AgentFactory, rollouts: int = 16, depth: int = DEFAULT_DEPTH,
+                 prior_weight: float = 0.5, network_rollouts: bool = False, name: str | None = None) -> None:
         super().__init__(rollouts=rollouts, depth=depth, rollout=network_factory if network_rollouts else "heuristic",
                          name=name or f"guided:{rollouts}:{depth}")
-        self.network = network_factory()
-        if not hasattr(self.network, "net") or not hasattr(self.network.net, "logits"):
-            raise TypeError(f"the guiding network must be an action-value agent, got {type(self.network).__name__}")
+        network: Any = network_factory()  # an action-value agent: checked below
+        self.network = network
+        if not hasattr(network, "net") or not hasattr(network.net, "logits"):
+            raise TypeError(f"the guiding network must be an action-value agent, got {type(network).__name__}")
         if not 0 <= prior_weight <= 100:
             raise ValueError(f"prior_weight must be from 0 to 100, got {prior_weight!r}")
-        self.observation_layout = self.network.observation_layout
+        self.observation_layout = network.observation_layout
         self.prior_weight = prior_weight
-        self._observation = None
+        self._observation: np.ndarray | None = None
 
-    def reset(self, config, seat, rng):
+    def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
         self.network.reset(config, seat, np.random.default_rng(rng.integers(1 << 63)))  # refuses another game
         super().reset(config, seat, rng)
 
-    def act(self, observation, action_mask):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         self._observation = observation
         return super().act(observation, action_mask)
 
@@ -61,13 +70,15 @@ class GuidedSearchAgent(SearchAgent):
         if self.sampler is None:
             return candidates[int(bonus.argmax())]
         super()._search(candidates, default)  # sets last_search: the candidates' mean values
+        assert self.last_search is not None
         searched = self.last_search[1] + bonus
         if default in candidates:
             searched[candidates.index(default)] += self.prior
         return candidates[int(searched.argmax())]
 
 
-def guided_factory(path, rollouts=16, depth=1, prior_weight=0.5, network_rollouts=False):
+def guided_factory(path: str | os.PathLike[str], rollouts: int = 16, depth: int = 1, prior_weight: float = 0.5,
+                   network_rollouts: bool = False) -> functools.partial[GuidedSearchAgent]:
     """A picklable factory of ``GuidedSearchAgent`` guided by the action-value agent file at ``path``."""
     from .learned import AgentFileFactory
 
@@ -76,7 +87,7 @@ def guided_factory(path, rollouts=16, depth=1, prior_weight=0.5, network_rollout
                              network_rollouts=network_rollouts)
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     from .tournament import agent_factory, run_tournament
 
     parser = argparse.ArgumentParser(description="Play the network-guided search against three agents.")

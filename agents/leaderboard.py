@@ -12,11 +12,15 @@ panel file whose settings match is reused (an interrupted run continues where it
 plays every panel again. Same seed, same page (apart from the wall times).
 """
 
+from __future__ import annotations
+
 import argparse
 import json
 import os
 import re
 import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from fifthave_env.engine import checks
 from fifthave_env.engine import safejson
@@ -31,13 +35,14 @@ SCRIPTED = ("random", "greedy", "heuristic",
             *(f"heuristic-{name}" for name in BIDDING_STRATEGIES if name != DEFAULT_STRATEGY), "search", PANEL_SEARCH)
 
 
-def entrants(num_players, board=5):
+def entrants(num_players: int, board: int = 5) -> list[str]:
     """The agent names on the leaderboard at ``num_players`` players: the scripted ones, then the committed
     models trained for that game."""
     return list(SCRIPTED) + [m.name for m in models.available() if (m.num_players, m.board) == (num_players, board)]
 
 
-def panel_stem(out, agent, num_players):
+def panel_stem(out: str | os.PathLike[str], agent: str, num_players: int) -> str:
+    """Where ``agent``'s panel is written under ``out`` (``.json`` and ``.md`` are added; the name made file-safe)."""
     return os.path.join(out, f"{re.sub(r'[^A-Za-z0-9_-]+', '_', agent)}_{num_players}p")
 
 
@@ -51,8 +56,9 @@ def _reusable(stem, settings):
     return panel if isinstance(panel, dict) and panel.get("settings") == settings else None
 
 
-def build(out, num_players=4, board=5, games=None, seed=0, workers=1, max_turns=300, agents=None, fresh=False,
-          progress=print):
+def build(out: str | os.PathLike[str], num_players: int = 4, board: int = 5, games: int | None = None, seed: int = 0, workers: int = 1,
+          max_turns: int = 300, agents: Sequence[str] | None = None, fresh: bool = False,
+          progress: Callable[[str], object] = print) -> list[dict[str, Any]]:
     """Play (or reuse) the panel of every entrant and write the page; returns the panels in page order."""
     games = default_games(num_players) if games is None else games
     panels = []
@@ -81,7 +87,7 @@ def _cell(row):
     return text + (f" ({row['truncated']} trunc.)" if row["truncated"] else "")
 
 
-def format_page(panels, num_players):
+def format_page(panels: Sequence[dict[str, Any]], num_players: int) -> str:
     """The leaderboard as markdown: one row per entrant, best panel minimum first, one column per field."""
     fields = [f for f in PANEL_FIELDS if f in fields_for(num_players)]
     s = panels[0]["settings"]
@@ -103,7 +109,7 @@ def format_page(panels, num_players):
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description="Every committed agent (scripted, search, learned) against the same panel of fields; "
                     "writes one panel per entrant and the page OUT/README.md.")

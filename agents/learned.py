@@ -302,8 +302,9 @@ class ActionValueAgent:
     training; 0 to play). ``trained_for``: (players, board) of its training games, checked at ``reset``
     (``check_trained_for``)."""
 
-    def __init__(self, net, observation_layout=1, name="action-values", trained_for=None, other_games="error",
-                 epsilon=0.0):
+    def __init__(self, net: ActorNet, observation_layout: int = 1, name: str = "action-values",
+                 trained_for: tuple[int, int] | None = None, other_games: str = "error",
+                 epsilon: float = 0.0) -> None:
         if not isinstance(net, ActorNet):
             raise TypeError(f"ActionValueAgent plays an ActorNet, got {type(net).__name__}")
         if other_games not in OTHER_GAMES:
@@ -316,13 +317,13 @@ class ActionValueAgent:
         self.trained_for, self.other_games = trained_for, other_games
         self.epsilon = epsilon
         self.rng = np.random.default_rng()
-        self._last_choice = None
+        self._last_choice: tuple[np.ndarray, np.ndarray] | None = None
 
-    def reset(self, config, seat, rng):
+    def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
         check_trained_for(self, config)
         self.rng = rng
 
-    def act(self, observation, action_mask):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         expected = OBS_SIZES[self.observation_layout]
         if observation is None or len(observation) != expected:
             raise ValueError(f"{self.name} reads observation layout {self.observation_layout} ({expected} values), "
@@ -342,7 +343,7 @@ class ActionValueAgent:
 
     EXPLAINED_ACTIONS = 8
 
-    def explain(self):
+    def explain(self) -> dict[str, Any] | None:
         """The network's values of the best legal actions at the latest decision (agent protocol)."""
         if self._last_choice is None:
             return None

@@ -27,17 +27,22 @@ exists, which an earlier ``ray.init()`` of a local Ray writes. A driver sends th
 (``require_ray``).
 """
 
+from __future__ import annotations
+
 import contextlib
 import os
 import socket
 import sys
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import Any
 
 LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR
 INSTALL_HINT = ('Ray is not installed: install the distributed extra with pip install "fifthave[distributed]" '
                 "(or run bash scripts/setup.sh, which installs every extra)")
 
 
-def require_ray():
+def require_ray() -> ModuleType:
     """The ``ray`` module, or an ImportError that says how to install it.
 
     A ``ray start`` head uses token authentication when ``~/.ray/auth_token`` exists where it starts (see the
@@ -55,7 +60,7 @@ def require_ray():
     return ray
 
 
-def check_reachable(address, timeout=5.0):
+def check_reachable(address: str | None, timeout: float = 5.0) -> None:
     """Raise ConnectionError unless something listens at ``HOST:PORT`` (``"auto"`` is left to Ray)."""
     if address in (None, "auto", "local") or address.startswith("ray://"):
         return
@@ -73,7 +78,7 @@ def check_reachable(address, timeout=5.0):
             f"--address to start a local Ray") from None
 
 
-def init_ray(address=None, num_cpus=None, quiet=True):
+def init_ray(address: str | None = None, num_cpus: int | None = None, quiet: bool = True) -> ModuleType:
     """Start a local Ray (``address=None``; ``num_cpus`` caps it) or join the cluster at ``address``.
 
     Does nothing if Ray is already initialized in this process.
@@ -82,7 +87,7 @@ def init_ray(address=None, num_cpus=None, quiet=True):
     check_reachable(address)
     if ray.is_initialized():
         return ray
-    kwargs = dict(include_dashboard=False, logging_level="ERROR" if quiet else "INFO", log_to_driver=not quiet)
+    kwargs: dict[str, Any] = dict(include_dashboard=False, logging_level="ERROR" if quiet else "INFO", log_to_driver=not quiet)
     if address is not None:
         if "PYTHONHASHSEED" in os.environ:  # a cluster's workers do not inherit this process's environment
             kwargs["runtime_env"] = {"env_vars": {"PYTHONHASHSEED": os.environ["PYTHONHASHSEED"]}}
@@ -105,6 +110,7 @@ def init_ray(address=None, num_cpus=None, quiet=True):
                 first_line = (str(error).strip().splitlines() or [""])[0]
                 raise ConnectionError(f"could not start a local Ray ({type(error).__name__}: {first_line}); "
                                       f"its logs are under /tmp/ray/session_latest/logs") from error
+    raise AssertionError("unreachable: the last attempt returns or raises")  # for the type checker
 
 
 @contextlib.contextmanager
@@ -134,7 +140,8 @@ def _play_chunk(play_game, setup, indices):
     return [dict(play_game(setup, index), node=node) for index in indices]
 
 
-def play_games(play_game, setup, games, address=None):
+def play_games(play_game: Callable[[Any, int], dict[str, Any]], setup: Any, games: int,
+               address: str | None = None) -> Iterator[dict[str, Any]]:
     """Yield the records of games ``0 .. games-1`` of ``setup`` (an ``fifthave.agents.tournament._Setup``), each played
     by ``play_game(setup, index)`` (passed in, so this module need not import the tournament), as Ray
     tasks finish them (in no fixed order; each record holds its ``"game"`` index)."""
@@ -149,7 +156,7 @@ def play_games(play_game, setup, games, address=None):
         yield from ray.get(done[0])
 
 
-def node_summary(ray):
+def node_summary(ray: ModuleType) -> list[str]:
     """One line per alive node of the cluster: address, CPUs, and whether it is the head."""
     lines = []
     for node in ray.nodes():

@@ -45,7 +45,11 @@ tournament, the terminal game, the Gymnasium and the RLlib env): a :class:`fifth
 the HeuristicAgent.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -59,6 +63,7 @@ from fifthave_env.agent_protocol import observation_layout, reads_view
 from fifthave_env.observation import Observer
 from fifthave_env.random_agent import RandomAgent
 
+from .base import AgentFactory
 from .bidding import cheapest_raise
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
@@ -80,7 +85,7 @@ DECISION_GROUPS = {  # the kinds of decision, as the search's experiments group 
 }
 
 
-def decision_kinds(groups):
+def decision_kinds(groups: Iterable[str]) -> frozenset[int]:
     """The decision kinds of the named ``DECISION_GROUPS`` (``ValueError`` on an unknown name)."""
     unknown = [g for g in groups if g not in DECISION_GROUPS]
     if unknown:
@@ -88,7 +93,7 @@ def decision_kinds(groups):
     return frozenset(k for g in groups for k in DECISION_GROUPS[g])
 
 
-def projected_scores(g):
+def projected_scores(g: G.Game) -> list[float]:
     """Each seat's score if the game ended now: open districts scored, Central Park at its mean."""
     projected = [float(s) for s in g.scores]
     for d in range(NUM_DISTRICTS):
@@ -100,7 +105,7 @@ def projected_scores(g):
     return projected
 
 
-def projected_value(g, seat):
+def projected_value(g: G.Game, seat: int) -> float:
     """A value in [0, 1] for ``seat``: the win share at the end, else a logistic of its projected margin."""
     if g.is_over:
         return 1.0 / len(g.winners) if seat in g.winners else 0.0
@@ -116,14 +121,14 @@ class Rollout:
     Agents that read a seat view (``reads_view``, the scripted ones) get a ``StateView`` of the
     rollout's game: no observation is built; the others get their observation."""
 
-    def __init__(self, factory, config):
+    def __init__(self, factory: AgentFactory, config: G.GameConfig) -> None:
         self.config = config
-        self.agents = [factory() for _ in range(config.num_players)]
+        self.agents: list[Any] = [factory() for _ in range(config.num_players)]
         self.views = reads_view(self.agents[0])
         self.observer = None if self.views else Observer(config, version=observation_layout(self.agents[0]))
         self.uniform = isinstance(self.agents[0], RandomAgent)  # needs no observation
 
-    def run(self, g, depth, seed, max_decisions=400):
+    def run(self, g: G.Game, depth: int, seed: int, max_decisions: int = 400) -> None:
         rng = np.random.default_rng(seed)
         stop = g.turn + depth
         if self.uniform:
@@ -135,15 +140,15 @@ class Rollout:
             return
         for seat, agent in enumerate(self.agents):
             agent.reset(self.config, seat, rng)
-        agents = self.agents
+        agents, observer = self.agents, self.observer
         for _ in range(max_decisions):
             if g.is_over or g.turn >= stop:
                 return
             seat = g.actor
-            if self.views:
+            if observer is None:  # agents that read a seat view
                 action = agents[seat].act_view(StateView(g, seat))
             else:
-                action = agents[seat].act(self.observer.observe(g, seat), g.action_mask())
+                action = agents[seat].act(observer.observe(g, seat), g.action_mask())
             g.apply(int(action))
 
 
@@ -152,8 +157,10 @@ class SearchAgent:
 
     reads_view = True  # runners that hold the game call act_view (agent_protocol.reads_view)
 
-    def __init__(self, rollouts=DEFAULT_ROLLOUTS, depth=DEFAULT_DEPTH, rollout="heuristic",
-                 evaluator=projected_value, prior=0.02, name=None, samples=None, groups=None):
+    def __init__(self, rollouts: int = DEFAULT_ROLLOUTS, depth: int = DEFAULT_DEPTH,
+                 rollout: str | AgentFactory = "heuristic",
+                 evaluator: Callable[[G.Game, int], float] = projected_value, prior: float = 0.02,
+                 name: str | None = None, samples: int | None = None, groups: Iterable[str] | None = None) -> None:
         rollouts = checks.integer("rollouts", rollouts, 1, MAX_ROLLOUTS)
         depth = checks.integer("depth", depth, 0, MAX_DEPTH)
         if samples is not None:
@@ -171,37 +178,38 @@ class SearchAgent:
         self.prior = prior
         self.name = name or f"search:{rollouts}"
         self.decisions = decision_kinds(groups if groups is not None else DECISION_GROUPS)  # the ones searched
-        self.sampler = None
+        self.sampler: Callable[[np.random.Generator], G.Game] | None = None
         self.searched = 0  # decisions that ran a search (for timing reports)
-        self.last_search = None  # (candidates, mean values, the heuristic's candidate) of the latest search
-        self.explanation = None  # what explain() reports about the latest act
+        # (candidates, mean values, the heuristic's candidate) of the latest search
+        self.last_search: tuple[list[tuple[int, ...]], np.ndarray, tuple[int, ...]] | None = None
+        self.explanation: dict[str, Any] | None = None  # what explain() reports about the latest act
 
-    def attach_sampler(self, sampler):
+    def attach_sampler(self, sampler: Callable[[np.random.Generator], G.Game]) -> None:
         """``sampler(rng)`` returns a determinization of the current game for this seat."""
         self.sampler = sampler
 
-    def reset(self, config, seat, rng):
+    def reset(self, config: G.GameConfig, seat: int, rng: np.random.Generator) -> None:
         self.config = config
         self.seat = seat
         self.rng = rng
         self.default = HeuristicAgent()
         self.default.reset(config, seat, np.random.default_rng(rng.integers(1 << 63)))
         self.rollout = Rollout(self.rollout_factory, config)
-        self.plan = []
+        self.plan: list[int] = []
 
-    def drop_plan(self):
+    def drop_plan(self) -> None:
         """Forget the rest of a bid chosen earlier (the seat played something else)."""
         self.plan = []
 
-    def explain(self):
+    def explain(self) -> dict[str, Any] | None:
         """What the latest ``act`` weighed (agent protocol): the candidates it valued, or None when it
         valued none (a single legal move, the heuristic's choice, the rest of a bid chosen earlier)."""
         return self.explanation
 
-    def act(self, observation, action_mask):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return self.act_view(SeatView(observation, action_mask, self.config))
 
-    def act_view(self, view):
+    def act_view(self, view: SeatView | StateView) -> int:
         """The action for a seat view (a ``StateView`` from a runner, or the ``SeatView`` ``act`` builds)."""
         self.explanation = None
         while self.plan:  # the rest of a bid chosen earlier this bidding turn
@@ -268,6 +276,7 @@ class SearchAgent:
     # ---- the search ----------------------------------------------------------------------
 
     def _search(self, candidates, default):
+        assert self.sampler is not None, "_choose searches only with a sampler"
         self.searched += 1
         samples = self.samples or max(1, self.rollouts // len(candidates))
         totals = np.zeros(len(candidates))
@@ -291,7 +300,7 @@ class SearchAgent:
         return candidates[int(values.argmax())]
 
 
-def search_factory(name, agent_factory=None):
+def search_factory(name: str, agent_factory: Callable[[str], AgentFactory] | None = None) -> AgentFactory:
     """``search`` or ``search:ROLLOUTS[:DEPTH[:ROLLOUT_POLICY]]`` as a picklable agent factory. With
     ``agent_factory`` (``fifthave.agents.tournament.agent_factory``), ROLLOUT_POLICY may also be any agent name it takes
     (an agent file's path, ``PATH:greedy``, a committed model): the rollouts play that agent."""

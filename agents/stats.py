@@ -41,7 +41,7 @@ import contextlib
 import functools
 import io
 import math
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -203,7 +203,7 @@ def percentile_interval(samples: np.ndarray, clusters: int, confidence: float = 
     return float(low), float(high)
 
 
-def cluster_bootstrap_mean(values: ArrayLike, cluster_ids: Sequence[Hashable], resamples: int = 10_000,
+def cluster_bootstrap_mean(values: ArrayLike, cluster_ids: Iterable[Hashable], resamples: int = 10_000,
                            seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
     """``(mean, low, high)`` of ``values`` with an expanded percentile interval from resampling whole
     clusters (``cluster_ids``: one hashable label per value, e.g. its deal), since values of one cluster are
@@ -328,7 +328,7 @@ def _fit_bradley_terry(wins, tolerance: float, max_iterations):
 
 
 def bradley_terry_elo(labels: Sequence[str], records: Iterable[Mapping[str, Any]],
-                      label_of_entry: Callable[[int], str], tolerance: float = 1e-9,
+                      label_of_entry: Sequence[str] | Mapping[Any, str], tolerance: float = 1e-9,
                       max_iterations: int = 100_000) -> dict[str, float]:
     """Elo-scale ratings from a Bradley-Terry fit to every pair of seats of different labels in every game.
 
@@ -343,7 +343,7 @@ def bradley_terry_elo(labels: Sequence[str], records: Iterable[Mapping[str, Any]
 
 
 def bootstrap_elo(labels: Sequence[str], records: Iterable[Mapping[str, Any]],
-                  label_of_entry: Callable[[int], str], resamples: int = 200, seed: int = 0,
+                  label_of_entry: Sequence[str] | Mapping[Any, str], resamples: int = 200, seed: int = 0,
                   confidence: float = 0.95, tolerance: float = 1e-7) -> dict[str, tuple[float, float]]:
     """``{label: (low, high)}``: expanded percentile intervals (:func:`percentile_interval`) of the
     Bradley-Terry ratings, resampling whole deals (at least 2)."""

@@ -64,6 +64,8 @@ Console: ``fifthave tournament --agents heuristic random*3 --board 5 --games 500
 (``fifthave tournament --help`` lists the agent names).
 """
 
+from __future__ import annotations
+
 import argparse
 import collections
 import contextlib
@@ -74,20 +76,23 @@ import multiprocessing
 import os
 import sys
 import time
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any, TypedDict, Union
 
 import numpy as np
 
 from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine import checks, safejson
 from fifthave_env.replay import Recorder
-from fifthave_env.runner import GameHooks, play
+from fifthave_env.runner import Decision, GameHooks, play
 from fifthave_env.runtime import INTERRUPTED_EXIT, atomic_open, atomic_write_text, check_writable, die_with_parent
 from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
 
+from .base import AgentFactory
 from .registry import AGENT_FACTORIES, agent_names_help
 from .stats import bootstrap_elo, bradley_terry_elo, clustered_mean_interval, clustered_rate_interval, seat_ranks
 
@@ -97,6 +102,30 @@ TABLE_COLUMNS = (
     "elo", "elo_ci_low", "elo_ci_high", "auctions_entered", "auctions_won", "mean_winning_bid", "vp_per_card",
     "stops_declared",
 )
+
+
+class TableRow(TypedDict):
+    """One agent's row of a tournament's table (``TournamentResult.table``; the columns of ``TABLE_COLUMNS``,
+    explained in ``TABLE_LEGEND``). An interval bound is None where one deal cannot give it."""
+
+    agent: str
+    seat_games: int
+    win_rate: float
+    win_ci_low: float
+    win_ci_high: float
+    fair_share: float
+    mean_vp: float
+    vp_ci_low: float | None
+    vp_ci_high: float | None
+    mean_rank: float
+    elo: float
+    elo_ci_low: float | None
+    elo_ci_high: float | None
+    auctions_entered: float
+    auctions_won: float
+    mean_winning_bid: float
+    vp_per_card: float
+    stops_declared: float
 
 
 TABLE_LEGEND = """\
@@ -110,8 +139,11 @@ stops: building stops declared per game"""
 
 GREEDY_SUFFIX = ":greedy"
 
+AgentEntry = Union[AgentFactory, tuple[str, AgentFactory]]
+"""A tournament entry: a factory (labelled by its agent's ``name``), or ``(label, factory)``."""
 
-def agent_factory(name):
+
+def agent_factory(name: str) -> AgentFactory:
     """A picklable factory for an agent named in ``AGENT_FACTORIES`` (e.g. ``"heuristic-aggressive"``),
     ``"search[:ROLLOUTS[:DEPTH[:POLICY]]]"`` (``fifthave.agents.search``; POLICY a scripted agent or any trained agent's
     name below), a committed model (``fifthave.agents.models``, e.g.
@@ -156,8 +188,8 @@ class AgentError(RuntimeError):
 
 @dataclass
 class _Setup:
-    labels: list
-    factories: list
+    labels: list[str]
+    factories: list[AgentFactory]
     num_players: int
     board: int
     max_turns: int
@@ -167,16 +199,17 @@ class _Setup:
     keep_moves: bool = False
 
 
-_WORKER_SETUP = None
+_WORKER_SETUP: _Setup | None = None
 
 
-def _init_worker(setup):
+def _init_worker(setup: _Setup) -> None:
     global _WORKER_SETUP
     _WORKER_SETUP = setup
 
 
 @contextlib.contextmanager
-def fork_pool(workers, initializer=None, initargs=()):
+def fork_pool(workers: int, initializer: Callable[..., object] | None = None,
+              initargs: tuple[Any, ...] = ()) -> Iterator[ProcessPoolExecutor]:
     """``with fork_pool(n) as pool``: a ``ProcessPoolExecutor`` whose workers inherit the caller's agents and
     factories (fork where the platform has it, so they need not pickle: lambdas work).
 
@@ -205,11 +238,12 @@ def _init_pool_worker(parent_pid, initializer, initargs):
         initializer(*initargs)
 
 
-def deal_seed(seed, deal):
+def deal_seed(seed: int, deal: int) -> int:
+    """The env seed of deal ``deal`` of a tournament seeded ``seed`` (every game of the deal starts from it)."""
     return int(np.random.SeedSequence([seed, deal]).generate_state(1, np.uint64)[0])
 
 
-def seating(num_players, rotation):
+def seating(num_players: int, rotation: int) -> list[int]:
     """Entry index per seat in game ``rotation`` of a deal."""
     return [(seat + rotation) % num_players for seat in range(num_players)]
 
@@ -217,7 +251,8 @@ def seating(num_players, rotation):
 SEAT_ORDERS = ("cyclic", "all", "sample")
 
 
-def deal_seatings(num_players, seat_orders="cyclic", seed=0, deal=0, orders_per_deal=0):
+def deal_seatings(num_players: int, seat_orders: str = "cyclic", seed: int = 0, deal: int = 0,
+                  orders_per_deal: int = 0) -> list[list[int]]:
     """The seatings (entry index per seat) of the games of one deal.
 
     ``cyclic``: the ``num_players`` rotations; ``all``: every permutation
@@ -242,18 +277,18 @@ class AuctionStatistics(GameHooks):
     """A ``runner.play`` hook counting, per seat, the auctions entered (a confirmed bid) and won, the card points
     and cards paid for them, the building stops declared and the time spent in ``act``."""
 
-    def __init__(self, num_players):
+    def __init__(self, num_players: int) -> None:
         n = num_players
         self.entered, self.won, self.bid_points, self.cards_spent = [0] * n, [0] * n, [0] * n, [0] * n
         self.stops, self.act_seconds, self.act_calls = [0] * n, [0.0] * n, [0] * n
         self.auctions = 0
-        self.confirmed_here = set()
-        self.auction_location = None
+        self.confirmed_here: set[int] = set()
+        self.auction_location: Any = None
 
-    def decided(self, decision):
+    def decided(self, decision: Decision) -> None:
         self.auction_location = decision.game.auc_loc
 
-    def applied(self, decision):
+    def applied(self, decision: Decision) -> None:
         game, seat, action, before = decision.game, decision.seat, decision.action, decision.kind
         self.act_seconds[seat] += decision.act_seconds
         self.act_calls[seat] += 1
@@ -272,7 +307,7 @@ class AuctionStatistics(GameHooks):
             self.confirmed_here = set()
 
 
-def play_game(setup, game_index):
+def play_game(setup: _Setup, game_index: int) -> dict[str, Any]:
     """Play one game of the tournament; a JSON-ready record of what happened (with ``setup.keep_moves``, also
     the game's moves: ``"record"``, a ``fifthave_env.replay.GameRecord`` as a dict, which the web viewer opens).
 
@@ -302,9 +337,10 @@ def play_game(setup, game_index):
             raise agent_error(seat, "while being made and reset", error) from error
         agents.append(agent)
     statistics = AuctionStatistics(n)
-    hooks = [statistics]
-    if setup.keep_moves:
-        hooks.append(Recorder(game, [setup.labels[entry] for entry in seats]))
+    hooks: list[GameHooks] = [statistics]
+    recorder = Recorder(game, [setup.labels[entry] for entry in seats]) if setup.keep_moves else None
+    if recorder is not None:
+        hooks.append(recorder)
     try:
         play(game, agents, hooks)
     except Exception as error:  # an agent's: the game stays before the decision it failed (runner.play)
@@ -318,20 +354,22 @@ def play_game(setup, game_index):
         "cards_spent": s.cards_spent, "stops_declared": s.stops,
         "act_seconds": s.act_seconds, "act_calls": s.act_calls,
     }
-    if setup.keep_moves:
-        record["record"] = hooks[1].record.to_dict()
+    if recorder is not None:
+        record["record"] = recorder.record.to_dict()
     return record
 
 
 def _play_in_worker(game_index):
+    assert _WORKER_SETUP is not None, "fork_pool's initializer (_init_worker) sets it in each worker"
     return play_game(_WORKER_SETUP, game_index)
 
 
 # ---- statistics ------------------------------------------------------------------------------
 
-def summarize(records, labels, num_players, elo_resamples=200):
+def summarize(records: Sequence[dict[str, Any]], labels: Sequence[str], num_players: int,
+              elo_resamples: int = 200) -> list[TableRow]:
     """The per-label table (dicts with TABLE_COLUMNS) from game records."""
-    rows = {}
+    rows: dict[str, TableRow] = {}
     distinct = sorted(set(labels))
     ratings = bradley_terry_elo(distinct, records, labels)
     deals = sorted({r["deal"] for r in records})
@@ -386,21 +424,24 @@ def summarize(records, labels, num_players, elo_resamples=200):
 
 @dataclass
 class TournamentResult:
-    settings: dict
-    table: list
-    records: list = field(repr=False)
+    """A tournament's settings, its table (one ``TableRow`` per label), the per-game records and the wall time."""
+
+    settings: dict[str, Any]
+    table: list[TableRow]
+    records: list[dict[str, Any]] = field(repr=False)
     seconds: float = 0.0
 
-    def row(self, label):
+    def row(self, label: str) -> TableRow:
+        """The table row of ``label`` (``KeyError`` naming the labels there are)."""
         for row in self.table:
             if row["agent"] == label:
                 return row
         raise KeyError(f"no agent labelled {label!r}; labels: {[r['agent'] for r in self.table]}")
 
-    def act_ms(self):
+    def act_ms(self) -> dict[str, float]:
         """Mean milliseconds per act() call per label (timing; not part of the reproducible results)."""
         labels = self.settings["labels"]
-        totals = {}
+        totals: dict[str, list[float]] = {}
         for record in self.records:
             for seat, entry in enumerate(record["entries"]):
                 t = totals.setdefault(labels[entry], [0.0, 0])
@@ -408,7 +449,8 @@ class TournamentResult:
                 t[1] += record["act_calls"][seat]
         return {label: 1000 * s / max(c, 1) for label, (s, c) in totals.items()}
 
-    def format_table(self):
+    def format_table(self) -> str:
+        """The table as fixed-width text (what ``fifthave tournament`` prints; ``TABLE_LEGEND`` explains it)."""
         head = (f"{'agent':24s} {'win rate (95% CI)':>22s} {'fair':>5s} {'VP (95% CI)':>19s} {'rank':>5s} {'Elo':>6s} "
                 f"{'entered':>7s} {'won':>5s} {'bid':>5s} {'VP/card':>7s} {'stops':>5s}")
         lines = [head]
@@ -422,14 +464,14 @@ class TournamentResult:
         return "\n".join(lines)
 
     @classmethod
-    def load(cls, stem):
+    def load(cls, stem: str | os.PathLike[str]) -> TournamentResult:
         """The result saved at ``stem.json``, its table computed again from the stored games (the
         statistics of the current code; the games are not replayed)."""
         data = safejson.load(f"{stem}.json", f"the tournament result {stem}.json")
         s = data["settings"]
         return cls(s, summarize(data["games"], s["labels"], s["num_players"]), data["games"], data.get("seconds", 0.0))
 
-    def save(self, stem):
+    def save(self, stem: str | os.PathLike[str]) -> None:
         """Write ``stem.json`` (settings, table, per-game records), ``stem.csv`` (the table) and ``stem.png``."""
         os.makedirs(os.path.dirname(stem) or ".", exist_ok=True)
         self.save_json(f"{stem}.json")
@@ -439,12 +481,13 @@ class TournamentResult:
             writer.writerows(self.table)
         self.plot(f"{stem}.png")  # last: the games and the table are on disk even if plotting fails
 
-    def save_json(self, path):
+    def save_json(self, path: str | os.PathLike[str]) -> None:
         """Write the settings, the table and the per-game records (what ``load`` and the web viewer read) to ``path``."""
         write_json(path, {"settings": self.settings, "table": self.table, "act_ms": self.act_ms(),
                           "seconds": self.seconds}, self.records)
 
-    def plot(self, path):
+    def plot(self, path: str | os.PathLike[str]) -> None:
+        """Draw win rates, mean VP and Elo with their intervals to the PNG file ``path`` (needs matplotlib)."""
         import matplotlib
 
         matplotlib.use("Agg")
@@ -462,15 +505,15 @@ class TournamentResult:
         axes[0].set_ylim(0, 1)
         axes[0].legend(loc="upper right", fontsize=8)
         vp_errors = None
-        if all(r["vp_ci_low"] is not None for r in self.table):
-            vp_errors = [[r["mean_vp"] - r["vp_ci_low"] for r in self.table],
-                         [r["vp_ci_high"] - r["mean_vp"] for r in self.table]]
+        if all(r["vp_ci_low"] is not None for r in self.table):  # then every bound is a float (mypy cannot see it)
+            vp_errors = [[r["mean_vp"] - r["vp_ci_low"] for r in self.table],  # type: ignore[operator]
+                         [r["vp_ci_high"] - r["mean_vp"] for r in self.table]]  # type: ignore[operator]
         axes[1].bar(x, [r["mean_vp"] for r in self.table], yerr=vp_errors, capsize=4, color="tab:green")
         axes[1].set_ylabel("mean VP (95% CI)")
         elo_errors = None
-        if all(r["elo_ci_low"] is not None for r in self.table):
-            elo_errors = [[max(0.0, r["elo"] - r["elo_ci_low"]) for r in self.table],
-                          [max(0.0, r["elo_ci_high"] - r["elo"]) for r in self.table]]
+        if all(r["elo_ci_low"] is not None for r in self.table):  # as above
+            elo_errors = [[max(0.0, r["elo"] - r["elo_ci_low"]) for r in self.table],  # type: ignore[operator]
+                          [max(0.0, r["elo_ci_high"] - r["elo"]) for r in self.table]]  # type: ignore[operator]
         axes[2].bar(x, [r["elo"] - 1500 for r in self.table], bottom=1500, yerr=elo_errors, capsize=4,
                     color="tab:orange")
         axes[2].set_ylabel("Elo (Bradley-Terry, 95% CI)")
@@ -484,7 +527,7 @@ class TournamentResult:
         plt.close(fig)
 
 
-def write_json(path, head, records):
+def write_json(path: str | os.PathLike[str], head: dict[str, Any], records: Sequence[Any]) -> None:
     """``head`` plus ``"games": records``, indented, with one game record per line (compact, diff-friendly)."""
     text = json.dumps(head, indent=1)
     games = ",\n  ".join(json.dumps(record, separators=(",", ":")) for record in records)
@@ -508,7 +551,7 @@ def _labelled(agent_factories):
     return labels, factories
 
 
-def orders_per_deal_for(num_players, seat_orders, orders_per_deal):
+def orders_per_deal_for(num_players: int, seat_orders: str, orders_per_deal: int | None) -> int:
     """The number of seat orders per deal ``sample`` plays (given, or ``num_players``); for the other
     seat orders, which fix it, giving one is an error rather than ignored."""
     if orders_per_deal is None:
@@ -519,13 +562,15 @@ def orders_per_deal_for(num_players, seat_orders, orders_per_deal):
     return orders_per_deal
 
 
-def games_per_deal(num_players, seat_orders="cyclic", orders_per_deal=0):
+def games_per_deal(num_players: int, seat_orders: str = "cyclic", orders_per_deal: int = 0) -> int:
+    """How many games a deal has: one per seat order (``deal_seatings``)."""
     return len(deal_seatings(num_players, seat_orders, orders_per_deal=orders_per_deal))
 
 
-def run_tournament(agent_factories, num_players=None, board=5, games=100, seed=0, workers=1,
-                   max_turns=300, progress=False, seat_orders="cyclic", orders_per_deal=None, backend="local",
-                   address=None, keep_moves=False):
+def run_tournament(agent_factories: Sequence[AgentEntry], num_players: int | None = None, board: int = 5,
+                   games: int = 100, seed: int = 0, workers: int = 1, max_turns: int = 300, progress: bool = False,
+                   seat_orders: str = "cyclic", orders_per_deal: int | None = None, backend: str = "local",
+                   address: str | None = None, keep_moves: bool = False) -> TournamentResult:
     """Play ``games`` games (a multiple of the games per deal) and summarize them; see the module docstring.
 
     ``num_players`` defaults to the number of entries, and must equal it.
@@ -589,7 +634,7 @@ def _progress(iterable, total, enabled):
 MAX_SEATS = 4
 
 
-def parse_lineup(specs):
+def parse_lineup(specs: Sequence[str]) -> list[str]:
     """``["heuristic", "random*3"]`` -> ``["heuristic", "random", "random", "random"]`` (names checked)."""
     lineup = []
     for spec in specs:
@@ -604,7 +649,7 @@ def parse_lineup(specs):
     return lineup
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description="Play a seeded tournament between Fifth Avenue agents and report per-agent statistics.",
         epilog=f"agents: {agent_names_help()}")

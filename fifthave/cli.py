@@ -14,6 +14,7 @@ import difflib
 import importlib
 import os
 import sys
+from collections.abc import Sequence
 from contextlib import contextmanager
 
 
@@ -102,7 +103,8 @@ def _load(name):
     return getattr(module, function)
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int | None:
+    """Run ``fifthave COMMAND ARGS``; returns the subcommand's exit code (``None`` for 0)."""
     from_command_line = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()

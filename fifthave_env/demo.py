@@ -1,6 +1,7 @@
 """A demonstration game between random legal players, printed with the ansi renderer."""
 
 import argparse
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -8,7 +9,7 @@ from . import fifth_avenue_v0
 from .engine import checks
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     parser.add_argument("--board", type=int, default=5, choices=(5, 6))

@@ -116,7 +116,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv  # type: ignore[import-untyped]  # pettingzoo ships no type information
 
 from .engine import checks
-from .engine.actions import NUM_ACTIONS, action_name
+from .engine.actions import NUM_ACTIONS, ActionLike, action_name
 from .engine.game import Game, IllegalActionError
 from .env_common import RENDER_MODES, EnvUsageError, Renderer, end_reward, game_config
 from .observation import OBS_HIGH, OBS_SIZES, Observer
@@ -202,7 +202,7 @@ class raw_env(AECEnv):
             raise EnvUsageError("call reset() before using the environment")
         return self.game
 
-    def step(self, action: int | None) -> None:
+    def step(self, action: ActionLike | None) -> None:
         game = self.game
         if game is None:
             self._require_game()

@@ -113,7 +113,7 @@ from gymnasium import spaces
 
 from .agent_protocol import LayoutObservations, act, give_sampler, observation_layout
 from .engine import checks
-from .engine.actions import NUM_ACTIONS, action_name, as_action_id
+from .engine.actions import NUM_ACTIONS, ActionLike, action_name, as_action_id
 from .engine.game import Game, IllegalActionError
 from .env_common import RENDER_MODES, EnvUsageError, OpponentError, Renderer, end_reward, game_config
 from .observation import LAYOUTS, OBS_HIGH, OBS_SIZES, Observer
@@ -303,7 +303,7 @@ class FifthAvenueEnv(gym.Env):
                         opponents=[getattr(self._opponents[seat], "name", "?") for seat in sorted(self._opponents)])
         return info
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: ActionLike) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         illegal = self._play_learner_action(action)
         if illegal is not None:
             return illegal

@@ -118,19 +118,19 @@ class _Pen:
     def _xy(self, *values):
         return [v * self.k for v in values]
 
-    def rect(self, box, fill=None, outline=None, width: int = 1, radius: float = 0) -> None:
+    def rect(self, box, fill=None, outline=None, width: float = 1, radius: float = 0) -> None:
         self.draw.rounded_rectangle(self._xy(*box), radius=radius * self.k, fill=fill, outline=outline,
                                     width=max(1, round(width * self.k)) if outline else 0)
 
-    def circle(self, x, y, r, fill=None, outline=None, width: int = 1) -> None:
+    def circle(self, x, y, r, fill=None, outline=None, width: float = 1) -> None:
         self.draw.ellipse(self._xy(x - r, y - r, x + r, y + r), fill=fill, outline=outline,
                           width=max(1, round(width * self.k)) if outline else 0)
 
-    def line(self, points, fill, width: int = 1) -> None:
+    def line(self, points, fill, width: float = 1) -> None:
         self.draw.line([v * self.k for point in points for v in point], fill=fill, width=round(width * self.k),
                        joint="curve")
 
-    def polygon(self, points, fill=None, outline=None, width: int = 1) -> None:
+    def polygon(self, points, fill=None, outline=None, width: float = 1) -> None:
         self.draw.polygon([v * self.k for point in points for v in point], fill=fill, outline=outline,
                           width=max(1, round(width * self.k)) if outline else 0)
 
@@ -142,7 +142,7 @@ class _Pen:
         return self.draw.textlength(text, font=_font(size * self.k)) / self.k
 
 
-def board_image(game: Game, hands: str = "actor", caption: str | None = None, scale: float = 1.0) -> Image.Image:
+def board_image(game: Game, hands: str | int = "actor", caption: str | None = None, scale: float = 1.0) -> Image.Image:
     """The game as a ``PIL.Image`` (RGB, ``1280 x 720`` times ``scale``).
 
     ``hands`` picks whose exact hand is shown (everything else drawn is public, R30):
@@ -172,7 +172,7 @@ def board_image(game: Game, hands: str = "actor", caption: str | None = None, sc
     return image
 
 
-def render_image(game: Game, hands: str = "actor", caption: str | None = None, scale: float = 1.0) -> np.ndarray:
+def render_image(game: Game, hands: str | int = "actor", caption: str | None = None, scale: float = 1.0) -> np.ndarray:
     """The picture of :func:`board_image` as an ``(H, W, 3)`` uint8 numpy array."""
     return np.asarray(board_image(game, hands=hands, caption=caption, scale=scale))
 

@@ -27,12 +27,15 @@ reported about it (``explanations``: the agent's optional ``explain()``, see
 shows them. Both are checked on load like the rest (an explanation is small JSON data).
 """
 
+from __future__ import annotations
+
 import argparse
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +45,9 @@ from .engine.actions import NUM_ACTIONS
 from .engine.game import Game, GameConfig, IllegalActionError
 from .runner import Decision, GameHooks, play
 from .runtime import atomic_open, atomic_write_text, check_writable, check_writable_directory, exit_on_interrupt
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 RECORD_FORMAT = 1
 RECORD_KEYS = ("record_format", "initial_state", "actions")
@@ -59,19 +65,19 @@ UNCHANGED = 255  # a GIF palette index no color uses (it has at most 128): "as i
 class GameRecord:
     """The state a game started from and the action ids played from there."""
 
-    initial_state: dict
-    actions: list = field(default_factory=list)
-    agents: list | None = None
+    initial_state: dict[str, Any]
+    actions: list[int] = field(default_factory=list)
+    agents: list[str] | None = None
     """The agent's name per seat, when known."""
-    explanations: list | None = None
+    explanations: list[Any] | None = None
     """Per action, what its agent reported about it (its ``explain()``, agent protocol) or None."""
 
     @classmethod
-    def start(cls, game):
+    def start(cls, game: Game) -> GameRecord:
         """An empty record starting at ``game``'s current state (append each action id played)."""
         return cls(game.to_dict(), [])
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         data = {"record_format": RECORD_FORMAT, "initial_state": self.initial_state,
                 "actions": [int(a) for a in self.actions]}
         if self.agents is not None:
@@ -81,7 +87,7 @@ class GameRecord:
         return data
 
     @classmethod
-    def from_dict(cls, data):
+    def from_dict(cls, data: Any) -> GameRecord:
         """A record from :meth:`to_dict` data, or from a bare saved state (no actions).
 
         A record is untrusted input: its keys, format and action ids are checked (the starting
@@ -122,14 +128,14 @@ class GameRecord:
             "not a recorded game nor a saved game state: expected the keys 'initial_state' and 'actions' "
             "(GameRecord.to_dict) or 'config' and 'state' (Game.to_dict)")
 
-    def save(self, path):
+    def save(self, path: str | os.PathLike[str]) -> None:
         atomic_write_text(path, json.dumps(self.to_dict()))
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: str | os.PathLike[str]) -> GameRecord:
         return cls.from_dict(safejson.load(path, f"the recorded game {path}"))
 
-    def replay(self):
+    def replay(self) -> Iterator[tuple[int, int, int | None, Game]]:
         """Yield ``(index, actor, action, game)``: first ``(-1, -1, None, start)``, then after each action.
 
         ``actor`` is the seat that played ``action``. The same Game object moves on
@@ -146,7 +152,7 @@ class GameRecord:
                                  f"the record does not belong to this starting state: {error}") from None
             yield index, actor, action, game
 
-    def final_game(self):
+    def final_game(self) -> Game:
         """The game after the last recorded action."""
         for *_, game in self.replay():
             pass
@@ -195,14 +201,15 @@ class Recorder(GameHooks):
     def __init__(self, game: Game, names: Sequence[str]) -> None:
         self.record = GameRecord.start(game)
         self.record.agents = [str(name) for name in names]
-        self.record.explanations = []
+        self._explanations: list[Any] = []
+        self.record.explanations = self._explanations
 
     def applied(self, decision: Decision) -> None:
         self.record.actions.append(decision.action)
-        self.record.explanations.append(explain(decision.agent))
+        self._explanations.append(explain(decision.agent))
 
 
-def record_game(agents, config=None, seed=None):
+def record_game(agents: Sequence[Any], config: GameConfig | None = None, seed: int | None = None) -> GameRecord:
     """Play one game between ``agents`` (one per seat, see ``fifthave.agents.base``) and return its record.
 
     Agents are seated as in tournaments (``runner.play``): each sees only its own observation, in the
@@ -223,7 +230,8 @@ def record_game(agents, config=None, seed=None):
     return recorder.record
 
 
-def frames(record, every="turn", hands="actor", scale=0.75):
+def frames(record: GameRecord, every: str = "turn", hands: str | int = "actor",
+           scale: float = 0.75) -> Iterator[Image.Image]:
     """Yield the pictures (``PIL.Image``) of a recorded game.
 
     ``every="turn"``: the start, the beginning of every turn, and the end;
@@ -248,7 +256,7 @@ def frames(record, every="turn", hands="actor", scale=0.75):
 def _color_counts(images):
     """How often each color occurs in ``images`` (every third pixel both ways), as ``{0xRRGGBB: count}``:
     memory bounded by the colors, not the frames."""
-    counts = {}
+    counts: dict[int, int] = {}
     for im in images:
         pixels = np.asarray(im)[::3, ::3].reshape(-1, 3).astype(np.int32)
         packed, found = np.unique(pixels[:, 0] << 16 | pixels[:, 1] << 8 | pixels[:, 2], return_counts=True)
@@ -282,7 +290,8 @@ def _gif_palette(counts, size=128):
     return palette
 
 
-def save_gif(record, path, every="turn", fps=2.0, hands="actor", scale=0.75):
+def save_gif(record: GameRecord, path: str | os.PathLike[str], every: str = "turn", fps: float = 2.0,
+             hands: str | int = "actor", scale: float = 0.75) -> int:
     """Write the frames of a recorded game to an animated GIF; the last frame stays 3 times longer.
 
     Returns the number of frames. The frames are streamed: drawn once to choose the palette, then again
@@ -295,10 +304,12 @@ def save_gif(record, path, every="turn", fps=2.0, hands="actor", scale=0.75):
     if not FPS_RANGE[0] <= fps <= FPS_RANGE[1]:
         raise checks.InvalidValueError(f"fps must be from {FPS_RANGE[0]} to {FPS_RANGE[1]} frames per second "
                                        f"(GIF delays are hundredths of a second), got {fps!r}")
-    options = dict(every=every, hands=hands, scale=scale)
+    options: dict[str, Any] = dict(every=every, hands=hands, scale=scale)
     palette = _gif_palette(_color_counts(frames(record, **options)))
     duration = round(1000 / fps)
-    count, previous, held = 0, None, None  # a frame is written when the next exists: the last one's delay differs
+    # a frame is written when the next exists: the last one's delay differs
+    count, previous = 0, None
+    held: Any = None  # (picture, offset, GIF options) of the frame not written yet
     with atomic_open(path, "wb") as f:
         for image in frames(record, **options):
             frame = image.quantize(palette=palette, dither=Image.Dither.NONE)
@@ -307,7 +318,7 @@ def save_gif(record, path, every="turn", fps=2.0, hands="actor", scale=0.75):
                 header, _ = GifImagePlugin.getheader(frame, info={"loop": 0, "duration": duration,
                                                                   "optimize": False})
                 f.write(b"".join(header))
-                part = (frame, (0, 0), {})
+                part: Any = (frame, (0, 0), {})
             else:
                 picture, offset, params = held
                 f.write(b"".join(GifImagePlugin.getdata(picture, offset, duration=duration, **params)))
@@ -337,7 +348,8 @@ def _changed_part(frame, indices, previous):
     return picture, (left, top), {"transparency": UNCHANGED}
 
 
-def save_pngs(record, directory, every="turn", hands="actor", scale=0.75):
+def save_pngs(record: GameRecord, directory: str | os.PathLike[str], every: str = "turn",
+              hands: str | int = "actor", scale: float = 0.75) -> int:
     """Write the frames as ``directory/frame_0000.png``, ...; returns the number of frames."""
     os.makedirs(directory, exist_ok=True)
     count = 0
@@ -346,7 +358,7 @@ def save_pngs(record, directory, every="turn", hands="actor", scale=0.75):
     return count
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Turn a recorded game (or a saved state) into a GIF or PNG frames.")
     parser.add_argument("input", help="JSON file: GameRecord.save() or a saved state (Game.to_dict())")
     parser.add_argument("output", help="a .gif file, or a directory for PNG frames")

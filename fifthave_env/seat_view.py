@@ -17,7 +17,7 @@ the cards known exactly, not the piles below their top and known cards, not the 
 """
 
 from operator import mul
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 import numpy as np
 
@@ -100,12 +100,12 @@ else:
         """``functools.cached_property`` without its lock (Python 3.11 takes one per first read, which
         here costs more than most fields): the value goes into the instance's dict, read from there after."""
 
-        def __init__(self, func):
+        def __init__(self, func: Callable[[Any], Any]) -> None:
             self.func = func
             self.name = func.__name__
             self.__doc__ = func.__doc__
 
-        def __get__(self, obj, cls=None):
+        def __get__(self, obj: Any, cls: type | None = None) -> Any:
             if obj is None:
                 return self
             value = obj.__dict__[self.name] = self.func(obj)

@@ -18,11 +18,14 @@ Routes (every error is ``{"error": message}`` with a 4xx status; the page shows 
   (``{"action", "step"}``); ``GET /api/play/{id}/record`` once it is over.
 """
 
+from __future__ import annotations
+
 import argparse
 import functools
 import json
 import os
 import sys
+from collections.abc import Callable, Sequence
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -32,6 +35,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..base import Agent
 from ..registry import AGENT_FACTORIES, PARAMETERIZED_AGENT_NAMES
 from .sessions import (
     MAX_RECORD_BYTES,
@@ -118,14 +122,15 @@ def _run(function, *args):
     return run_in_threadpool(function, *args)
 
 
-def make_agent(name):
+def make_agent(name: str) -> Agent:
     """An agent by the name a person typed (``fifthave.agents.tournament.agent_factory``'s names)."""
     from ..tournament import agent_factory
 
     return agent_factory(name)()
 
 
-def create_app(agent_maker=make_agent, allowed_hosts=None):
+def create_app(agent_maker: Callable[[str], Agent] = make_agent,
+               allowed_hosts: Sequence[str] | None = None) -> Starlette:
     """The Starlette app; ``agent_maker(name)`` builds the agents of played games. ``allowed_hosts``: the
     Host headers answered (None: any); a server on the loopback answers only its own names, so that a
     web page cannot reach it through a DNS name rebound to 127.0.0.1."""
@@ -241,7 +246,7 @@ def _committed_models():
     return [model.name for model in models.available() if os.path.isfile(model.file)]
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="fifthave serve",
         description="Watch recorded games and play against the agents in your browser (a local web app).")

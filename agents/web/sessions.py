@@ -11,10 +11,14 @@ recorded action replayed as a legal move): nothing in it is executed, and agents
 from names the person types, never from a record.
 """
 
+from __future__ import annotations
+
 import collections
 import json
 import secrets
 import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -32,6 +36,8 @@ MAX_SESSIONS = 64
 MAX_RECORD_BYTES = 8 * 1024 * 1024
 MAX_AGENT_MOVES = 5000  # agents' moves in one request: a game has about 500 decisions
 
+SessionT = TypeVar("SessionT", "ReplaySession", "PlaySession")
+
 
 class SessionGone(LookupError):
     """A session id the server does not hold."""
@@ -48,12 +54,12 @@ class Conflict(ValueError):
 class SessionStore:
     """Sessions by id, the ``MAX_SESSIONS`` most recently used ones."""
 
-    def __init__(self, limit=MAX_SESSIONS):
+    def __init__(self, limit: int = MAX_SESSIONS) -> None:
         self.limit = limit
-        self._sessions = collections.OrderedDict()
+        self._sessions: collections.OrderedDict[str, ReplaySession | PlaySession] = collections.OrderedDict()
         self._lock = threading.Lock()
 
-    def add(self, session):
+    def add(self, session: ReplaySession | PlaySession) -> str:
         key = secrets.token_urlsafe(18)
         with self._lock:
             self._sessions[key] = session
@@ -61,7 +67,7 @@ class SessionStore:
                 self._sessions.popitem(last=False)
         return key
 
-    def get(self, key, kind):
+    def get(self, key: Any, kind: type[SessionT]) -> SessionT:
         with self._lock:
             session = self._sessions.get(key) if isinstance(key, str) else None
             if session is None or not isinstance(session, kind):
@@ -71,7 +77,7 @@ class SessionStore:
         return session
 
 
-def parse_view(text, num_players):
+def parse_view(text: Any, num_players: int) -> int | None:
     """``"all"`` (the omniscient view) -> None, a seat number -> that seat."""
     if text in (None, "", "all"):
         return None
@@ -80,7 +86,8 @@ def parse_view(text, num_players):
     raise BadRequest(f"view must be 'all' or a seat from 0 to {num_players - 1}, got {text!r}")
 
 
-def auction_event(before, game, actor, action):
+def auction_event(before: tuple[int, int, list[int]], game: Game, actor: int,
+                  action: int) -> dict[str, Any] | None:
     """The timeline's note on this move when an auction opened or ended with it, else None.
 
     ``before`` is ``(decision, auction location, the winning bid paid)`` before the move; the facts are the engine's."""
@@ -106,7 +113,7 @@ def auction_event(before, game, actor, action):
 class ReplaySession:
     """A recorded game, replayed once on load (each action checked) with every state kept."""
 
-    def __init__(self, record, title="recorded game"):
+    def __init__(self, record: GameRecord, title: str = "recorded game") -> None:
         try:
             start = Game.from_dict(record.initial_state)
         except ValueError as error:
@@ -115,7 +122,7 @@ class ReplaySession:
         self.title = title
         self.config = start.config
         self.states = [start.clone()]
-        self.steps = []  # per action: actor, turn, name, auction ended (or None)
+        self.steps: list[dict[str, Any]] = []  # per action: actor, turn, name, auction ended (or None)
         game = start
         for index, action in enumerate(record.actions):
             actor, before = game.actor, (game.decision, game.auc_loc, list(game.auc_last_bid))
@@ -130,24 +137,24 @@ class ReplaySession:
             self.states.append(game.clone())
         self.lock = threading.Lock()
 
-    def summary(self):
+    def summary(self) -> dict[str, Any]:
         final = self.states[-1]
         return {"kind": "replay", "title": self.title, "layout": board_layout(self.config),
                 "agents": self.record.agents, "steps": self.steps, "start_scores": list(self.states[0].scores),
                 "final": {"scores": list(final.scores), "winners": list(final.winners), "over": final.is_over,
                           "truncated": final.truncated}}
 
-    def frame(self, index, seat):
+    def frame(self, index: Any, seat: int | None) -> dict[str, Any]:
         """The state after ``index`` actions from ``seat``'s view (None: omniscient) and the decision
         taken there: its legal actions, the action, and what the agent reported, each only when the
         view may see it (the actor's own view or the omniscient one)."""
         if not checks.is_int(index) or not 0 <= index < len(self.states):
             raise BadRequest(f"step must be from 0 to {len(self.states) - 1}, got {index!r}")
         game = self.states[index]
-        frame = {"step": index, "state": state_view(game, seat)}
+        frame: dict[str, Any] = {"step": index, "state": state_view(game, seat)}
         if index < len(self.record.actions):
             action = self.record.actions[index]
-            decision = {"actor": game.actor, "action": action, "name": game.describe(action)}
+            decision: dict[str, Any] = {"actor": game.actor, "action": action, "name": game.describe(action)}
             if seat is None or seat == game.actor:
                 decision["legal"] = legal_view(game)
                 reports = self.record.explanations
@@ -156,7 +163,7 @@ class ReplaySession:
         return frame
 
 
-def parse_json(data):
+def parse_json(data: str | bytes | bytearray) -> Any:
     """Untrusted JSON text or bytes as data, read within the project's limits (``engine.safejson``);
     ``BadRequest`` with a clear message."""
     try:
@@ -165,12 +172,12 @@ def parse_json(data):
         raise BadRequest(str(error)) from None
 
 
-def is_tournament(data):
+def is_tournament(data: Any) -> bool:
     """Whether ``data`` is a tournament result (``TournamentResult.save``): settings and per-game outcomes."""
     return isinstance(data, dict) and "settings" in data and "games" in data and "initial_state" not in data
 
 
-def tournament_games(data):
+def tournament_games(data: dict[str, Any]) -> list[dict[str, Any]]:
     """The games of a tournament result, for the page to pick one: index, seats' labels, scores."""
     settings, games = _tournament_parts(data)
     labels = settings["labels"]
@@ -194,7 +201,7 @@ def _tournament_parts(data):
     return settings, games
 
 
-def tournament_game_record(data, index):
+def tournament_game_record(data: dict[str, Any], index: Any) -> GameRecord:
     """Game ``index`` of a tournament result: its moves when the result kept them (``--keep-moves``), else
     played again from its seeds (the same deal, seats and agent generators: ``fifthave.agents.tournament.play_game``).
     Only scripted agents and ``search`` are played again (a record never makes the server load a model from
@@ -247,7 +254,7 @@ def tournament_game_record(data, index):
     return GameRecord.from_dict(played["record"])
 
 
-def load_record(data):
+def load_record(data: str | bytes | bytearray) -> GameRecord:
     """A ``GameRecord`` from untrusted JSON text or bytes; ``BadRequest`` with a clear message."""
     parsed = parse_json(data)
     if is_tournament(parsed):
@@ -264,7 +271,9 @@ class PlaySession:
     The agents move when it is their turn (``advance``); the person's moves come through ``play``,
     which refuses a move that is not legal now (the page was behind) and leaves the game untouched."""
 
-    def __init__(self, human, agent_names, num_players=4, board=5, seed=None, make_agent=None):
+    def __init__(self, human: Any, agent_names: Any, num_players: Any = 4, board: Any = 5, seed: Any = None,
+                 make_agent: Callable[[str], Any] | None = None) -> None:
+        # the arguments are the page's untrusted JSON values: each is checked here (BadRequest)
         if num_players not in (2, 3, 4):
             raise BadRequest(f"players must be 2, 3 or 4, got {num_players!r}")
         if board not in (5, 6):
@@ -282,12 +291,12 @@ class PlaySession:
         self.names = ["you" if s == human else next(names) for s in range(num_players)]
         game_seed, *agent_seeds = np.random.SeedSequence(seed).spawn(1 + num_players)
         self.game = Game(self.config, rng=np.random.default_rng(game_seed))
-        self.agents = {}
+        self.agents: dict[int, Any] = {}
         for seat, name in enumerate(self.names):
             if seat == human:
                 continue
             try:
-                agent = make_agent(name)
+                agent = make_agent(name) if make_agent is not None else _agent_by_name(name)
                 agent.reset(self.config, seat, np.random.default_rng(agent_seeds[seat]))
             except Exception as error:  # an unknown name, a model that does not load or fit this game
                 raise BadRequest(f"seat {seat}: cannot seat agent {name!r}: {error}") from None
@@ -295,9 +304,10 @@ class PlaySession:
             self.agents[seat] = agent
         self.record = GameRecord.start(self.game)
         self.record.agents = self.names
-        self.record.explanations = []
+        self._explanations: list[Any] = []
+        self.record.explanations = self._explanations
         self.observations = LayoutObservations(self.config, self.agents, env_layout=None)
-        self.log = []  # every move: seat, name
+        self.log: list[dict[str, Any]] = []  # every move: seat, name
         self.lock = threading.Lock()
         self.advance()
 
@@ -306,10 +316,10 @@ class PlaySession:
         name = self.game.describe(action)
         self.game.apply(action)
         self.record.actions.append(action)
-        self.record.explanations.append(report)
+        self._explanations.append(report)
         self.log.append({"seat": seat, "name": name, "turn": self.game.turn})
 
-    def advance(self):
+    def advance(self) -> None:
         """Let the agents move until it is the person's turn or the game is over."""
         for _ in range(MAX_AGENT_MOVES):
             game = self.game
@@ -322,7 +332,7 @@ class PlaySession:
             self._apply(action, explain(agent))
         raise RuntimeError(f"the agents made {MAX_AGENT_MOVES} moves in a row without reaching your turn")
 
-    def play(self, action, step):
+    def play(self, action: Any, step: Any) -> None:
         """The person's ``action`` at move number ``step`` (the page's count of moves so far)."""
         if not checks.is_int(action) or isinstance(action, bool):
             raise BadRequest(f"a move is an action id (a whole number), got {action!r}")
@@ -338,14 +348,22 @@ class PlaySession:
         self._apply(action)
         self.advance()
 
-    def view(self):
+    def view(self) -> dict[str, Any]:
         game = self.game
         mine = game.actor == self.human and not game.is_over
         return {"kind": "play", "layout": board_layout(self.config), "agents": self.names, "seat": self.human,
                 "step": len(self.record.actions), "state": state_view(game, self.human),
                 "legal": legal_view(game) if mine else [], "log": self.log[-60:], "moves": len(self.log)}
 
-    def record_data(self):
+    def record_data(self) -> dict[str, Any]:
         if not self.game.is_over:
             raise Conflict("the record can be downloaded when the game is over (it holds the agents' hidden cards)")
         return self.record.to_dict()
+
+
+def _agent_by_name(name: str) -> Any:
+    """A ``PlaySession`` seat's agent when no ``make_agent`` is given: ``fifthave.agents.tournament.agent_factory``'s
+    names, as the web server's ``make_agent``."""
+    from ..tournament import agent_factory
+
+    return agent_factory(name)()

@@ -12,6 +12,10 @@ parts (other hands' unknown cards, the piles under their tops, the black pile, t
 enter a seat view: ``tests/agents/test_web.py`` changes them and compares.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from fifthave_env.engine.actions import (
     BID_ADD,
     BLOCKS,
@@ -39,7 +43,7 @@ from fifthave_env.engine.board import (
     plot_name,
 )
 from fifthave_env.engine.cards import BLACK, CARD_COLOR_NAMES, KIND_VALUE, NUM_COLORS, NUM_KINDS, kind_name
-from fifthave_env.engine.game import DECISION_NAMES
+from fifthave_env.engine.game import DECISION_NAMES, Game, GameConfig
 from fifthave_env import render_image as pic
 from fifthave_env.render_text import SHOP_LETTERS
 
@@ -53,7 +57,7 @@ def _rgb(color):
     return "#%02x%02x%02x" % tuple(color)
 
 
-def board_layout(config):
+def board_layout(config: GameConfig) -> dict[str, Any]:
     """The fixed picture of a configuration's board: where districts, plots, City Hall and Central Park
     are (the coordinates of ``render_image``, so that the page and the PNG frames agree), the routes
     of the commissioners (R6), and the colors and names used to draw everything."""
@@ -87,7 +91,7 @@ def _check_view(game, seat):
         raise ValueError(f"view must be a seat in 0..{game.n - 1} or the omniscient view, got {seat!r}")
 
 
-def state_view(game, seat=None):
+def state_view(game: Game, seat: int | None = None) -> dict[str, Any]:
     """The state to draw, as JSON data: everything (``seat=None``) or what ``seat`` knows."""
     _check_view(game, seat)
     g = game
@@ -139,10 +143,10 @@ def state_view(game, seat=None):
     }
 
 
-def action_target(action):
+def action_target(action: int) -> dict[str, Any]:
     """What an action id points at, for the page to make the board clickable: ``{"block": name, ...}``."""
     block, offset = _BLOCK_OF[action]
-    target = {"block": block}
+    target: dict[str, Any] = {"block": block}
     if action >= BID_ADD and block == "bid":
         target["kind"] = action - BID_ADD
     elif PLACE_START <= action < SHOP_TILE:
@@ -162,12 +166,12 @@ def action_target(action):
     return target
 
 
-def legal_view(game):
+def legal_view(game: Game) -> list[dict[str, Any]]:
     """The legal actions of the seat asked now: id, readable name and target."""
     return [{"id": a, "name": game.describe(a), **action_target(a)} for a in game.legal_actions()]
 
 
-def explanation_view(game, explanation):
+def explanation_view(game: Game, explanation: Any) -> dict[str, Any] | None:
     """An agent's ``explain()`` report with readable names added to its candidates (``game`` is the state
     it decided in); the report itself is passed on as data, never interpreted."""
     if not isinstance(explanation, dict):
@@ -180,9 +184,8 @@ def explanation_view(game, explanation):
             if not isinstance(candidate, dict):
                 continue
             actions = candidate.get("actions")
-            valid = isinstance(actions, list) and all(
-                isinstance(a, int) and not isinstance(a, bool) and 0 <= a < NUM_ACTIONS for a in actions)
-            names = [game.describe(a) for a in actions] if valid else []
+            names = [game.describe(a) for a in actions] if isinstance(actions, list) and all(
+                isinstance(a, int) and not isinstance(a, bool) and 0 <= a < NUM_ACTIONS for a in actions) else []
             named.append({**candidate, "names": names})
         shown["candidates"] = named
     return shown

@@ -28,6 +28,7 @@ gray, brown, violet, orange, green, black (0-5); values 4, 5, 6 (index 0-2).
 """
 
 from collections.abc import Sequence
+from typing import Union
 
 import numpy as np
 
@@ -88,6 +89,11 @@ class ActionTypeError(IllegalActionError, InvalidTypeError):
 
 ACTION_ID_ALLOWED = (f"an action is an int id in [0, {NUM_ACTIONS}) (a Python or numpy integer, "
                      f"or a 0-d integer array)")
+
+
+ActionLike = Union[int, np.integer, np.ndarray]
+"""What an action may be given as (``as_action_id`` checks it): a Python or numpy integer, or a 0-d integer
+array (what a policy's ``predict`` returns)."""
 
 
 def as_action_id(action: object) -> int:
@@ -191,5 +197,5 @@ __all__ = [
     "NUM_ACTIONS", "CHOOSE_ACTION", "PLACE_START", "SHOP_TILE", "SHOP_PLOT", "DRAW_COLOR",
     "MOVE", "SCORE_DISTRICT", "BID_ADD", "BID_CONFIRM", "BID_PASS", "BUILD", "DECLARE_STOP",
     "BLOCKS", "decode", "action_name", "action_names", "action_from_name", "move_action", "describe_table",
-    "CARD_COLOR_NAMES", "VALUES",
+    "CARD_COLOR_NAMES", "VALUES", "ActionLike",
 ]

@@ -29,6 +29,7 @@ from .actions import (
     SCORE_DISTRICT,
     SHOP_PLOT,
     SHOP_TILE,
+    ActionLike,
     IllegalActionError,
     action_name,
     action_names,
@@ -408,7 +409,7 @@ class Game:
 
     # ---- transitions --------------------------------------------------------------------
 
-    def apply(self, action: int) -> None:
+    def apply(self, action: ActionLike) -> None:
         """Play ``action`` for ``actor``; raises IllegalActionError (state untouched) if not legal."""
         if action.__class__ is not int:
             action = as_action_id(action)

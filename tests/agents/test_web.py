@@ -18,7 +18,7 @@ with warnings.catch_warnings():  # starlette 1.x would rather have httpx2, which
 from fifthave.agents.registry import AGENT_FACTORIES  # noqa: E402
 from fifthave.agents.search import SearchAgent  # noqa: E402
 from fifthave.agents.web.server import create_app  # noqa: E402
-from fifthave.agents.web.sessions import MAX_RECORD_BYTES  # noqa: E402
+from fifthave.agents.web.sessions import MAX_RECORD_BYTES, PlaySession  # noqa: E402
 from fifthave.agents.web.views import state_view  # noqa: E402
 from fifthave_env.engine.determinize import determinize  # noqa: E402
 from fifthave_env.engine.game import Game, GameConfig  # noqa: E402
@@ -301,3 +301,11 @@ def test_a_tournament_that_kept_its_moves_replays_learned_agents(client):
     del data["games"][3]["record"]  # without its moves a learned agent's game is not played again
     response = client.post("/api/replay?game=3", content=json.dumps(data), headers=OCTETS)
     assert response.status_code == 400 and "--keep-moves" in response.json()["error"]
+
+
+def test_a_play_session_without_make_agent_seats_agents_by_name():
+    # make_agent defaulted to None and was called as is: every seat failed with "'NoneType' object is not callable"
+    session = PlaySession(0, ["random", "greedy", "heuristic"], seed=3)
+    assert [type(session.agents[seat]).__name__ for seat in (1, 2, 3)] == ["RandomAgent", "GreedyAgent",
+                                                                          "HeuristicAgent"]
+    assert session.view()["kind"] == "play"
