@@ -26,7 +26,7 @@ JOBS=${MUTATION_JOBS:-2}
 # anywhere under tests/, so the table holds in a flat tests/ and in the folders per layer)
 declare -A MODULES=(
   [determinize]="fifthave_env/engine/determinize.py|test_determinize.py test_determinize_leaks.py"
-  [stats]="fifthave/agents/stats.py|test_stats.py test_stats_reference.py"
+  [stats]="fifthave/agents/stats.py|test_stats.py test_stats_reference.py test_stats_definitions.py"
   [checks]="fifthave_env/engine/checks.py|test_validation.py test_checks.py test_savefile.py"
   [savefile]="fifthave_env/engine/savefile.py|test_savefile.py test_savefile_reference.py"
   [bidlab]="fifthave/agents/bidlab.py|test_bidlab.py test_bidlab_reference.py"
