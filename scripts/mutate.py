@@ -25,7 +25,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-RULES = sorted(f"tests/{name}" for name in os.listdir(os.path.join(ROOT, "tests")) if name.startswith("test_rules_"))
+RULES = sorted(f"tests/engine/{name}" for name in os.listdir(os.path.join(ROOT, "tests", "engine"))
+               if name.startswith("test_rules_"))
 # Fast, focused tests first: pytest stops at the first failure, so a caught mutation costs little.
 ENGINE = RULES + ["tests/env/test_env.py", "tests/env/test_replay.py", "tests/engine/test_properties.py"]
 OBSERVATION = ["tests/env/test_observation.py", "tests/env/test_observation_details.py", "tests/env/test_env.py",
@@ -33,7 +34,7 @@ OBSERVATION = ["tests/env/test_observation.py", "tests/env/test_observation_deta
 ENVS = ["tests/env/test_env.py", "tests/env/test_gym_env.py"]
 TOURNAMENT = ["tests/agents/test_tournament.py", "tests/agents/test_agents.py"]
 BIDDING = ["tests/agents/test_agents.py", "tests/agents/test_tournament.py"]
-COPIED = ("fifthave_env", "agents", "train", "tests", "pyproject.toml", "README.md")
+COPIED = ("fifthave_env", "fifthave", "agents", "train", "tests", "pyproject.toml", "README.md")  # fifthave/agents, fifthave/train: symlinks
 
 ENGINE_DIR = "fifthave_env/engine/"
 
@@ -148,7 +149,8 @@ def scratch_copy(root):
     for name in COPIED:
         source = os.path.join(root, name)
         if os.path.isdir(source):
-            shutil.copytree(source, os.path.join(target, name), ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(source, os.path.join(target, name), symlinks=True,  # fifthave/agents -> ../agents stays a link
+                            ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(source, target)
     return target
