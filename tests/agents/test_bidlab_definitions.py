@@ -176,6 +176,9 @@ def test_a_replay_bids_with_the_strategy_and_is_reproducible_with_random_opponen
     assert strategy.calls > 0  # the focus seat bid with it
     first = bidlab.replay_position(positions[0], strategy, seed=1, index=0, rest="random")
     assert first == bidlab.replay_position(positions[0], strategy, seed=1, index=0, rest="random")
+    # a bid three times the worth wins the auction: the bidder also chooses where to build (a seeded choice)
+    high = [bidlab.replay_position(p, bidlab.ScaledBidding(3.0), seed=2, index=0) for p in positions]
+    assert high == [bidlab.replay_position(p, bidlab.ScaledBidding(3.0), seed=2, index=0) for p in positions]
 
 
 def test_scaled_bidding_scales_the_worth():
