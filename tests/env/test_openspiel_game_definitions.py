@@ -2,13 +2,16 @@
 the resampler's seed and histories, the observation string. Written against mutmut's survivors of
 issue 38 (docs/mutation.md)."""
 
+import json
+
 import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
 from fifthave_env import openspiel_game  # noqa: E402  (registers fifth_avenue)
-from fifthave_env.engine import safejson  # noqa: E402
+from fifthave_env.engine import checks, safejson  # noqa: E402
+from fifthave_env.engine.actions import NUM_ACTIONS  # noqa: E402
 from fifthave_env.engine.determinize import determinize  # noqa: E402
 from fifthave_env.observation import LATEST, Observer  # noqa: E402
 
@@ -78,3 +81,75 @@ def test_the_observation_string_lists_the_observations_nonzero_entries():
         obs = observer.observe(state.game, player)
         expected = " ".join(f"{i}:{obs[i]:g}" for i in np.flatnonzero(obs))
         assert state.observation_string(player) == expected and expected.count(" ") >= 10
+
+
+def message(function, *args, **kwargs):
+    """The message the engine's checks give for this value: the expected text of a refused part."""
+    with pytest.raises(ValueError) as error:
+        function(*args, **kwargs)
+    return str(error.value)
+
+
+def test_every_refused_part_of_a_serialized_state_is_named_in_full():
+    game = pyspiel.load_game("fifth_avenue", {"players": 3})
+    state = played_state(game, 40)
+    good = json.loads(state.serialize())
+    longest = game.max_game_length()
+
+    def refused(**changes):
+        data = json.loads(json.dumps(good))
+        data.update(changes)
+        return message(game.deserialize_state, json.dumps(data))
+
+    def refusal_or_none(**changes):
+        data = dict(good, **changes)
+        try:
+            game.deserialize_state(json.dumps(data))
+        except ValueError as error:
+            return str(error)
+        return ""
+
+    deep = "[" * 9 + "]" * 9
+    assert message(game.deserialize_state, deep) == message(safejson.loads, deep, "a serialized fifth_avenue state",
+                                                            max_depth=8)
+    assert message(game.deserialize_state, '{"a": 1}') == message(
+        checks.mapping, "the serialized state", {"a": 1}, ("fifth_avenue_state", "history", "game", "histories"))
+    assert refused(fifth_avenue_state=True) == "the serialized state is of format True of type bool; this version reads 1"
+    assert refused(history="x") == message(checks.sequence, "the serialized state's history", "x")
+    assert refused(history=[[0, 0]] * (longest + 1)) == (
+        f"the serialized state's history holds {longest + 1} actions; a game has at most {longest}")
+    assert "holds" not in refusal_or_none(history=[[0, 0]] * longest)  # the longest game's length is read
+    for pair, expected in (([3, 0], message(checks.integer, "history[0][0] (player)", 3, 0, 2)),
+                           ([-1, 0], message(checks.integer, "history[0][0] (player)", -1, 0, 2)),
+                           ([0, NUM_ACTIONS], message(checks.integer, "history[0][1] (action)", NUM_ACTIONS, 0,
+                                                      NUM_ACTIONS - 1)),
+                           ([0, -1], message(checks.integer, "history[0][1] (action)", -1, 0, NUM_ACTIONS - 1))):
+        assert refused(history=[pair]) == expected
+    other = played_state(pyspiel.load_game("fifth_avenue", {"players": 2, "max_turns": 299}), 10).serialize()
+    assert message(game.deserialize_state, other) == ("the serialized state is a game with num_players=2, "
+                                                      "max_turns=299; this game has num_players=3, max_turns=300")
+    four = good["histories"] + [good["histories"][0]]
+    assert refused(histories=four) == message(checks.sequence, "the serialized state's histories", four, 3)
+    assert refused(histories=["x"] + good["histories"][1:]) == message(checks.sequence, "histories[0]", "x")
+    long_history = ["seen by 1"] + good["histories"][0] * (longest // len(good["histories"][0]) + 3)
+    long_history = long_history[:longest + 3]
+    assert refused(histories=[long_history] + good["histories"][1:]) == (
+        f"histories[0] holds {longest + 3} entries; at most {longest + 2}")
+    assert "entries" not in refusal_or_none(histories=[long_history[:longest + 2]] + good["histories"][1:])
+
+
+def test_observers_refuse_what_they_cannot_give_in_full():
+    game = pyspiel.load_game("fifth_avenue", {"players": 2})
+    assert message(game.make_py_observer, None, {"x": 1}) == "fifth_avenue observers take no parameters, got {'x': 1}"
+    hidden = pyspiel.IIGObservationType(perfect_recall=False, public_info=False,
+                                        private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER)
+    assert message(game.make_py_observer, hidden) == (
+        f"fifth_avenue observes one player's view (public_info=True, private_info=SINGLE_PLAYER); got {hidden}")
+    assert type(game.make_py_observer()) is openspiel_game.FifthAvenueObserver
+    assert game.make_py_observer().tensor.dtype == np.float32  # OpenSpiel's Python observers: float32 tensors
+
+
+def test_a_serialized_state_is_compact_json():
+    state = played_state(pyspiel.load_game("fifth_avenue", {"players": 2}), 10)
+    text = state.serialize()
+    assert text == json.dumps(json.loads(text), separators=(",", ":"))
