@@ -2,6 +2,7 @@
 the resampler's seed and histories, the observation string. Written against mutmut's survivors of
 issue 38 (docs/mutation.md)."""
 
+import hashlib
 import json
 
 import numpy as np
@@ -9,7 +10,9 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
+from fifthave.agents.tournament import deal_seed  # noqa: E402
 from fifthave_env import openspiel_game  # noqa: E402  (registers fifth_avenue)
+from fifthave_env.engine import Game  # noqa: E402
 from fifthave_env.engine import checks, safejson  # noqa: E402
 from fifthave_env.engine.actions import NUM_ACTIONS  # noqa: E402
 from fifthave_env.engine.determinize import determinize  # noqa: E402
@@ -153,3 +156,19 @@ def test_a_serialized_state_is_compact_json():
     state = played_state(pyspiel.load_game("fifth_avenue", {"players": 2}), 10)
     text = state.serialize()
     assert text == json.dumps(json.loads(text), separators=(",", ":"))
+
+
+def test_game_facts_and_histories_follow_openspiels_conventions():
+    """Utilities in [-1, 1] and no chance nodes (the deal is fixed by the seed), no legal
+    actions for a player not to move, the k-th deal is the tournament's deal k of the same seed, and
+    each history starts with the deal's observation, action -1, digested from the latest layout."""
+    game = pyspiel.load_game("fifth_avenue", {"players": 3, "seed": 4})
+    assert (game.min_utility(), game.max_utility(), game.max_chance_outcomes()) == (-1.0, 1.0, 0)
+    assert [game.deal_seed(k) for k in range(3)] == [deal_seed(4, k) for k in range(3)]
+    state = played_state(game, 12)
+    assert all(state.legal_actions(p) == [] for p in range(3) if p != state.current_player())
+    first = Game(state.game.config, seed=game.deal_seed(0))
+    observer = Observer(first.config, version=LATEST)
+    for p in range(3):
+        digest = hashlib.blake2b(observer.observe(first, p).tobytes(), digest_size=8).hexdigest()
+        assert state.histories[p][0] == f"-1:{digest}"
