@@ -172,3 +172,21 @@ def test_game_facts_and_histories_follow_openspiels_conventions():
     for p in range(3):
         digest = hashlib.blake2b(observer.observe(first, p).tobytes(), digest_size=8).hexdigest()
         assert state.histories[p][0] == f"-1:{digest}"
+
+
+def test_the_game_line_and_history_entries_are_refused_in_full():
+    game = pyspiel.load_game("fifth_avenue", {"players": 3})
+    line = played_state(game, 5).serialize()
+    with pytest.raises(pyspiel.SpielError) as spiel_error:
+        pyspiel.game_parameters_from_string("fifth_avenue(players=3")
+    assert error_of(f"[Meta]\n[Game]\nfifth_avenue(players=3\n[State]\n{line}\n") == (
+        f"the serialized game is not a game string: {spiel_error.value}")
+    assert error_of(f"[Meta]\n[Game]\nkuhn_poker()\n[State]\n{line}\n") == (
+        "the serialized game must be fifth_avenue with parameters among players, board, max_turns, seed, got "
+        + checks.shown("kuhn_poker()"))
+    assert error_of(f"[Meta]\n[Game]\nfifth_avenue(players=x)\n[State]\n{line}\n") == message(
+        checks.integer, "the serialized game's parameter players", "x")
+    data = json.loads(line)
+    data["histories"][1][0] = "bogus"
+    assert message(game.deserialize_state, json.dumps(data)) == (
+        "histories[1][0] must be 'ACTION:DIGEST' (16 hex digits) or 'seen by SEAT', got " + checks.shown("bogus"))
