@@ -34,7 +34,7 @@ declare -A MODULES=(
   [ppo]="fifthave/train/ppo.py|test_ppo.py test_ppo_kl.py"
   [candidate_values]="fifthave/train/candidate_values.py|test_candidate_values.py test_candidate_values_reference.py"
   [values_agent]="fifthave/train/values_agent.py|test_candidate_values.py"
-  [checkpoint]="fifthave/train/checkpoint.py|test_checkpoint.py"
+  [checkpoint]="fifthave/train/checkpoint.py|test_checkpoint.py test_checkpoint_definitions.py test_league.py"
   [openspiel_game]="fifthave_env/openspiel_game.py|test_openspiel_game.py test_openspiel_game_definitions.py"
 )
 ORDER="determinize checks values_agent checkpoint search bidlab stats candidate_values openspiel_game savefile ppo"  # fastest first
