@@ -98,10 +98,11 @@ MUTATIONS = [
      "a[kc:kc + NUM_KINDS] = array.array(\"f\", g.hands[q])", OBSERVATION),
     ("fifthave_env/observation.py", "a[_O[\"high_bidder\"] + g.auc_high_bidder] = 1",
      "a[_O[\"high_bidder\"] + g.actor] = 1", OBSERVATION),
-    ("fifthave_env/observation.py", "for value in pile[: min(g.pile_known[c], len(pile) - 1)]:",
-     "for value in pile[: g.pile_known[c]]:", OBSERVATION),
+    ("fifthave_env/observation.py", "for value in pile[: min(known, len(pile) - 1)]:",
+     "for value in pile[: known]:", OBSERVATION),
     ("fifthave_env/observation.py", "a[p] = g.turn / g.config.max_turns", "a[p] = g.turn / 300", OBSERVATION),
-    ("fifthave_env/observation.py", "a[sc + q] = g.scores[q] / 50", "a[sc + q] = g.scores[q] / 18", OBSERVATION),
+    ("fifthave_env/observation.py", "a[sc + q] = min(g.scores[q] / 50, OBS_HIGH)",
+     "a[sc + q] = min(g.scores[q] / 18, OBS_HIGH)", OBSERVATION),
     # the environments
     ("fifthave_env/env_common.py", "return 0 if game.truncated else (1 if seat in game.winners else -1)",
      "return 1 if seat in game.winners else -1", ENVS),
@@ -125,7 +126,7 @@ MUTATIONS = [
      TOURNAMENT),
     ("agents/stats.py", "ranks.append(better + (equal + 1) / 2)", "ranks.append(better + 1)",
      TOURNAMENT),
-    ("agents/tournament.py", "if before == BID_DECISION and action == BID_CONFIRM and seat not in confirmed_here:",
+    ("agents/tournament.py", "if before == BID_DECISION and action == BID_CONFIRM and seat not in self.confirmed_here:",
      "if before == BID_DECISION and action == BID_CONFIRM:", TOURNAMENT),
     # bidding
     ("agents/bidding.py", "return 0.7 * limit", "return 0.5 * limit", BIDDING),
