@@ -86,3 +86,26 @@ def test_a_skipped_checkpoints_warning_points_at_the_caller(tmp_path):
     with pytest.warns(UserWarning, match="skipping checkpoint") as record:
         assert ckpt.newest_intact_checkpoint(str(tmp_path)) == (None, None)
     assert record[0].filename == __file__
+
+
+class _RunsCode:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return open, (self.marker, "w")  # unpickling would create the file
+
+
+def test_a_member_whose_pickle_would_run_code_is_refused_without_running_it(tmp_path):
+    marker = str(tmp_path / "ran")
+    path = tmp_path / "tampered.zip"
+    buffer = io.BytesIO()
+    torch.save({"weight": _RunsCode(marker)}, buffer)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(ckpt.POLICY_MEMBER, buffer.getvalue())
+    with pytest.raises(ckpt.CheckpointError, match="is not a readable torch state dict"):
+        ckpt.read_state_dict(str(path), ckpt.POLICY_MEMBER)
+    assert not os.path.exists(marker)
+    with pytest.raises(ckpt.CheckpointError) as error:
+        ckpt.read_state_dict(archive(tmp_path / "list.zip", ckpt.POLICY_MEMBER, [1]), ckpt.POLICY_MEMBER)
+    assert str(error.value) == f"{tmp_path / 'list.zip'}: {ckpt.POLICY_MEMBER} must hold a state dict, got list"
