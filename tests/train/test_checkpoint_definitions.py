@@ -111,3 +111,15 @@ def test_a_member_whose_pickle_would_run_code_is_refused_without_running_it(tmp_
     with pytest.raises(ckpt.CheckpointError) as error:
         ckpt.read_state_dict(archive(tmp_path / "list.zip", ckpt.POLICY_MEMBER, [1]), ckpt.POLICY_MEMBER)
     assert str(error.value) == f"{tmp_path / 'list.zip'}: {ckpt.POLICY_MEMBER} must hold a state dict, got list"
+
+
+def test_a_member_that_fails_its_crc_is_named_before_anything_is_read(tmp_path):
+    path = tmp_path / "ckpt.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("data", b"ABCDEFGHIJKLMNOP" * 4)
+    raw = bytearray(path.read_bytes())
+    raw[raw.index(b"ABCDEFGH")] ^= 1  # one bit of the stored data: the CRC no longer matches
+    path.write_bytes(bytes(raw))
+    with pytest.raises(ckpt.CheckpointError) as error:
+        ckpt.read_meta(str(path))
+    assert str(error.value) == f"{path}: member 'data' is corrupt (CRC mismatch)"
