@@ -25,7 +25,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-RULES = sorted(f"tests/{name}" for name in os.listdir(os.path.join(ROOT, "tests")) if name.startswith("test_rules_"))
+RULES = sorted(f"tests/engine/{name}" for name in os.listdir(os.path.join(ROOT, "tests", "engine"))
+               if name.startswith("test_rules_"))
 # Fast, focused tests first: pytest stops at the first failure, so a caught mutation costs little.
 ENGINE = RULES + ["tests/env/test_env.py", "tests/env/test_replay.py", "tests/engine/test_properties.py"]
 OBSERVATION = ["tests/env/test_observation.py", "tests/env/test_observation_details.py", "tests/env/test_env.py",
@@ -33,7 +34,7 @@ OBSERVATION = ["tests/env/test_observation.py", "tests/env/test_observation_deta
 ENVS = ["tests/env/test_env.py", "tests/env/test_gym_env.py"]
 TOURNAMENT = ["tests/agents/test_tournament.py", "tests/agents/test_agents.py"]
 BIDDING = ["tests/agents/test_agents.py", "tests/agents/test_tournament.py"]
-COPIED = ("fifthave_env", "agents", "train", "tests", "pyproject.toml", "README.md")
+COPIED = ("fifthave_env", "fifthave", "agents", "train", "tests", "pyproject.toml", "README.md")  # fifthave/agents, fifthave/train: symlinks
 
 ENGINE_DIR = "fifthave_env/engine/"
 
@@ -97,10 +98,11 @@ MUTATIONS = [
      "a[kc:kc + NUM_KINDS] = array.array(\"f\", g.hands[q])", OBSERVATION),
     ("fifthave_env/observation.py", "a[_O[\"high_bidder\"] + g.auc_high_bidder] = 1",
      "a[_O[\"high_bidder\"] + g.actor] = 1", OBSERVATION),
-    ("fifthave_env/observation.py", "for value in pile[: min(g.pile_known[c], len(pile) - 1)]:",
-     "for value in pile[: g.pile_known[c]]:", OBSERVATION),
+    ("fifthave_env/observation.py", "for value in pile[: min(known, len(pile) - 1)]:",
+     "for value in pile[: known]:", OBSERVATION),
     ("fifthave_env/observation.py", "a[p] = g.turn / g.config.max_turns", "a[p] = g.turn / 300", OBSERVATION),
-    ("fifthave_env/observation.py", "a[sc + q] = g.scores[q] / 50", "a[sc + q] = g.scores[q] / 18", OBSERVATION),
+    ("fifthave_env/observation.py", "a[sc + q] = min(g.scores[q] / 50, OBS_HIGH)",
+     "a[sc + q] = min(g.scores[q] / 18, OBS_HIGH)", OBSERVATION),
     # the environments
     ("fifthave_env/env_common.py", "return 0 if game.truncated else (1 if seat in game.winners else -1)",
      "return 1 if seat in game.winners else -1", ENVS),
@@ -124,7 +126,7 @@ MUTATIONS = [
      TOURNAMENT),
     ("agents/stats.py", "ranks.append(better + (equal + 1) / 2)", "ranks.append(better + 1)",
      TOURNAMENT),
-    ("agents/tournament.py", "if before == BID_DECISION and action == BID_CONFIRM and seat not in confirmed_here:",
+    ("agents/tournament.py", "if before == BID_DECISION and action == BID_CONFIRM and seat not in self.confirmed_here:",
      "if before == BID_DECISION and action == BID_CONFIRM:", TOURNAMENT),
     # bidding
     ("agents/bidding.py", "return 0.7 * limit", "return 0.5 * limit", BIDDING),
@@ -148,7 +150,8 @@ def scratch_copy(root):
     for name in COPIED:
         source = os.path.join(root, name)
         if os.path.isdir(source):
-            shutil.copytree(source, os.path.join(target, name), ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(source, os.path.join(target, name), symlinks=True,  # fifthave/agents -> ../agents stays a link
+                            ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(source, target)
     return target

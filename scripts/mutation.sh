@@ -26,16 +26,16 @@ JOBS=${MUTATION_JOBS:-2}
 # anywhere under tests/, so the table holds in a flat tests/ and in the folders per layer)
 declare -A MODULES=(
   [determinize]="fifthave_env/engine/determinize.py|test_determinize.py test_determinize_leaks.py"
-  [stats]="agents/stats.py|test_stats.py test_stats_reference.py"
+  [stats]="fifthave/agents/stats.py|test_stats.py test_stats_reference.py test_stats_definitions.py"
   [checks]="fifthave_env/engine/checks.py|test_validation.py test_checks.py test_savefile.py"
   [savefile]="fifthave_env/engine/savefile.py|test_savefile.py test_savefile_reference.py"
-  [bidlab]="agents/bidlab.py|test_bidlab.py test_bidlab_reference.py"
-  [search]="agents/search.py|test_search.py test_search_reference.py"
-  [ppo]="train/ppo.py|test_ppo.py test_ppo_kl.py"
-  [candidate_values]="train/candidate_values.py|test_candidate_values.py test_candidate_values_reference.py"
-  [values_agent]="train/values_agent.py|test_candidate_values.py"
-  [checkpoint]="train/checkpoint.py|test_checkpoint.py"
-  [openspiel_game]="fifthave_env/openspiel_game.py|test_openspiel_game.py"
+  [bidlab]="fifthave/agents/bidlab.py|test_bidlab.py test_bidlab_reference.py test_bidlab_definitions.py"
+  [search]="fifthave/agents/search.py|test_search.py test_search_reference.py"
+  [ppo]="fifthave/train/ppo.py|test_ppo.py test_ppo_kl.py"
+  [candidate_values]="fifthave/train/candidate_values.py|test_candidate_values.py test_candidate_values_reference.py"
+  [values_agent]="fifthave/train/values_agent.py|test_candidate_values.py"
+  [checkpoint]="fifthave/train/checkpoint.py|test_checkpoint.py test_checkpoint_definitions.py test_league.py"
+  [openspiel_game]="fifthave_env/openspiel_game.py|test_openspiel_game.py test_openspiel_game_definitions.py"
 )
 ORDER="determinize checks values_agent checkpoint search bidlab stats candidate_values openspiel_game savefile ppo"  # fastest first
 
@@ -55,9 +55,12 @@ run_module() {
   local work=$ROOT/build/mutation/$name
   rm -rf "$work"
   mkdir -p "$work"
-  local packages="" p
-  for p in fifthave_env fifthave agents train; do [ -e "$p" ] && packages="$packages $p"; done
-  cp -r $packages tests pyproject.toml "$work"/
+  # agents/ and train/ are imported as fifthave.agents / fifthave.train through symlinks; mutmut
+  # names a mutant after its file's path and only activates it in the module of that name, and its
+  # copy does not follow symlinks: the scratch copy makes them real folders under fifthave/ (-L).
+  # The top-level agents/ and train/ are copied too (tests read files there), never imported.
+  local packages="fifthave_env fifthave" p
+  cp -rL fifthave_env fifthave agents train tests pyproject.toml "$work"/
   find "$work" -name __pycache__ -prune -exec rm -rf {} +
   {
     echo "[mutmut]"
