@@ -35,6 +35,15 @@ OTHER_GAMES = ("error", "warn")
 """What an agent does when seated in a game of another player count or board than it was trained for."""
 
 
+def check_observation_layout(agent: Any, observation: np.ndarray | None) -> None:
+    """Refuse an observation of another layout than ``agent.observation_layout`` (a clear error, not garbage play)."""
+    expected = OBS_SIZES[agent.observation_layout]
+    if observation is None or len(observation) != expected:
+        raise ValueError(f"{agent.name} reads observation layout {agent.observation_layout} ({expected} values), "
+                         f"got {None if observation is None else len(observation)} values: give it its layout "
+                         "(fifthave.agents.base.LayoutObservations, as the tournament and the terminal game do)")
+
+
 def check_trained_for(agent: Any, config: GameConfig) -> None:
     """Raise (or, with ``agent.other_games == "warn"``, warn) when ``config`` is not the player count and board
     ``agent.trained_for`` names (None: unknown, not checked)."""
@@ -324,11 +333,7 @@ class ActionValueAgent:
         self.rng = rng
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        expected = OBS_SIZES[self.observation_layout]
-        if observation is None or len(observation) != expected:
-            raise ValueError(f"{self.name} reads observation layout {self.observation_layout} ({expected} values), "
-                             f"got {None if observation is None else len(observation)} values: give it its layout "
-                             "(fifthave.agents.base.LayoutObservations, as the tournament and the terminal game do)")
+        check_observation_layout(self, observation)
         legal = np.flatnonzero(action_mask)
         if not len(legal):
             raise ValueError(f"{self.name} was asked to act with no legal action (all-zero action mask)")
@@ -437,11 +442,7 @@ class CandidateValueAgent(SearchAgent):
         super().reset(config, seat, rng)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        expected = OBS_SIZES[self.observation_layout]
-        if observation is None or len(observation) != expected:
-            raise ValueError(f"{self.name} reads observation layout {self.observation_layout} ({expected} values), "
-                             f"got {None if observation is None else len(observation)} values: give it its layout "
-                             "(fifthave.agents.base.LayoutObservations, as the tournament and the terminal game do)")
+        check_observation_layout(self, observation)
         self._observation = observation
         return super().act(observation, action_mask)
 
