@@ -123,3 +123,63 @@ def test_a_member_that_fails_its_crc_is_named_before_anything_is_read(tmp_path):
     with pytest.raises(ckpt.CheckpointError) as error:
         ckpt.read_meta(str(path))
     assert str(error.value) == f"{path}: member 'data' is corrupt (CRC mismatch)"
+
+
+def handmade_checkpoint(path, steps=0, **extra):
+    """A checkpoint ``read_meta`` accepts, built member by member (no training): sb3's members, the optimizer's,
+    and the metadata ``save_checkpoint`` writes."""
+    from fifthave.train.config import TrainConfig
+
+    config = TrainConfig()
+    meta = {"config": config.to_dict(), "versions": ckpt.versions(config), "num_timesteps": steps, **extra}
+    with zipfile.ZipFile(path, "w") as z:
+        for member in (*ckpt.SB3_MEMBERS, ckpt.OPTIMIZER_MEMBER):
+            z.writestr(member, member.encode())
+        z.writestr(ckpt.META_NAME, __import__("json").dumps(meta))
+    return str(path)
+
+
+def test_the_versions_record_names_what_a_run_depends_on():
+    import sb3_contrib
+    import stable_baselines3
+
+    import fifthave_env
+    from fifthave.train.config import TrainConfig
+
+    for layout in (0, 1):
+        assert ckpt.versions(TrainConfig(observation_layout=layout)) == {
+            "fifthave": fifthave_env.__version__, "env_version": layout, "gym_env_id": f"FifthAvenue-v{layout}",
+            "torch": torch.__version__, "stable_baselines3": stable_baselines3.__version__,
+            "sb3_contrib": sb3_contrib.__version__}
+
+
+def test_a_checkpoint_at_step_0_is_read_and_a_negative_step_count_refused_in_full(tmp_path):
+    assert ckpt.read_meta(handmade_checkpoint(tmp_path / "zero.zip"))["num_timesteps"] == 0
+    path = handmade_checkpoint(tmp_path / "negative.zip", steps=-1)
+    with pytest.raises(ckpt.CheckpointError) as error:
+        ckpt.read_meta(path)
+    assert str(error.value) == f"{path}: {ckpt.META_NAME}: num_timesteps must be an int >= 0, got -1"
+    with pytest.raises(ckpt.CheckpointError) as error:
+        ckpt.validate_meta({"config": {}}, "x.zip")
+    assert str(error.value) == (f"x.zip: {ckpt.META_NAME} lacks versions, num_timesteps "
+                                "(it needs config, versions and num_timesteps)")
+
+
+def test_an_exported_policy_keeps_the_policy_and_drops_what_only_a_resumed_run_needs(tmp_path):
+    source = handmade_checkpoint(tmp_path / "ckpt_0000000000.zip", run_state={"games": []}, pool=["a.zip"])
+    ckpt.export_policy(source, str(tmp_path / "policy.zip"))
+    with zipfile.ZipFile(tmp_path / "policy.zip") as z:
+        assert sorted(z.namelist()) == sorted((*ckpt.SB3_MEMBERS, ckpt.META_NAME))
+        assert all(z.read(m) == m.encode() for m in ckpt.SB3_MEMBERS)
+    meta = ckpt.read_meta(str(tmp_path / "policy.zip"))
+    assert "run_state" not in meta and "pool" not in meta
+    assert meta["exported_from"] == "ckpt_0000000000.zip"
+    assert meta["num_timesteps"] == 0 and meta["versions"] == ckpt.read_meta(source)["versions"]
+
+
+def test_a_temporary_older_than_the_limit_is_removed_at_the_time_given(tmp_path):
+    temporary = tmp_path / ".ckpt.zip.tmp-1"  # PID 1 is alive: only its age can make it stale
+    temporary.write_bytes(b"")
+    written = os.path.getmtime(temporary)
+    assert ckpt.remove_stale_temporaries(str(tmp_path), now=written + ckpt.STALE_SECONDS) == []
+    assert ckpt.remove_stale_temporaries(str(tmp_path), now=written + ckpt.STALE_SECONDS + 1) == [str(temporary)]
