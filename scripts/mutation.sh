@@ -33,7 +33,7 @@ declare -A MODULES=(
   [search]="fifthave/agents/search.py|test_search.py test_search_reference.py"
   [ppo]="fifthave/train/ppo.py|test_ppo.py test_ppo_kl.py"
   [candidate_values]="fifthave/train/candidate_values.py|test_candidate_values.py test_candidate_values_reference.py"
-  [values_agent]="fifthave/train/values_agent.py|test_candidate_values.py"
+  [values_agent]="fifthave/train/values_agent.py|test_candidate_values.py test_values_agent_definitions.py"
   [checkpoint]="fifthave/train/checkpoint.py|test_checkpoint.py test_checkpoint_definitions.py test_league.py"
   [openspiel_game]="fifthave_env/openspiel_game.py|test_openspiel_game.py test_openspiel_game_definitions.py"
 )
