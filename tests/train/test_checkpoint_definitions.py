@@ -183,3 +183,27 @@ def test_a_temporary_older_than_the_limit_is_removed_at_the_time_given(tmp_path)
     written = os.path.getmtime(temporary)
     assert ckpt.remove_stale_temporaries(str(tmp_path), now=written + ckpt.STALE_SECONDS) == []
     assert ckpt.remove_stale_temporaries(str(tmp_path), now=written + ckpt.STALE_SECONDS + 1) == [str(temporary)]
+
+
+def test_a_checkpoint_without_run_state_exports_too(tmp_path):
+    ckpt.export_policy(handmade_checkpoint(tmp_path / "ckpt.zip"), str(tmp_path / "policy.zip"))
+    assert ckpt.read_meta(str(tmp_path / "policy.zip"))["exported_from"] == "ckpt.zip"
+
+
+def test_files_that_are_no_zip_and_weights_that_are_not_finite_are_refused_in_full(tmp_path):
+    garbage = tmp_path / "garbage.zip"
+    garbage.write_bytes(b"not a zip at all")
+    with pytest.raises(ckpt.CheckpointError) as error:
+        ckpt.read_meta(str(garbage))
+    assert str(error.value) == (f"{garbage} is not a fifthave checkpoint (a MaskablePPO zip with {ckpt.META_NAME}): "
+                                "File is not a zip file")
+    with pytest.raises(ckpt.CheckpointError) as error:
+        ckpt.read_state_dict(str(garbage), ckpt.POLICY_MEMBER)
+    assert str(error.value) == f"cannot read {ckpt.POLICY_MEMBER} of the checkpoint {garbage}: File is not a zip file"
+    module = torch.nn.Linear(2, 1)
+    path = archive(tmp_path / "weights.zip", ckpt.POLICY_MEMBER,
+                   {"weight": torch.full((1, 2), float("nan")), "bias": torch.tensor([float("inf")])})
+    with pytest.raises(ckpt.CheckpointError) as error:
+        ckpt.load_module_state(module, path)
+    assert str(error.value) == f"{path}: {ckpt.POLICY_MEMBER} must hold finite float tensors; not so: weight, bias"
+    assert module.weight.isfinite().all()  # nothing loaded

@@ -3,6 +3,7 @@ masked draw (sb3-contrib's MaskableCategorical: illegal logits at -1e8, each leg
 probability) and when the fast update applies. Written against mutmut's survivors of issue 38
 (docs/mutation.md)."""
 
+import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -36,7 +37,8 @@ def test_cpu_adam_is_switched_to_the_fused_step_and_nothing_else_is():
 
 def test_the_draw_gives_each_legal_action_its_softmax_probability_and_its_log_probability():
     torch.manual_seed(0)
-    owner = SimpleNamespace(timing={"act": 0.0})
+    owner = SimpleNamespace(timing={"act": 100.0})  # seconds so far: the draw adds its own
+    started = time.perf_counter()
     logits = torch.tensor([[5.0, 0.0, np.log(3.0), 9.0]]).repeat(20_000, 1)
     masks = np.tile([False, True, True, False], (20_000, 1))
     actions, log_probs = PipelinedMaskablePPO._draw(owner, logits, masks)
@@ -44,7 +46,7 @@ def test_the_draw_gives_each_legal_action_its_softmax_probability_and_its_log_pr
     assert np.mean(actions == 2) == pytest.approx(0.75, abs=0.01)
     expected = {1: np.log(0.25), 2: np.log(0.75)}
     assert np.allclose(log_probs.numpy(), [expected[a] for a in actions], atol=1e-5)
-    assert owner.timing["act"] > 0
+    assert 100.0 < owner.timing["act"] < 100.0 + time.perf_counter() - started
     one = PipelinedMaskablePPO._draw(owner, torch.zeros(3, 4), np.eye(4, dtype=bool)[[3, 0, 3]])
     assert list(one[0]) == [3, 0, 3] and np.allclose(one[1].numpy(), 0.0)
 
@@ -64,3 +66,14 @@ def test_the_fast_update_applies_only_to_sb3_contribs_masked_discrete_policy():
     assert not applies(OwnEvaluation, discrete, MaskableRolloutBuffer)
     assert not applies(MaskableActorCriticPolicy, spaces.MultiDiscrete([2, 2]), MaskableRolloutBuffer)
     assert not applies(MaskableActorCriticPolicy, discrete, RolloutBuffer)
+
+
+def test_an_update_restores_the_thread_count_and_adds_its_time():
+    threads = torch.get_num_threads()
+    model = SimpleNamespace(_threads_for_update=lambda: 1, _use_fused_adam=lambda: None,
+                            _fast_update_applies=lambda: True, _train_fast=lambda: time.sleep(0.02),
+                            _update_seconds={}, timing={"update": 5.0})
+    PipelinedMaskablePPO.train(model)
+    assert torch.get_num_threads() == threads
+    assert 0.02 <= model._update_seconds[1] < 1.0
+    assert model.timing["update"] == 5.0 + model._update_seconds[1]
