@@ -41,14 +41,13 @@ commands written into the READMEs are the ones that ran.
 
 import argparse
 import glob
-import json
 import os
 import shutil
 import subprocess
 import sys
 import time
 
-from fifthave_env.engine import checks
+from fifthave_env.engine import checks, safejson
 
 # realpath: in a checkout this file is also reached through the link fifthave/train
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
@@ -108,8 +107,7 @@ def expected_seconds(config, published_run):
 
     if not os.path.exists(published_run):
         return None
-    with open(published_run) as f:
-        run = json.load(f)
+    run = safejson.load(published_run)
     if run.get("steps") == 0 and config.total_timesteps == 0:  # cloning alone: its time goes with its games
         games = cloning_games(config)
         return run["wall_seconds"] * games / run["cloning_games"] if games and run.get("cloning_games") else None

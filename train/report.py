@@ -12,6 +12,7 @@ import csv
 import json
 import os
 
+from fifthave_env.engine import safejson
 from fifthave_env.runtime import atomic_open
 
 from .checkpoint import atomic_write_bytes, versions
@@ -109,8 +110,7 @@ def write_report(config, out, run=None):
     elif not os.path.exists(run_path):
         raise FileNotFoundError(f"{run_path} does not exist: the run wrote no report yet")
     else:
-        with open(run_path) as f:
-            run = json.load(f)
+        run = safejson.load(run_path)
     with atomic_open(os.path.join(out, "results.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
         writer.writeheader()
@@ -131,8 +131,7 @@ def write_report(config, out, run=None):
     lines += [f"Wall time {run['wall_seconds']:.0f} s ({run['eval_seconds']:.0f} s of it evaluation); {throughput}.", ""]
     bc_report = os.path.join(config.run_dir, "bc.json")
     if config.bc is not None and os.path.exists(bc_report):
-        with open(bc_report) as f:
-            rounds = json.load(f)["rounds"]
+        rounds = safejson.load(bc_report)["rounds"]
         lines += ["Cloning (`bc.json`): held-out agreement with the teacher (decisions with a choice) " + ", ".join(
             f"{r['held_out_agreement']:.3f} after fit {i + 1} ({r['decisions']} decisions)"
             for i, r in enumerate(rounds)) + ".", ""]
