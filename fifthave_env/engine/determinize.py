@@ -54,12 +54,14 @@ def determinize(game: "Game", seat: int, rng: np.random.Generator) -> "Game":
     """
     if not 0 <= seat < game.n:
         raise ValueError(f"seat must be in 0..{game.n - 1} for a {game.n}-player game, got {seat!r}")
-    sample = game.clone()
+    sample = game._copy_state()  # a clone but for the generator, drawn anew below
     others = [q for q in range(sample.n) if q != seat]
     for color in range(NUM_COLORS + 1):
         _redeal(sample, others, color, rng)
     sample.rng = np.random.default_rng(rng.integers(1 << 63))
-    sample.touch()
+    # Only cards were redrawn: the sample keeps the game's board_token and plots_token, so the
+    # views' per-board valuations (fifthave_env.seat_view) are shared by all samples of one position.
+    sample.cards_token = object()
     return sample
 
 

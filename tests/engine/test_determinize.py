@@ -132,3 +132,13 @@ def test_every_consistent_hidden_assignment_appears_with_its_probability():
     # Wilson-Hilferty 0.999 quantile of chi-square(dof)
     limit = dof * (1 - 2 / (9 * dof) + 3.09 * (2 / (9 * dof)) ** 0.5) ** 3
     assert len(expected) > 20 and chi2 < limit, (chi2, limit)
+
+
+def test_a_sample_keeps_the_board_tokens_and_renews_the_cards_token():
+    """Only cards are redrawn: the views' per-board caches (seat_view, keyed by plots_token) and the
+    observers' board (board_token) stay valid for every sample; the piles' (cards_token) do not."""
+    rng = np.random.default_rng(3)
+    for game in random_positions(4, 5, seed=31, count=6, skip=41):
+        sample = determinize(game, game.actor if game.actor >= 0 else 0, rng)
+        assert sample.board_token is game.board_token and sample.plots_token is game.plots_token
+        assert sample.cards_token is not game.cards_token
