@@ -18,8 +18,8 @@ label (three ``random`` opponents, say) are pooled in the table. A learned
 policy takes part by wrapping it as an agent whose factory loads it; a fresh
 agent is made for every game and ``reset`` before it.
 
-Every game starts from the PettingZoo env's reset (``fifthave_env.fifth_avenue_v0``) and is
-played by the one game runner (``fifthave_env.runner.play``), so each agent receives only its
+Every game starts as the PettingZoo env's reset starts it (``fifthave_env.fifth_avenue_v0``,
+``deal_game``) and is played by the one game runner (``fifthave_env.runner.play``), so each agent receives only its
 own view or observation and action mask; a hook of the runner (``AuctionStatistics``) counts
 the auction statistics.
 
@@ -70,6 +70,7 @@ import argparse
 import collections
 import contextlib
 import csv
+import functools
 import itertools
 import json
 import multiprocessing
@@ -83,14 +84,14 @@ from typing import Any, TypedDict, Union
 
 import numpy as np
 
-from fifthave_env import fifth_avenue_v0
+from fifthave_env.env_common import game_config
 from fifthave_env.engine import checks, safejson
 from fifthave_env.replay import Recorder
 from fifthave_env.runner import Decision, GameHooks, play
 from fifthave_env.runtime import INTERRUPTED_EXIT, atomic_open, atomic_write_text, check_writable, die_with_parent
 from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP
 from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
-from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES
+from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES, Game, GameConfig
 
 from .base import AgentFactory
 from .registry import AGENT_FACTORIES, agent_names_help
@@ -243,6 +244,19 @@ def deal_seed(seed: int, deal: int) -> int:
     return int(np.random.SeedSequence([seed, deal]).generate_state(1, np.uint64)[0])
 
 
+@functools.lru_cache(maxsize=16)
+def _env_config(num_players: int, board: int, max_turns: int) -> GameConfig:
+    return game_config("win_loss", None, num_players=num_players, board=board, max_turns=max_turns)
+
+
+def deal_game(num_players: int, board: int, max_turns: int, env_seed: int) -> Game:
+    """The game ``fifth_avenue_v0.env(num_players=..., board=..., max_turns=...).reset(seed=env_seed)`` starts,
+    made without the env (whose spaces and observer a tournament does not use: ~0.2 ms a game).
+    tests/agents/test_tournament.py checks it is the env's game."""
+    config = _env_config(num_players, board, max_turns)
+    return Game(config, rng=np.random.default_rng(np.random.default_rng(env_seed).integers(2**63)))
+
+
 def seating(num_players: int, rotation: int) -> list[int]:
     """Entry index per seat in game ``rotation`` of a deal."""
     return [(seat + rotation) % num_players for seat in range(num_players)]
@@ -283,10 +297,7 @@ class AuctionStatistics(GameHooks):
         self.stops, self.act_seconds, self.act_calls = [0] * n, [0.0] * n, [0] * n
         self.auctions = 0
         self.confirmed_here: set[int] = set()
-        self.auction_location: Any = None
-
-    def decided(self, decision: Decision) -> None:
-        self.auction_location = decision.game.auc_loc
+        self.auction_location = -1  # the game's auc_loc before the decision at hand (after the one before)
 
     def applied(self, decision: Decision) -> None:
         game, seat, action, before = decision.game, decision.seat, decision.action, decision.kind
@@ -302,9 +313,11 @@ class AuctionStatistics(GameHooks):
             self.won[winner] += 1
             self.bid_points[winner] += sum(KIND_VALUE[k] * paid[k] for k in range(NUM_KINDS))
             self.cards_spent[winner] += sum(paid)
-        if game.decision == BID_DECISION and (before != BID_DECISION or game.auc_loc != self.auction_location):
+        location = game.auc_loc
+        if game.decision == BID_DECISION and (before != BID_DECISION or location != self.auction_location):
             self.auctions += 1
             self.confirmed_here = set()
+        self.auction_location = location
 
 
 def play_game(setup: _Setup, game_index: int) -> dict[str, Any]:
@@ -318,9 +331,7 @@ def play_game(setup: _Setup, game_index: int) -> dict[str, Any]:
     deal, rotation = divmod(game_index, per_deal)
     seats = deal_seatings(n, setup.seat_orders, setup.seed, deal, setup.orders_per_deal)[rotation]
     env_seed = deal_seed(setup.seed, deal)
-    env = fifth_avenue_v0.env(num_players=n, board=setup.board, max_turns=setup.max_turns)
-    env.reset(seed=env_seed)
-    game = env.unwrapped.game
+    game = deal_game(n, setup.board, setup.max_turns, env_seed)
 
     def agent_error(seat, doing, error):
         entry = seats[seat]
@@ -332,7 +343,7 @@ def play_game(setup: _Setup, game_index: int) -> dict[str, Any]:
     for seat, entry in enumerate(seats):
         try:
             agent = setup.factories[entry]()
-            agent.reset(env.unwrapped.config, seat, np.random.default_rng([setup.seed, deal, rotation, entry]))
+            agent.reset(game.config, seat, np.random.default_rng([setup.seed, deal, rotation, entry]))
         except Exception as error:
             raise agent_error(seat, "while being made and reset", error) from error
         agents.append(agent)

@@ -30,10 +30,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .agent_protocol import LayoutObservations, act, give_sampler
+from .agent_protocol import LayoutObservations, act, give_sampler, reads_view
 from .engine.actions import as_action_id
-from .engine.game import Game
+from .engine.game import GAME_OVER, Game
 from .observation import Observer
+from .seat_view import StateView
 
 __all__ = ["Decision", "GameHooks", "play"]
 
@@ -101,22 +102,33 @@ def play(game: Game, agents: Sequence[Any], hooks: Sequence[GameHooks] = (),
         give_sampler(agent, game, seat)
     observations = LayoutObservations(game.config, seated, env_layout=None, observers=observers)
     choosers, deciders, appliers = (_overrides(hooks, m) for m in ("choose_agent", "decided", "applied"))
+    # The seated agents that read a seat view are called here directly (agent_protocol.act's first
+    # branch): a runner's own work per decision is a sizeable part of a scripted agent's (issue 36).
+    view_readers = [agent.act_view if reads_view(agent) else None for agent in agents]
+    clock = time.perf_counter
     index = 0
-    while not game.is_over:
+    while game.decision != GAME_OVER:
         seat = game.actor
         agent = agents[seat]
         for choose in choosers:
             agent = choose(game, seat, agent)
-        observing = observations
-        if agent is not agents[seat]:  # a hook's agent, maybe of another layout: the same observers
+        kind = game.decision
+        if agent is agents[seat]:
+            act_view = view_readers[seat]
+            start = clock()
+            if act_view is not None:
+                action = act_view(StateView(game, seat))
+            else:
+                action = act(agent, game, seat, observations)
+        else:  # a hook's agent, maybe of another layout: the same observers
             observing = LayoutObservations(game.config, {seat: agent}, env_layout=None,
                                            observers=observations.observers)
-        kind = game.decision
-        start = time.perf_counter()
-        action = act(agent, game, seat, observing)
+            start = clock()
+            action = act(agent, game, seat, observing)
+        seconds = clock() - start
         if action.__class__ is not int:  # a plain int goes straight to the game, which checks its range
             action = as_action_id(action)
-        decision = Decision(game, seat, agent, action, kind, index, time.perf_counter() - start)
+        decision = Decision(game, seat, agent, action, kind, index, seconds)
         for decide in deciders:
             override = decide(decision)
             if override is not None:

@@ -17,6 +17,7 @@ from fifthave.agents.tournament import (
     AgentError,
     TournamentResult,
     agent_factory,
+    deal_game,
     deal_seatings,
     fork_pool,
     main,
@@ -101,18 +102,13 @@ def test_the_games_of_a_deal_start_from_the_same_state_and_deals_differ(monkeypa
     import fifthave.agents.tournament as tournament
 
     starts = {}
-    make_env = tournament.fifth_avenue_v0.env
+    make_game = tournament.deal_game  # the env's reset game (test_a_deal_starts_with_the_game_the_env_resets_to)
 
-    def recording_env(**kwargs):
-        env = make_env(**kwargs)
-        reset = env.reset
-
-        def recording_reset(seed=None, options=None):
-            reset(seed=seed, options=options)
-            starts[len(starts)] = starting_state(env.unwrapped.game)
-        env.reset = recording_reset
-        return env
-    monkeypatch.setattr(tournament.fifth_avenue_v0, "env", recording_env)
+    def recording_deal_game(*args):
+        game = make_game(*args)
+        starts[len(starts)] = starting_state(game)
+        return game
+    monkeypatch.setattr(tournament, "deal_game", recording_deal_game)
     run_tournament(LINEUP, games=9, seed=0)
     assert len(starts) == 9
     for deal in range(3):
@@ -402,3 +398,15 @@ def test_an_agent_asking_for_layout_1_gets_it_and_plays_as_with_layout_0():
     plain = run_tournament([HeuristicAgent] * 4, num_players=4, games=4, seed=3)
     assert LayoutChecker.seen and any(LayoutChecker.seen)
     assert [r["scores"] for r in checked.records] == [r["scores"] for r in plain.records]
+
+
+@pytest.mark.parametrize("num_players,board,max_turns", [(2, 5, 300), (3, 6, 40), (4, 5, 300)])
+def test_a_deal_starts_with_the_game_the_env_resets_to(num_players, board, max_turns):
+    from fifthave_env import fifth_avenue_v0
+
+    for env_seed in (0, 7, 2**63 + 5):
+        env = fifth_avenue_v0.env(num_players=num_players, board=board, max_turns=max_turns)
+        env.reset(seed=env_seed)
+        game = deal_game(num_players, board, max_turns, env_seed)
+        assert game.config == env.unwrapped.config
+        assert game.to_dict() == env.unwrapped.game.to_dict()  # the state and the generator's
