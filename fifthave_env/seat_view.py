@@ -43,6 +43,10 @@ ALEA_SLOT = 4
 # and a threshold they compare with can fall exactly between the float32 and the exact fraction.
 _COLORS_IN_MASK = [tuple(c for c in range(NUM_COLORS) if mask >> c & 1) for mask in range(1 << NUM_COLORS)]
 _SHOPS_FRACTION = [float(np.float32(k / 12)) for k in range(ROW_SLOTS + 1)]
+# [n][seat][owner id]: the relative slot of a seat's owner id (seats 0..n-1, Alea (4) as is, and -1,
+# none, at the end: Python's index -1); ids n..3 do not occur with n seats.
+_RELATIVE_OWNER = {n: [[(o - seat) % n for o in range(ALEA)] + [ALEA, NO_OWNER] for seat in range(n)]
+                   for n in (2, 3, 4)}
 
 
 class BoardTables:
@@ -413,10 +417,8 @@ class StateView(_Fields):
         board, seat = self._board, self._seat
         owner = board.get(seat)
         if owner is None:
-            g, n = self._game, self.n
-            # relative[o] for an owner id o: seats 0..3, Alea (4) as is, and -1 at the end (Python's index -1)
-            relative = [(o - seat) % n for o in range(ALEA)] + [ALEA, (-1 - seat) % n]
-            owner = board[seat] = [relative[o] if h else NO_OWNER for o, h in zip(g.plot_owner, g.plot_height)]
+            # the engine's owner is -1 exactly where no skyscraper stands (savefile.check_consistency)
+            owner = board[seat] = list(map(_RELATIVE_OWNER[self.n][seat].__getitem__, self._game.plot_owner))
         return owner
 
     @cached_property
