@@ -50,7 +50,14 @@ from fifthave_env.engine import game as G
 from fifthave_env.engine.game import GameConfig
 from fifthave_env.engine.scoring import SPECIAL_SCORING
 
-from .bidding import AuctionSituation, BiddingStrategy, make_bidding
+from .bidding import (
+    AggressiveBidding,
+    AuctionSituation,
+    BiddingStrategy,
+    ConservativeBidding,
+    ValueBidding,
+    make_bidding,
+)
 from .valuation import (
     auction_interests,
     best_shop_gain,
@@ -68,6 +75,10 @@ from .view import SeatView, View
 
 ACTION_A, ACTION_B, ACTION_C, ACTION_D = (CHOOSE_ACTION + i for i in range(4))
 TIE_NOISE = 1e-3  # random tie-breaking between equally good choices
+# strategies whose plan depends only on the view's board, seat, auction, reserve, hand and table (and no setting)
+SHAREABLE_PLANS = frozenset((ValueBidding, ConservativeBidding, AggressiveBidding))
+_SHARED_PLANS: dict[tuple, tuple[int, ...] | None] = {}  # their plans by all they depend on (share_plans)
+_MAX_SHARED_PLANS = 100_000
 
 
 class HeuristicAgent:
@@ -76,8 +87,14 @@ class HeuristicAgent:
     reads_view = True  # runners that hold the game call act_view (agent_protocol.reads_view)
 
     def __init__(self, bidding: "str | BiddingStrategy" = "value", points_per_vp: float = 2.0, score_margin: float = 2,
-                 hurry_lead: float = 15, name: str | None = None) -> None:
+                 hurry_lead: float = 15, name: str | None = None, share_plans: bool = False) -> None:
         self.bidding = make_bidding(bidding)
+        self.share_plans = share_plans
+        """Reuse bid plans across agents and games, by all a plan depends on (what each build is worth, the
+        hand, the table, the high bid): the search's rollouts meet the same auction, hand and table again
+        and again across samples and candidates (two plans in three in labelling); a tournament hardly
+        ever, where the lookup would only cost. Only for the built-in strategies whose plan depends on
+        nothing else (``SHAREABLE_PLANS``)."""
         self.points_per_vp = points_per_vp
         self.score_margin = score_margin
         self.hurry_lead = hurry_lead
@@ -268,17 +285,31 @@ class HeuristicAgent:
         return action
 
     def _plan_bid(self, view):
-        ppv = self.points_per_vp
+        """The cards to lay this bidding turn (a new list), or None to pass."""
+        ppv, bidding = self.points_per_vp, self.bidding
         builds = tuple(range(1, min(3, view.reserve[0]) + 1))
         per, colors, stop, has_plot = self._auction_values(view)
+        options = builds if stop is None else (0,) + (builds if has_plot else ())
+        key = None
+        if self.share_plans and type(bidding) in SHAREABLE_PLANS:
+            # all that such a plan depends on: what the options are worth, the hand and the table
+            key = (type(bidding), ppv, per, stop, options, colors, tuple(view.hand), tuple(view.my_table_cards),
+                   view.my_bid_color, view.high_bid)
+            plan = _SHARED_PLANS.get(key, False)
+            if plan is not False:
+                return None if plan is None else list(plan)
         if stop is None:
-            return self.bidding.plan(AuctionSituation(view, lambda b: ppv * b * per, builds, colors))
-        options = (0,) + (builds if has_plot else ())
+            plan = bidding.plan(AuctionSituation(view, lambda b: ppv * b * per, options, colors))
+        else:
+            def worth(b: int) -> float:
+                return ppv * (b * per if b else stop)
 
-        def worth(b: int) -> float:
-            return ppv * (b * per if b else stop)
-
-        return self.bidding.plan(AuctionSituation(view, worth, options, colors))
+            plan = bidding.plan(AuctionSituation(view, worth, options, colors))
+        if key is not None:
+            if len(_SHARED_PLANS) >= _MAX_SHARED_PLANS:
+                _SHARED_PLANS.clear()
+            _SHARED_PLANS[key] = None if plan is None else tuple(plan)
+        return plan
 
     def _auction_values(self, view):
         """(VP per skyscraper built, colors worth opening with, VP of a stop or None where none is

@@ -124,6 +124,9 @@ class Rollout:
     def __init__(self, factory: AgentFactory, config: G.GameConfig) -> None:
         self.config = config
         self.agents: list[Any] = [factory() for _ in range(config.num_players)]
+        for agent in self.agents:
+            if isinstance(agent, HeuristicAgent):
+                agent.share_plans = True  # the same auctions recur across samples and candidates
         self.views = reads_view(self.agents[0])
         self.observer = None if self.views else Observer(config, version=observation_layout(self.agents[0]))
         self.uniform = isinstance(self.agents[0], RandomAgent)  # needs no observation
@@ -192,7 +195,7 @@ class SearchAgent:
         self.config = config
         self.seat = seat
         self.rng = rng
-        self.default = HeuristicAgent()
+        self.default = HeuristicAgent(share_plans=True)  # its bid plans and the rollouts' of this seat alike
         self.default.reset(config, seat, np.random.default_rng(rng.integers(1 << 63)))
         self.rollout = Rollout(self.rollout_factory, config)
         self.plan: list[int] = []

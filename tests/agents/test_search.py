@@ -202,3 +202,43 @@ def test_search_results_reproduce_from_the_seed_through_either_view():
         compared += 1
         differ += list(a.last_search[1]) != list(c.last_search[1])
     assert compared > 0 and differ > 0
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_bid_plans_shared_across_rollouts_change_no_decision(monkeypatch, seed):
+    """``HeuristicAgent(share_plans=True)`` (the search's rollouts and default) reuses a plan wherever all it
+    depends on recurs: the same game, searched with and without sharing, has the same moves, and the sharing
+    did reuse plans (issue 36)."""
+    from fifthave.agents import heuristic
+    from fifthave_env.runner import GameHooks, play
+
+    class Moves(GameHooks):
+        def __init__(self):
+            self.moves = []
+
+        def applied(self, decision):
+            self.moves.append(decision.action)
+
+    planned = []
+    plan = heuristic.BiddingStrategy.plan
+    monkeypatch.setattr(heuristic.BiddingStrategy, "plan", lambda self, situation: planned.append(1) or plan(
+        self, situation))
+
+    def moves(shared):
+        monkeypatch.setattr(heuristic, "SHAREABLE_PLANS", heuristic.SHAREABLE_PLANS if shared else frozenset())
+        heuristic._SHARED_PLANS.clear()
+        planned.clear()
+        config = GameConfig(num_players=4, board=5)
+        game = Game(config, seed=seed)
+        agents = [SearchAgent(rollouts=12, depth=1, rollout=lambda: heuristic.HeuristicAgent("aggressive"))]
+        agents += [heuristic.HeuristicAgent(bidding, share_plans=True) for bidding in ("conservative", "value", "hoarder")]
+        for seat, agent in enumerate(agents):
+            agent.reset(config, seat, np.random.default_rng([seed, seat]))
+        hook = Moves()
+        play(game, agents, [hook])
+        return hook.moves, len(planned)
+
+    shared, computed_shared = moves(True)
+    alone, computed_alone = moves(False)
+    assert shared == alone
+    assert computed_shared < 0.7 * computed_alone
