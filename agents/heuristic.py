@@ -295,9 +295,9 @@ class HeuristicAgent:
             # all that such a plan depends on: what the options are worth, the hand and the table
             key = (type(bidding), ppv, per, stop, options, colors, tuple(view.hand), tuple(view.my_table_cards),
                    view.my_bid_color, view.high_bid)
-            plan = _SHARED_PLANS.get(key, False)
-            if plan is not False:
-                return None if plan is None else list(plan)
+            if key in _SHARED_PLANS:
+                shared = _SHARED_PLANS[key]
+                return None if shared is None else list(shared)
         if stop is None:
             plan = bidding.plan(AuctionSituation(view, lambda b: ppv * b * per, options, colors))
         else:

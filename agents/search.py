@@ -132,7 +132,7 @@ class Rollout:
         self.uniform = isinstance(self.agents[0], RandomAgent)  # needs no observation
         self._rng = np.random.default_rng(0)
         self._seed: int | None = None
-        self._start: dict[str, Any] = {}
+        self._start: Any = None  # the generator's state at self._seed
 
     def _generator(self, seed: int) -> np.random.Generator:
         """``np.random.default_rng(seed)``, one generator reset to the seed's state: the candidates of a
