@@ -78,7 +78,7 @@ TIE_NOISE = 1e-3  # random tie-breaking between equally good choices
 # strategies whose plan depends only on the view's board, seat, auction, reserve, hand and table (and no setting)
 SHAREABLE_PLANS = frozenset((ValueBidding, ConservativeBidding, AggressiveBidding))
 _SHARED_PLANS: dict[tuple, tuple[int, ...] | None] = {}  # their plans by all they depend on (share_plans)
-_MAX_SHARED_PLANS = 100_000
+_MAX_SHARED_PLANS = 20_000  # ~200 bytes each; a labelled game adds ~5,000
 
 
 class HeuristicAgent:
