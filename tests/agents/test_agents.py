@@ -388,3 +388,74 @@ def test_an_agent_asked_with_no_legal_action_says_so():
     agent.reset(game.config, 0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="no legal action"):
         agent.act(Observer(game.config).observe(game, 0), np.zeros(147, dtype=np.int8))
+
+
+def _hand(*kinds):
+    hand = [0] * 18
+    for k in kinds:
+        hand[k] += 1
+    return hand
+
+
+SHARED_BASE = {"reserve": [3, 3, 3, 3], "hand": _hand(0, 1, 1, 2, 4, 5, 15, 16, 17), "my_table_cards": _hand(0),
+               "my_bid_color": 0, "high_bid": 8}
+SHARED_VALUES = (4.0, (0, 1), None, True)  # _auction_values: VP per build, colours, stop (None: none), a plot there
+OPENING = {"my_table_cards": _hand(), "my_bid_color": -1}
+STOP = (4.0, (0, 1), 6.0, True)
+# (name, the base's changes, its auction values, the variant's changes, its values): each variant changes one
+# thing a plan depends on and, checked below, the plan
+SHARED_VARIANTS = [
+    ("hand", {}, SHARED_VALUES, {"hand": _hand(0, 2, 17)}, SHARED_VALUES),
+    ("table", {}, SHARED_VALUES, {"my_table_cards": _hand(2)}, SHARED_VALUES),
+    ("high bid", {}, SHARED_VALUES, {"high_bid": 13}, SHARED_VALUES),
+    ("reserve", {}, SHARED_VALUES, {"reserve": [1, 3, 3, 3]}, SHARED_VALUES),
+    ("bid colour", OPENING, SHARED_VALUES, {**OPENING, "my_bid_color": 1}, SHARED_VALUES),
+    ("worth", {}, SHARED_VALUES, {}, (0.5, (0, 1), None, True)),
+    ("stop", {}, STOP, {}, (4.0, (0, 1), 20.0, True)),
+    ("a plot there", {}, STOP, {}, (4.0, (0, 1), 6.0, False)),
+    ("opening colours", OPENING, SHARED_VALUES, OPENING, (4.0, (1,), None, True)),
+]
+
+
+@pytest.mark.parametrize("bidding", ["value", "conservative", "aggressive"])
+@pytest.mark.parametrize("name,base,base_values,changes,values", SHARED_VARIANTS, ids=[v[0] for v in SHARED_VARIANTS])
+def test_a_shared_bid_plan_is_reused_only_where_all_it_depends_on_is_equal(monkeypatch, bidding, name, base,
+                                                                           base_values, changes, values):
+    """``share_plans`` (issue 36): after the plan of one auction situation, a situation that differs in one
+    thing the plan depends on gets its own plan, not the shared one; and the same situation gets the same
+    plan from another agent of the same settings, but not from one of other settings."""
+    from types import SimpleNamespace
+
+    from fifthave.agents import heuristic
+
+    def plan(agent, fields, auction_values):
+        monkeypatch.setattr(HeuristicAgent, "_auction_values", lambda self, view: auction_values)
+        return agent._plan_bid(SimpleNamespace(**{**SHARED_BASE, **fields}))
+
+    alone = HeuristicAgent(bidding)
+    expected = plan(alone, changes, values)
+    assert expected != plan(alone, base, base_values), f"{name} must change the {bidding} plan (or this tests nothing)"
+    heuristic._SHARED_PLANS.clear()
+    shared = HeuristicAgent(bidding, share_plans=True)
+    assert plan(shared, base, base_values) == plan(alone, base, base_values)
+    assert plan(shared, changes, values) == expected
+    assert plan(HeuristicAgent(bidding, share_plans=True), changes, values) == expected  # now shared
+
+
+def test_shared_bid_plans_are_kept_apart_by_strategy_and_points_per_vp():
+    from types import SimpleNamespace
+
+    from fifthave.agents import heuristic
+
+    view = SimpleNamespace(**{**SHARED_BASE, **OPENING})
+    agents = [HeuristicAgent(bidding, points_per_vp=ppv) for bidding in ("value", "conservative", "aggressive")
+              for ppv in (1.0, 2.0)]
+    for agent in agents:
+        agent._auction_values = lambda view: SHARED_VALUES
+    expected = [agent._plan_bid(view) for agent in agents]
+    # the settings do change the plan here: (value, 1 VP) vs (value, 2 VP) and vs (aggressive, 1 VP)
+    assert expected[0] != expected[1] and expected[0] != expected[4]
+    heuristic._SHARED_PLANS.clear()
+    for agent in agents:
+        agent.share_plans = True
+    assert [agent._plan_bid(view) for agent in agents] == expected
