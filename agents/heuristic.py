@@ -246,21 +246,31 @@ class HeuristicAgent:
     def _move(self, view):
         interest = auction_interests(view)
         strength = view.hand_points[0] - max(view.hand_points[1:])
-        closed = view.closed
-        marked = [[d for d in range(NUM_DISTRICTS) if view.markers[c][d] and not closed[d]] for c in (0, 1)]
+        closed, markers_of, at = view.closed, view.markers, view.commissioner_at
+        # Per commissioner, computed once for all its moves (the same floats, added in the same order):
+        # what leaving its district scores, and a return to City Hall (its marked districts' interests).
+        leaving, returning = [], []
+        for c in (0, 1):
+            markers = [d for d in range(NUM_DISTRICTS) if markers_of[c][d] and not closed[d]]
+            pos = at[c]
+            score = 0.0
+            if pos < NUM_DISTRICTS and not closed[pos] and pos not in markers:
+                score += interest[pos]
+                markers.append(pos)
+            leaving.append(score)
+            returning.append(sum(interest[d] for d in markers) + 0.2 * strength)
+        towards = {}  # district -> what moving there adds (the same for both commissioners)
         scored = []
         for a in view.legal:
             c, dest = divmod(a - MOVE, NUM_LOCATIONS)
-            pos = view.commissioner_at[c]
-            markers = list(marked[c])
-            score = 0.0
-            if pos < NUM_DISTRICTS and not view.closed[pos] and pos not in markers:
-                score += interest[pos]
-                markers.append(pos)
+            score = leaving[c]
             if dest == CITY_HALL:
-                score += sum(interest[d] for d in markers) + 0.2 * strength
+                score += returning[c]
             elif dest < NUM_DISTRICTS:
-                score += 0.5 * interest[dest] + 0.3 * district_margin(view, dest)
+                term = towards.get(dest)
+                if term is None:
+                    term = towards[dest] = 0.5 * interest[dest] + 0.3 * district_margin(view, dest)
+                score += term
             scored.append((score, a))
         return self._best(scored)
 

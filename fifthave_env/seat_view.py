@@ -522,8 +522,15 @@ class StateView(_Fields):
     @cached_property
     def hand_points(self) -> list[int]:
         """Total card value in each seat's hand, counting unknown cards as 5 (a hand's size is public)."""
-        return [sum(map(mul, KIND_VALUE, known)) + 5 * (sum(hand) - sum(known))
-                for known, hand in zip(self.known_cards, self._slots(self._game.hands))]
+        g, seat = self._game, self._seat
+        hands, known = g.hands, g.known
+        points = []
+        for s in (*range(seat, self.n), *range(seat)):  # relative seats
+            hand = hands[s]
+            cards = hand if s == seat else known[s]  # (_Fields.hand_points from the engine's lists)
+            k = sum(cards)  # most hands have no card known: no products to sum
+            points.append((sum(map(mul, KIND_VALUE, cards)) if k else 0) + 5 * (sum(hand) - k))
+        return points
 
     # ---- piles ------------------------------------------------------------------------
 
