@@ -23,6 +23,11 @@ Workloads (4 players, 5-plot board; one process, CPU time of this process unless
 - ``decision-kinds`` (only when named in ``--only``): where a HeuristicAgent's time goes, per kind
   of decision (bid, move, ...) over 40 four-heuristic games: CPU per call around ``act_view`` and
   its cost in engine steps (the profile behind issue 36's passes);
+- ``district-reuse`` (only when named): what valuations kept per district could reuse in a
+  four-heuristic tournament: per kind of decision that values the whole board, how many open
+  districts a seat finds as it left them at its previous decision of that kind (plots, shops, closed),
+  and how many of those also at the same progress and reserves (what the agents' values depend on
+  besides the district); prints a table, times nothing (issue 36's fifth pass);
 - ``train-default``, ``train-selfplay``, ``train-heuristic``: MaskablePPO env steps/s (wall
   time: the configs run games in worker processes) of ``train/configs/ppo_vs_random.json``, of the
   self-play experiment (``selfplay_experiment.json``, its snapshot pool full: see
@@ -38,7 +43,7 @@ import time
 import numpy as np  # noqa: E402
 
 WORKLOADS = ("tournament", "bidlab", "search", "labelling", "train-default", "train-selfplay", "train-heuristic",
-             "decision-kinds")
+             "decision-kinds", "district-reuse")
 
 
 def engine_rate(seconds):
@@ -159,6 +164,56 @@ def decision_kinds(games, engine):
     return decisions / total, "decisions/s (agent only)", f"{games} games, {decisions:,} decisions"
 
 
+def district_reuse(games):
+    """Prints, per kind of decision, the mean of open districts unchanged since the seat's previous
+    decision of that kind, and of those at an unchanged progress (and reserves); returns no timing."""
+    from fifthave.agents.heuristic import HeuristicAgent
+    from fifthave_env.engine import Game, GameConfig
+    from fifthave_env.engine import game as G
+    from fifthave_env.engine.board import NUM_DISTRICTS, PLOTS_PER_DISTRICT
+    from fifthave_env.seat_view import StateView
+
+    kinds = {G.MOVE_DECISION: "move", G.CHOOSE_ACTION_DECISION: "choose_action", G.DRAW_COLOR_DECISION: "draw_color",
+             G.SHOP_PLOT_DECISION: "shop_plot"}
+    config = GameConfig(num_players=4, board=5)
+    totals = {kind: [0, 0, 0, 0, 0] for kind in kinds}  # decisions, open, unchanged, + progress, + reserves
+    for g in range(games):
+        game = Game(config, rng=np.random.default_rng(g))
+        agents = [HeuristicAgent() for _ in range(4)]
+        for seat, agent in enumerate(agents):
+            agent.reset(config, seat, np.random.default_rng([g, seat]))
+        last = {}
+        while not game.is_over:
+            seat, kind = game.actor, game.decision
+            if kind in kinds:
+                districts = [repr([(game.plot_owner[p], game.plot_height[p], game.plot_shops[p])
+                                   for p in range(d * PLOTS_PER_DISTRICT, (d + 1) * PLOTS_PER_DISTRICT)])
+                             for d in range(NUM_DISTRICTS)]
+                now = (districts, (game.stops, game.shops_placed), list(game.reserve))
+                before = last.get((seat, kind))
+                if before is not None:
+                    row = totals[kind]
+                    row[0] += 1
+                    for d in range(NUM_DISTRICTS):
+                        if game.closed[d]:
+                            continue
+                        row[1] += 1
+                        if districts[d] == before[0][d]:
+                            row[2] += 1
+                            if now[1] == before[1]:
+                                row[3] += 1
+                                row[4] += now[2] == before[2]
+                last[seat, kind] = now
+            game.apply(agents[seat].act_view(StateView(game, seat)))
+    print("    per decision, of the open districts: unchanged since the seat's previous decision of that kind, "
+          "and also at the same progress, and also with the same reserves")
+    for kind, (decisions, *counts) in totals.items():
+        open_, same, progress, reserves = (count / decisions for count in counts)
+        print(f"    {kinds[kind]:14} {decisions:6,} decisions  {open_:4.2f} open  {same:4.2f} unchanged  "
+              f"{progress:4.2f} + progress  {reserves:4.2f} + reserves")
+    return []
+
+
 def training(name, rollouts):
     import fifthave_env
 
@@ -179,7 +234,7 @@ def training(name, rollouts):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer games (a smoke run; noisier)")
-    parser.add_argument("--only", nargs="+", choices=WORKLOADS, default=list(WORKLOADS[:-1]))
+    parser.add_argument("--only", nargs="+", choices=WORKLOADS, default=list(WORKLOADS[:-2]))
     parser.add_argument("--search", nargs="+", default=["search"], metavar="NAME",
                         help="the search agents the search workload times (default: the default search)")
     args = parser.parse_args(argv)
@@ -193,6 +248,7 @@ def main(argv=None):
         "train-selfplay": lambda: training("train-selfplay", 1 if q else 3),
         "train-heuristic": lambda: training("train-heuristic", 1 if q else 3),
         "decision-kinds": lambda: decision_kinds(8 if q else 40, engine),
+        "district-reuse": lambda: district_reuse(8 if q else 40),
     }
     import fifthave_env
 
