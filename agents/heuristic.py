@@ -259,7 +259,7 @@ class HeuristicAgent:
                 markers.append(pos)
             leaving.append(score)
             returning.append(sum(interest[d] for d in markers) + 0.2 * strength)
-        towards = {}  # district -> what moving there adds (the same for both commissioners)
+        towards: dict[int, float] = {}  # district -> what moving there adds (the same for both commissioners)
         scored = []
         for a in view.legal:
             c, dest = divmod(a - MOVE, NUM_LOCATIONS)
