@@ -144,8 +144,13 @@ def best_shop_gain(view: View, tiles: Sequence[int]) -> float:
     if not bits:
         return best
     for plot in shop_plots(view):
+        left, right = neighbors[plot]
+        if not height[left] and not height[right]:  # no skyscraper beside: the shop adds nothing
+            if best < 0.0:
+                best = 0.0
+            continue
         beside = []  # per neighbour the shop would reach: (weight * height, its shop types, its VP now)
-        for q in neighbors[plot]:
+        for q in (left, right):
             h = height[q]
             if not h:
                 continue
