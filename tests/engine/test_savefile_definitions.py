@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from fifthave_env.engine import Game, GameConfig, savefile
+from fifthave_env.engine.game import (BID_DECISION, BUILD_DECISION, CHOOSE_ACTION_DECISION, DRAW_COLOR_DECISION,
+                                      SHOP_PLOT_DECISION)
 from fifthave_env.engine.savefile import SavedGameError, SavedGameTypeError
 
 SPC = 12  # skyscrapers per color other than the default 18, so a bound of 18 written in the code shows
@@ -135,7 +137,8 @@ def cases(name, spec):
                 (1, (SavedGameTypeError, f"{field} must be True or False, got 1 of type int"))]
     if kind == "int":
         low, high = spec[1:]
-        out = [(low, None), (low - 1, (SavedGameError, f"{field} must be an int {range_text(low, high)}, got {low - 1}")),
+        below = f"{field} must be an int {range_text(low, high)}, got {low - 1}"
+        out = [(low, None), (low - 1, (SavedGameError, below)),
                (float(low), (SavedGameTypeError,
                              f"{field} must be an int {range_text(low, high)}, got {float(low)} of type float"))]
         if high is None:  # unbounded: any int of up to 3321 bits (1,000 digits)
@@ -152,7 +155,8 @@ def cases(name, spec):
         out = [(v, None) for v in allowed]
         out += [(v, (SavedGameError, f"saved game: {name} must be one of {allowed}, got {v}"))
                 for v in range(low, high + 1) if v not in allowed]
-        out += [(v, (SavedGameError, f"{field} must be an int from {low} to {high}, got {v}")) for v in (low - 1, high + 1)]
+        out += [(v, (SavedGameError, f"{field} must be an int from {low} to {high}, got {v}"))
+                for v in (low - 1, high + 1)]
         return out
     length, most = spec[1], (spec[4] if kind == "ints" and len(spec) > 4 else None)
     a_list = "a list" if length is None else f"a list of {length} items"
@@ -248,7 +252,8 @@ def test_top_level_config_and_generator_refusals_in_full():
                                        "'plot_shops', 'plot_owner',")
     data = record("2p")
     data["config"]["num_players"] = 5
-    assert refusal(data) == (SavedGameError, "saved game field config.num_players must be one of 2, 3, 4, got 5 of type int")
+    assert refusal(data) == (SavedGameError, "saved game field config.num_players must be one of 2, 3, 4, got 5 of "
+                                             "type int")
     data["config"]["num_players"] = "2"
     assert refusal(data) == (SavedGameTypeError, "saved game field config.num_players must be one of 2, 3, 4, got "
                                                  "'2' of type str")
@@ -315,7 +320,8 @@ def positions():
                 rng = np.random.default_rng(n)
                 seen = set()
                 while not game.is_over:
-                    key = (game.decision, game.auc_loc >= 0, game.final_move)
+                    key = (game.decision, game.auc_loc >= 0, game.auc_loc == 7, game.final_move, game.turn_action,
+                           game.first_draw >= 0)
                     if key not in seen:
                         seen.add(key)
                         out.append((game.to_dict(), game.clone()))
@@ -358,3 +364,252 @@ def test_first_player_of_a_random_start_is_kept_and_without_one_is_seat_0():
                 assert refusal(record_) == (SavedGameError, f"saved game field state.first_player must be an int "
                                                             f"from 0 to 0, got {game.first_player}")
         assert firsts == set(range(n))
+
+
+# ---- what ties the fields together: each check of check_consistency, its whole message ------------------
+
+def _find(pred, n=3, board=5):
+    for seed in range(40):
+        game = Game(GameConfig(num_players=n, board=board), seed=seed)
+        rng = np.random.default_rng(seed)
+        while True:
+            if pred(game):
+                return json.dumps(game.to_dict())
+            if game.is_over:
+                break
+            legal = game.legal_actions()
+            game.apply(legal[rng.integers(len(legal))])
+    raise AssertionError("no position found")
+
+
+POSITION_KINDS = {  # positions real play reaches (3 players, 5-plot board unless said)
+    "turn": lambda: _find(lambda g: g.decision == CHOOSE_ACTION_DECISION and g.turn >= 4),
+    "turn6": lambda: _find(lambda g: g.decision == CHOOSE_ACTION_DECISION and g.turn >= 4, board=6),
+    "setup2": lambda: _find(lambda g: True, n=2),
+    "draw0": lambda: _find(lambda g: g.decision == DRAW_COLOR_DECISION and g.first_draw == 0 and g.turn_action == 0),
+    "plot0": lambda: _find(lambda g: g.decision == SHOP_PLOT_DECISION and g.pending_tile == 0),
+    "bid": lambda: _find(lambda g: g.decision == BID_DECISION and g.auc_loc < 7 and g.auc_high_bidder >= 0
+                         and any(a != 31 for a in g.auc_allowed)),
+    "bid_by_beige": lambda: _find(lambda g: g.decision == BID_DECISION and g.auc_comm == 1 and g.auc_high_bidder == -1),
+    "bid_cp": lambda: _find(lambda g: g.decision == BID_DECISION and g.auc_loc == 7 and g.auc_cp_color >= 0),
+    "build": lambda: _find(lambda g: g.decision == BUILD_DECISION and g.auc_loc < 7),
+    "build_cp": lambda: _find(lambda g: g.decision == BUILD_DECISION and g.auc_loc == 7),
+    "alea_not_yet": lambda: _find(lambda g: g.decision == BID_DECISION and g.auc_alea_state == 0, n=2),
+    "alea_in": lambda: _find(lambda g: g.decision == BID_DECISION and g.auc_high_bidder == 4, n=2),
+    "over": lambda: _find(lambda g: g.is_over and g.terminated and len(set(g.scores)) == g.n, n=4),
+}
+
+
+@functools.cache
+def _position(kind):
+    return POSITION_KINDS[kind]()
+
+
+def _close(s, d):
+    s["closed"][d] = True
+    s["closed_mask"] |= 1 << d
+    s["stops"] += 1
+
+
+def _emptied(s, d):
+    """District ``d``'s shops removed, as a building stop removes them (R24): every count still adds up."""
+    for plot in range(d * 6, d * 6 + 6):
+        s["removed_shops"] += len(s["plot_shops"][plot])
+        s["plot_shops"][plot] = []
+    return d
+
+
+def _without_skyscrapers(s, exclude=()):
+    return next(d for d in range(7) if not any(s["plot_height"][d * 6:d * 6 + 6]) and not s["markers"][0][d]
+                and not s["markers"][1][d] and not s["closed"][d] and d not in exclude)
+
+
+def _close_emptied(s, marker=None):
+    d = _emptied(s, _without_skyscrapers(s))
+    _close(s, d)
+    if marker is not None:
+        s["markers"][marker][d] = True
+
+
+def _close_with_skyscrapers_only(s):
+    d = next(d for d in range(7) if any(s["plot_height"][d * 6:d * 6 + 6]) and not s["markers"][0][d]
+             and not s["markers"][1][d])
+    _close(s, _emptied(s, d))
+
+
+def _shop_on_the_missing_plot(s):
+    source = next(p for p in range(6) if s["plot_shops"][p])  # district 0's start shop moved to its plot 5
+    s["plot_shops"][5], s["plot_shops"][source] = s["plot_shops"][source], []
+
+
+def _plot(s, owner, height, with_shops):
+    return next(p for p in range(42) if s["plot_owner"][p] == -1 and bool(s["plot_shops"][p]) == with_shops
+                and p % 6 != 5)
+
+
+def _skyscraper_on_a_shop(s):
+    plot = _plot(s, 0, 1, True)
+    s["plot_owner"][plot], s["plot_height"][plot] = 0, 1
+
+
+def _alea_plot_of_two(s):
+    plot = _plot(s, 4, 2, False)
+    s["plot_owner"][plot], s["plot_height"][plot] = 4, 2
+    s["alea_supply"] -= 2
+
+
+def _pending_outside_its_decision(s):
+    plot = next(p for p in range(42) if s["plot_shops"][p])
+    s["pending_tile"] = s["plot_shops"][plot].pop()  # taken back from its plot: every count kept
+    s["shops_placed"] -= 1
+
+
+def _queue_with_a_closed_district(s):
+    d = _emptied(s, _without_skyscrapers(s, exclude=(s["auc_loc"],)))
+    _close(s, d)
+    if d not in s["auc_queue"]:
+        s["auc_queue"].insert(0, d)
+
+
+def _alea_drew_before_bidding(s):
+    s["black"].remove(0)  # a face-down black 4 of the pile in Alea's draw
+    s["auc_alea_cards"] = [0]
+
+
+R = "saved game: "
+CONSISTENCY = [  # (position, edit of state s and config c, whole message; None: accepted)
+    ("turn", lambda s, c: s["pile_known"].__setitem__(0, len(s["piles"][0])), None),
+    ("turn", lambda s, c: s["pile_known"].__setitem__(0, len(s["piles"][0]) + 1),
+     R + "state.pile_known[0] = 8 exceeds the pile's 7 cards"),
+    ("turn", lambda s, c: _shop_on_the_missing_plot(s),
+     R + "plot 5 does not exist on the 5-plot board but holds shops or skyscrapers"),
+    ("turn6", lambda s, c: (s["plot_owner"].__setitem__(5, 0), s["plot_height"].__setitem__(5, 1)),
+     R + "plot 5 is the colorless shop plot but holds skyscrapers (R8)"),
+    ("turn", lambda s, c: _skyscraper_on_a_shop(s), R + "plot 3 holds both shops and skyscrapers (R17)"),
+    ("alea_in", lambda s, c: _alea_plot_of_two(s), R + "plot 0: Alea's plots hold one skyscraper each (R26), got 2"),
+    ("turn", lambda s, c: (s["plot_owner"].__setitem__(0, 0), s["plot_height"].__setitem__(0, 1),
+                           s["plot_owner"].__setitem__(1, 0), s["plot_height"].__setitem__(1, 1)),
+     R + "seat 0 owns two plots in district 0 (R11)"),
+    ("turn", lambda s, c: _close_emptied(s), None),  # one stop, its district empty
+    ("turn", lambda s, c: _close_emptied(s, marker=0),
+     R + "district 2 is closed but holds shops, skyscrapers or markers (R24)"),
+    ("turn", lambda s, c: _close_emptied(s, marker=1),
+     R + "district 2 is closed but holds shops, skyscrapers or markers (R24)"),
+    ("turn", lambda s, c: _close(s, _without_skyscrapers(s)),
+     R + "district 2 is closed but holds shops, skyscrapers or markers (R24)"),
+    ("turn", lambda s, c: _close_with_skyscrapers_only(s),
+     R + "district 0 is closed but holds shops, skyscrapers or markers (R24)"),
+    ("turn", lambda s, c: s["removed_skyscrapers"].__setitem__(4, 1),
+     R + "Alea has 1 skyscrapers; it must have 0 (R26)"),
+    ("alea_in", lambda s, c: s.update(alea_supply=s["alea_supply"] - 1),
+     R + "Alea has 17 skyscrapers; it must have 18 (R26)"),
+    ("turn", lambda s, c: s["scores"].__setitem__(0, 1062), None),  # 8*18*(4+2) + 2*5*18 + 18 (R15-R19, R24, R27)
+    ("turn", lambda s, c: s["scores"].__setitem__(0, 1063),
+     R + "state.scores[0] = 1063 is more VP than a game can reach by turn 4: at most 1062 with 18 skyscrapers per "
+         "color (R15-R19, R24, R27)"),
+    ("draw0", lambda s, c: (_close_emptied(s), _close_emptied(s)),
+     R + "two building stops end the game (R27), but it is not over"),
+    ("turn", lambda s, c: s.update(actor=-1),
+     R + "state.actor = -1 in decision 'choose action' (-1 exactly when the game is over)"),
+    ("turn", lambda s, c: s.update(terminated=True),
+     R + "state.terminated = True, state.truncated = False in decision 'choose action' (exactly one of them once the "
+         "game is over)"),
+    ("over", lambda s, c: s.update(truncated=True),
+     R + "state.terminated = True, state.truncated = True in decision 'game over' (exactly one of them once the game "
+         "is over)"),
+    ("turn", lambda s, c: s.update(winners=[0]),
+     R + "state.winners = [0]: the winners are known exactly when the game is over"),
+    ("over", lambda s, c: s.update(winners=s["winners"] * 2),
+     R + "state.winners = [3, 3] must be distinct seats in increasing order"),
+    ("over", lambda s, c: s.update(winners=[2]),
+     R + "state.winners = [2], but the leaders by VP, then cards in hand, are [3] (R28)"),
+    ("turn", lambda s, c: c.update(max_turns=s["turn"]),
+     R + "state.turn = 4 with max_turns 4 in decision 'choose action'"),
+    ("turn", lambda s, c: s.update(setup_order=[0], supply=[s["supply"][0] - 1] + s["supply"][1:]),
+     R + "state.setup_order = [0] in decision 'choose action' (seats still to place exactly during setup)"),
+    ("setup2", lambda s, c: s.update(setup_order=[1, 0, 0, 1]),
+     R + "state.setup_order = [1, 0, 0, 1] at turn 0 is not what remains, before turn 0, of the starting order "
+         "[0, 1, 1, 0] (R11)"),
+    ("setup2", lambda s, c: s.update(turn=1),
+     R + "state.setup_order = [0, 1, 1, 0] at turn 1 is not what remains, before turn 0, of the starting order "
+         "[0, 1, 1, 0] (R11)"),
+    ("setup2", lambda s, c: s.update(actor=1), R + "state.actor = 1, but seat 0 places the next starting skyscraper"),
+    ("turn", lambda s, c: s.update(turn=0),
+     R + "state.active = 1, but turn 0 from state.first_player 0 is seat 0's (R11)"),
+    ("turn", lambda s, c: s.update(actor=2),
+     R + "state.actor = 2, but decision 'choose action' is the active seat 1's"),
+    ("plot0", lambda s, c: None, None),  # tile type 0 pending: a tile is pending
+    ("turn", lambda s, c: _pending_outside_its_decision(s),
+     R + "state.pending_tile = 0 in decision 'choose action' (a tile is pending exactly when its plot is asked)"),
+    ("turn", lambda s, c: s.update(final_move=True),
+     R + "state.final_move = True in decision 'choose action' (only the phase-3 move and its auctions come after it)"),
+    ("turn", lambda s, c: s.update(turn_action=2),
+     R + "state.turn_action = 2 with state.final_move = False in decision 'choose action'; it must be one of [-1] "
+         "(-1 none yet, 0-3 actions A-D)"),
+    ("draw0", lambda s, c: None, None),  # action A's second draw (R14): turn_action 0, first_draw 0
+    ("turn", lambda s, c: s.update(first_draw=0),
+     R + "state.first_draw = 0 in decision 'choose action' before phase 2 (R14)"),
+    ("bid", lambda s, c: s.update(auc_loc=-1), R + "decision 'bid' needs an auction, but state.auc_loc is -1"),
+    ("bid", lambda s, c: s["auc_color"].__setitem__(1, 0),
+     R + "state.auc_color[1] = 0 is not a color seat 1 may bid here (R22)"),
+    ("bid", lambda s, c: s.update(auc_cp_color=0), R + "state.auc_cp_color = 0 outside a Central Park auction (R36)"),
+    ("bid_cp", lambda s, c: None, None),
+    ("bid_by_beige", lambda s, c: s.update(auc_comm=-1),
+     R + "state.auc_comm = -1: the commissioner that started the auctions stands in City Hall"),
+    ("bid_by_beige", lambda s, c: s.update(auc_comm=0),
+     R + "state.auc_comm = 0: the commissioner that started the auctions stands in City Hall"),
+    ("bid", lambda s, c: s.update(auc_queue=[6, 6]),
+     R + "state.auc_queue = [6, 6] must list distinct open locations still to auction"),
+    ("bid", lambda s, c: s.update(auc_queue=[4, 6]),
+     R + "state.auc_queue = [4, 6] must list distinct open locations still to auction"),
+    ("bid", lambda s, c: _queue_with_a_closed_district(s),
+     R + "state.auc_queue = [2, 6, 7] must list distinct open locations still to auction"),
+    ("bid", lambda s, c: s.update(auc_total=[0, 25, 0]),
+     R + "state.auc_total[1] = 25, but the cards laid add up to 24"),
+    ("bid", lambda s, c: s.update(auc_color=[-1, 4, -1]),
+     R + "state.auc_color[1] = 4 does not match the cards laid [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 1] "
+         "(R21)"),
+    ("bid", lambda s, c: s["auc_color"].__setitem__(2, 0),
+     R + "state.auc_color[2] = 0 does not match the cards laid [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] "
+         "(R21)"),
+    ("bid", lambda s, c: s["auc_passed"].__setitem__(1, True), R + "seat 1 passed but still has cards laid (R21)"),
+    ("alea_not_yet", lambda s, c: s.update(auc_turns=1), None),
+    ("alea_not_yet", lambda s, c: s.update(auc_turns=2),
+     R + "Alea has not bid yet (state.auc_alea_state 0) after 2 bidding turns with cards [] drawn (R25)"),
+    ("alea_not_yet", lambda s, c: _alea_drew_before_bidding(s),
+     R + "Alea has not bid yet (state.auc_alea_state 0) after 0 bidding turns with cards [0] drawn (R25)"),
+    ("bid", lambda s, c: s["auc_passed"].__setitem__(2, True),
+     R + "state.actor = 2 bids, but has passed or the auction is won"),
+    ("bid", lambda s, c: s.update(auc_winner=1), R + "state.actor = 2 bids, but has passed or the auction is won"),
+    ("bid", lambda s, c: s.update(actor=1),
+     R + "state.actor = 1 bids, but holds the high bid: the others bid or pass first (R21)"),
+    ("build", lambda s, c: s.update(auc_high_bidder=0),
+     R + "state.auc_winner = 1 builds, but state.actor is 1 and state.auc_high_bidder 0"),
+    ("build", lambda s, c: (s.update(auc_winner=0), s["auc_color"].__setitem__(1, -1)),
+     R + "state.auc_winner = 0 builds, but state.actor is 1 and state.auc_high_bidder 1"),
+    ("build", lambda s, c: s.update(auc_bid_color=-1),
+     R + "state.auc_bid_color = -1: the winner builds on the plot of a color they may bid (R22, R23)"),
+    ("build", lambda s, c: s.update(auc_bid_color=0),
+     R + "state.auc_bid_color = 0: the winner builds on the plot of a color they may bid (R22, R23)"),
+    ("build", lambda s, c: s["auc_color"].__setitem__(1, 4),
+     R + "state.auc_last_bid = [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 1] in color state.auc_bid_color = 1 "
+         "is not the winner's bid: state.auc_high 24 in their color 4 (R21, R23, R36)"),
+    ("build_cp", lambda s, c: s.update(auc_cp_color=3),
+     R + "state.auc_last_bid = [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] in color state.auc_bid_color = 2 "
+         "is not the winner's bid: state.auc_high 5 in their color 2 (R21, R23, R36)"),
+    ("alea_in", lambda s, c: s.update(auc_alea_state=2),
+     R + "state.auc_high_bidder = 4 and state.auc_alea_state = 2 disagree"),
+    ("bid_by_beige", lambda s, c: s.update(auc_high=5), R + "state.auc_high = 5 without a high bidder"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CONSISTENCY)))
+def test_each_consistency_check_refuses_what_it_checks_with_its_whole_message(case):
+    kind, edit, message = CONSISTENCY[case]
+    data = json.loads(_position(kind))
+    assert Game.from_dict(copy.deepcopy(data)).to_dict() == data  # the position as real play reached it
+    edit(data["state"], data["config"])
+    if message is None:
+        Game.from_dict(data)
+    else:
+        assert refusal(data) == (SavedGameError, message)

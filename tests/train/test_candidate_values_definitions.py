@@ -253,3 +253,106 @@ def test_the_ensemble_holds_each_members_own_fit_and_the_thread_count_is_restore
         alone = real(config, member, data, data, lambda *a, **k: None)
         assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), alone.state_dict().values()))
     assert not torch.equal(ensemble.members[0].candidate.weight, ensemble.members[1].candidate.weight)
+
+
+class InProcessPool:
+    """ProcessPoolExecutor's interface, in this process (a spawned process would not see the test's fakes)."""
+
+    def __init__(self, workers, mp_context=None):
+        assert workers == 1 and mp_context.get_start_method() == "spawn"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def map(self, function, *iterables):
+        return map(function, *iterables)
+
+
+def test_a_run_labels_fits_saves_and_reports_and_dagger_labels_the_students_positions(tmp_path, monkeypatch, capsys):
+    students = []
+
+    def game(config, seed, student=None):
+        students.append(student)
+        return fake_game(config, seed)
+
+    rows = {"win_rate": 0.5, "win_ci_low": 0.25, "win_ci_high": 0.75, "seat_games": 4, "other": 1}
+    evaluated = []
+    monkeypatch.setattr(cv, "play_labelled", game)
+    monkeypatch.setattr(cv, "ProcessPoolExecutor", InProcessPool)
+    monkeypatch.setattr(cv, "evaluate", lambda config, path, opponents: evaluated.append((path, opponents)) or rows)
+    settings = {**TINY, "games": 3, "dagger_games": 2, "epochs": 1, "ensemble": 1, "eval_games": 4}
+    config = CandidateValueConfig(**settings, run_dir=str(tmp_path / "run"))
+    report = cv.train_values(config)
+    run = tmp_path / "run"
+    assert json.loads((run / "report.json").read_text()) == report
+    assert students == [None] * 4 + [str(run / "values_first.npz")] * 2  # 1 held out, 3 games, then 2 of DAgger
+    data_seeds = [int(s) for s in np.random.default_rng([config.seed, 0xCA]).integers(2**63, size=4)]
+    dagger_seeds = [int(s) for s in np.random.default_rng([config.seed, 0xDA]).integers(2**63, size=2)]
+    data = expected_labels(data_seeds[1:] + dagger_seeds)
+    assert report["decisions"] == len(data[0]) and report["candidates"] == len(data[3])
+    assert sorted(report) == ["candidates", "decisions", "first_labels_seconds", "held_out_best_agrees",
+                              "held_out_loss", "seconds", "vs_heuristic", "vs_random", "weights_sha256"]
+    net = cv.load_values(str(run / "values.npz"))[0]
+    error, best = cv.evaluate_fit(lambda o, f, w: torch.as_tensor(np.concatenate(
+        [net.values(o[d].numpy(), f[w == d].numpy()) for d in range(len(o))])), expected_labels(data_seeds[:1]))
+    assert report["held_out_loss"] == pytest.approx(error, abs=2e-4)
+    assert report["held_out_best_agrees"] == pytest.approx(best, abs=2e-4)
+    assert evaluated == [(str(run / "values.npz"), "heuristic"), (str(run / "values.npz"), "random")]
+    keep = {k: rows[k] for k in ("win_rate", "win_ci_low", "win_ci_high", "seat_games")}
+    assert report["vs_heuristic"] == report["vs_random"] == keep
+    labels = sorted(os.listdir(run / "labels"))
+    assert labels[0] == "config.json" and labels[2:] == ["held_out_0000.npz", "train_0000.npz"]
+    assert re.fullmatch(r"dagger_[0-9a-f]{12}_0000\.npz", labels[1])
+    out = capsys.readouterr().out
+    assert f"labelled {len(expected_labels(data_seeds[1:])[0])} decisions" in out
+    assert "against heuristic agents: win rate 0.500 (0.250-0.750), 4 games" in out
+    # the same run again in the same directory: the labels are read back, the weights are the same
+    monkeypatch.setattr(cv, "play_labelled", None)
+    assert cv.train_values(config)["weights_sha256"] == report["weights_sha256"]
+
+
+def test_a_members_fit_is_adam_on_the_squared_error_of_whole_decisions_with_a_step_size_falling_to_0():
+    """The fit as the module documents it, written out: member m's generator is seeded [seed, 0xF17, m] and seeds
+    torch; each epoch draws a permutation of the decisions and takes minibatches of ``batch_size`` whole
+    decisions (every candidate of each); the loss is the mean squared error; Adam's step size is
+    learning_rate x (1 - step / steps), steps = epochs x minibatches per epoch."""
+    config = CandidateValueConfig(**{**TINY, "epochs": 2, "batch_size": 2, "learning_rate": 0.01,
+                                     "weight_decay": 0.001})
+    data = cv.concatenate(config, [cv._as_arrays(config, *fake_game(None, s)) for s in (5, 4)])  # 5 decisions
+    lines = []
+    fitted = cv._fit(config, 1, data, data, lambda *a, **k: lines.append((a, k)))
+    rng = np.random.default_rng([config.seed, 0xF17, 1])
+    torch.manual_seed(int(rng.integers(2**63)))
+    net = cv.CandidateValueNet(OBS, config.embedding_width)
+    optimizer = torch.optim.Adam(net.parameters(), lr=0.01, weight_decay=0.001)
+    observations, features, owners, targets = (torch.as_tensor(a) for a in data)
+    steps, step = 2 * 3, 0  # 5 decisions: minibatches of 2, 2 and 1
+    train_losses = []
+    for epoch in range(2):
+        perm = rng.permutation(5)
+        total = 0.0
+        for start in (0, 2, 4):
+            chosen = perm[start:start + 2]
+            rows = np.concatenate([np.flatnonzero(owners.numpy() == d) for d in chosen])
+            local = torch.as_tensor(np.repeat(np.arange(len(chosen)), 2))  # each decision has 2 candidates
+            loss = ((net(observations[chosen], features[rows], local) - targets[rows]) ** 2).mean()
+            for group in optimizer.param_groups:
+                group["lr"] = 0.01 * (1 - step / steps)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            step += 1
+            total += loss.item() * len(rows)
+        train_losses.append(total / 10)  # the mean over the epoch's 10 candidates
+    for a, b in zip(fitted.state_dict().values(), net.state_dict().values()):
+        assert torch.allclose(a, b, atol=1e-6)
+    assert not fitted.training  # left in evaluation mode
+    assert lines[0] == (("  network 2/2",), {"flush": True})
+    error, best = cv.evaluate_fit(fitted, data)
+    assert lines[2] == ((f"  epoch 2/2: train loss {train_losses[1]:.4f}, held-out loss {error:.4f}, best candidate "
+                         f"agrees {best:.3f}",), {"flush": True})
+    assert lines[1][0][0].startswith(f"  epoch 1/2: train loss {train_losses[0]:.4f}, held-out loss ")
+    assert len(lines) == 3
