@@ -257,6 +257,20 @@ def test_top_level_config_and_generator_refusals_in_full():
     data["config"]["num_players"] = "2"
     assert refusal(data) == (SavedGameTypeError, "saved game field config.num_players must be one of 2, 3, 4, got "
                                                  "'2' of type str")
+    for edit, kind, message in (
+            (lambda d: d.update(rng=[1]), SavedGameTypeError, "saved game field rng must be a dict, got [1] of type list"),
+            (lambda d: d["rng"].pop("state"), SavedGameError,
+             "saved game field rng lacks the key(s) 'state'; it must hold exactly 'bit_generator', 'state'"),
+            (lambda d: d["rng"].update(state=5), SavedGameTypeError,
+             "saved game field rng.state must be a dict, got 5 of type int"),
+            (lambda d: d["rng"]["state"].update(x=5), SavedGameError,
+             "saved game field rng.state has the unknown key(s) 'x'; it must hold exactly 'bit_generator', 'state', "
+             "'has_uint32', 'uinteger'"),
+            (lambda d: d["state"].update(black=[0] * 5000), SavedGameError,  # bounded before any field is read
+             "saved game field state.black is too large: at most 4,096 values in all are allowed here")):
+        data = record("2p")
+        edit(data)
+        assert refusal(data) == (kind, message)
     data = record("2p")
     data["rng"]["bit_generator"] = "MT19937"
     assert refusal(data) == (SavedGameError, "saved game field rng.bit_generator must be one of PCG64, PCG64DXSM, got "
@@ -397,6 +411,7 @@ POSITION_KINDS = {  # positions real play reaches (3 players, 5-plot board unles
     "alea_not_yet": lambda: _find(lambda g: g.decision == BID_DECISION and g.auc_alea_state == 0, n=2),
     "alea_in": lambda: _find(lambda g: g.decision == BID_DECISION and g.auc_high_bidder == 4, n=2),
     "over": lambda: _find(lambda g: g.is_over and g.terminated and len(set(g.scores)) == g.n, n=4),
+    "last_tile": lambda: _find(lambda g: g.decision == SHOP_PLOT_DECISION and max(g.row) < 0, n=2),
 }
 
 
@@ -471,6 +486,17 @@ def _queue_with_a_closed_district(s):
         s["auc_queue"].insert(0, d)
 
 
+def _last_tile_placed_but_the_game_goes_on(s):
+    plot = next(p for p in range(42) if len(s["plot_shops"][p]) == 1 and s["plot_height"][p] == 0)
+    s["plot_shops"][plot].append(s["pending_tile"])
+    s.update(pending_tile=-1, shops_placed=s["shops_placed"] + 1, decision=CHOOSE_ACTION_DECISION)
+
+
+def _a_placed_shop_in_the_box(s):
+    plot = next(p for p in range(42) if s["plot_shops"][p])
+    s["box"].append(s["plot_shops"][plot].pop())
+
+
 def _alea_drew_before_bidding(s):
     s["black"].remove(0)  # a face-down black 4 of the pile in Alea's draw
     s["auc_alea_cards"] = [0]
@@ -481,6 +507,16 @@ CONSISTENCY = [  # (position, edit of state s and config c, whole message; None:
     ("turn", lambda s, c: s["pile_known"].__setitem__(0, len(s["piles"][0])), None),
     ("turn", lambda s, c: s["pile_known"].__setitem__(0, len(s["piles"][0]) + 1),
      R + "state.pile_known[0] = 8 exceeds the pile's 7 cards"),
+    ("turn", lambda s, c: s["row"].__setitem__(1, 0),  # a tile of type 1 made a tenth of type 0
+     R + "shops per type [10, 8, 9, 9] (plots, row, box, unused, pending) plus 0 removed must be 9 of each type, 36 "
+         "in all (R2)"),
+    ("turn", lambda s, c: _a_placed_shop_in_the_box(s),
+     R + "state.box holds 1 tiles; the row's 0 emptied groups of several tiles sent one each (R9)"),
+    ("last_tile", lambda s, c: _last_tile_placed_but_the_game_goes_on(s),
+     R + "the row is empty in decision 'choose action'; placing its last tile ends the game (R27)"),
+    ("over", lambda s, c: s["central_park_draw"].__setitem__(0, 3),  # no tile of type 3 in the box
+     R + "state.central_park_draw = [3, 0, 1] with state.box [1, 2, 1, 0, 1, 2, 0, 1]: the final scoring draws 3 of "
+         "the box's tiles (R27; none before the end or at truncation)"),
     ("turn", lambda s, c: _shop_on_the_missing_plot(s),
      R + "plot 5 does not exist on the 5-plot board but holds shops or skyscrapers"),
     ("turn6", lambda s, c: (s["plot_owner"].__setitem__(5, 0), s["plot_height"].__setitem__(5, 1)),
