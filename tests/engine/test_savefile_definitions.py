@@ -258,7 +258,8 @@ def test_top_level_config_and_generator_refusals_in_full():
     assert refusal(data) == (SavedGameTypeError, "saved game field config.num_players must be one of 2, 3, 4, got "
                                                  "'2' of type str")
     for edit, kind, message in (
-            (lambda d: d.update(rng=[1]), SavedGameTypeError, "saved game field rng must be a dict, got [1] of type list"),
+            (lambda d: d.update(rng=[1]), SavedGameTypeError,
+             "saved game field rng must be a dict, got [1] of type list"),
             (lambda d: d["rng"].pop("state"), SavedGameError,
              "saved game field rng lacks the key(s) 'state'; it must hold exactly 'bit_generator', 'state'"),
             (lambda d: d["rng"].update(state=5), SavedGameTypeError,
@@ -411,6 +412,8 @@ POSITION_KINDS = {  # positions real play reaches (3 players, 5-plot board unles
     "alea_not_yet": lambda: _find(lambda g: g.decision == BID_DECISION and g.auc_alea_state == 0, n=2),
     "alea_in": lambda: _find(lambda g: g.decision == BID_DECISION and g.auc_high_bidder == 4, n=2),
     "over": lambda: _find(lambda g: g.is_over and g.terminated and len(set(g.scores)) == g.n, n=4),
+    "bid_on_an_empty_district": lambda: _find(lambda g: g.decision == BID_DECISION and g.auc_loc < 7
+                                              and not any(g.plot_height[g.auc_loc * 6:g.auc_loc * 6 + 6])),
     "last_tile": lambda: _find(lambda g: g.decision == SHOP_PLOT_DECISION and max(g.row) < 0, n=2),
 }
 
@@ -495,6 +498,20 @@ def _last_tile_placed_but_the_game_goes_on(s):
 def _a_placed_shop_in_the_box(s):
     plot = next(p for p in range(42) if s["plot_shops"][p])
     s["box"].append(s["plot_shops"][plot].pop())
+
+
+def _auction_in_a_closed_district(s):
+    loc = s["auc_loc"]
+    _close(s, _emptied(s, loc))
+    s["markers"][0][loc] = s["markers"][1][loc] = False
+    s["auc_allowed"] = [31] * 3  # every color, as the emptied district allows (R22)
+
+
+def _cards_laid_at_rest(s):
+    kind = next(k for k in range(15) if s["hands"][0][k])  # a colored card from seat 0's hand
+    s["hands"][0][kind] -= 1
+    s["auc_cards"][0][kind] = 1
+    s["auc_total"][0], s["auc_color"][0] = (4, 5, 6)[kind % 3], kind // 3
 
 
 def _alea_drew_before_bidding(s):
@@ -609,6 +626,15 @@ CONSISTENCY = [  # (position, edit of state s and config c, whole message; None:
      R + "state.auc_color[2] = 0 does not match the cards laid [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] "
          "(R21)"),
     ("bid", lambda s, c: s["auc_passed"].__setitem__(1, True), R + "seat 1 passed but still has cards laid (R21)"),
+    ("turn", lambda s, c: _cards_laid_at_rest(s), R + "seat 0 has cards laid but no auction is on"),
+    ("bid_on_an_empty_district", lambda s, c: _auction_in_a_closed_district(s),
+     R + "state.auc_loc = 6 is a closed district"),
+    ("bid", lambda s, c: s.update(auc_high=25),
+     R + "state.auc_total[1] = 24 with state.auc_high = 25 held by state.auc_high_bidder 1: the high bid is its "
+         "bidder's bid on the table, above every other confirmed one (R21)"),
+    ("bid", lambda s, c: s["auc_last_bid"].__setitem__(0, 1),
+     R + "state.auc_last_bid = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], state.auc_bid_color = -1 while "
+         "bidding: they record the winning bid, once the auction is won"),
     ("alea_not_yet", lambda s, c: s.update(auc_turns=1), None),
     ("alea_not_yet", lambda s, c: s.update(auc_turns=2),
      R + "Alea has not bid yet (state.auc_alea_state 0) after 2 bidding turns with cards [] drawn (R25)"),
