@@ -514,6 +514,14 @@ def _cards_laid_at_rest(s):
     s["auc_total"][0], s["auc_color"][0] = (4, 5, 6)[kind % 3], kind // 3
 
 
+def _seat_0_bids_as_much_as_the_high_bid(s):
+    assert s["auc_high"] == 24 and s["auc_allowed"][0] >> 1 & 1  # a brown 6 and three black 6s from its hand
+    for kind, count in ((5, 1), (17, 3)):
+        s["hands"][0][kind] -= count
+        s["auc_cards"][0][kind] = count
+    s["auc_total"][0], s["auc_color"][0], s["auc_passed"][0] = 24, 1, False
+
+
 def _alea_drew_before_bidding(s):
     s["black"].remove(0)  # a face-down black 4 of the pile in Alea's draw
     s["auc_alea_cards"] = [0]
@@ -631,6 +639,9 @@ CONSISTENCY = [  # (position, edit of state s and config c, whole message; None:
      R + "state.auc_loc = 6 is a closed district"),
     ("bid", lambda s, c: s.update(auc_high=25),
      R + "state.auc_total[1] = 24 with state.auc_high = 25 held by state.auc_high_bidder 1: the high bid is its "
+         "bidder's bid on the table, above every other confirmed one (R21)"),
+    ("bid", lambda s, c: _seat_0_bids_as_much_as_the_high_bid(s),  # R21: every confirmed bid beat the one before
+     R + "state.auc_total[0] = 24 with state.auc_high = 24 held by state.auc_high_bidder 1: the high bid is its "
          "bidder's bid on the table, above every other confirmed one (R21)"),
     ("bid", lambda s, c: s["auc_last_bid"].__setitem__(0, 1),
      R + "state.auc_last_bid = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], state.auc_bid_color = -1 while "
