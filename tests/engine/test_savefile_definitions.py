@@ -522,6 +522,13 @@ def _seat_0_bids_as_much_as_the_high_bid(s):
     s["auc_total"][0], s["auc_color"][0], s["auc_passed"][0] = 24, 1, False
 
 
+def _every_pile_in_seat_0s_hand(s):
+    for color, pile in enumerate(s["piles"]):
+        for value in pile:
+            s["hands"][0][color * 3 + value] += 1
+    s["piles"], s["pile_known"] = [[] for _ in range(5)], [0] * 5
+
+
 def _alea_drew_before_bidding(s):
     s["black"].remove(0)  # a face-down black 4 of the pile in Alea's draw
     s["auc_alea_cards"] = [0]
@@ -607,7 +614,8 @@ CONSISTENCY = [  # (position, edit of state s and config c, whole message; None:
     ("turn", lambda s, c: s.update(turn_action=2),
      R + "state.turn_action = 2 with state.final_move = False in decision 'choose action'; it must be one of [-1] "
          "(-1 none yet, 0-3 actions A-D)"),
-    ("draw0", lambda s, c: None, None),  # action A's second draw (R14): turn_action 0, first_draw 0
+    ("draw0", lambda s, c: None, None),
+    ("draw0", lambda s, c: _every_pile_in_seat_0s_hand(s), R + "no legal action for seat 0 in decision 'draw color'"),  # action A's second draw (R14): turn_action 0, first_draw 0
     ("turn", lambda s, c: s.update(first_draw=0),
      R + "state.first_draw = 0 in decision 'choose action' before phase 2 (R14)"),
     ("bid", lambda s, c: s.update(auc_loc=-1), R + "decision 'bid' needs an auction, but state.auc_loc is -1"),
