@@ -67,7 +67,8 @@ def test_collect_draws_every_games_seed_first_and_keeps_the_labels_in_chunks(tmp
     assert sorted(os.listdir(tmp_path)) == ["t_0000.npz", "t_0001.npz", "t_0002.npz"]  # no temporary left
     assert same(cv._load_chunk(str(tmp_path / "t_0001.npz"), config), expected_labels(seeds[2:4]))
     assert [(a[0][:16], k) for a, k in lines] == [(f"  t: {n}/5 games (", {"flush": True}) for n in (2, 4, 5)]
-    assert all(re.fullmatch(r"  t: \d/5 games \(\d+ s\)", a[0]) and len(a) == 1 for a, _ in lines)
+    # seconds since the start (a few)
+    assert all(re.fullmatch(r"  t: \d/5 games \(\d{1,2} s\)", a[0]) and len(a) == 1 for a, _ in lines)
     # a rerun loads the files (a changed file shows it) and plays nothing
     monkeypatch.setattr(cv, "play_labelled", None)
     assert same(cv.collect(config, 5, np.random.default_rng(9), log=lambda *a, **k: None, store=str(tmp_path),
@@ -124,6 +125,25 @@ def test_a_chunk_of_other_labels_is_refused_in_full(tmp_path):
     np.savez(path, np.zeros((0, OBS), np.float32), np.zeros((0, CANDIDATE_FEATURES), np.float32),
              np.zeros(0, np.int64), np.zeros(0, np.float32))
     assert [len(a) for a in cv._load_chunk(path, config)] == [0, 0, 0, 0]  # no decision: nothing to check
+
+
+class Payload:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return open, (self.marker, "w")  # unpickling it would create the file
+
+
+def test_a_chunk_whose_arrays_would_unpickle_code_is_refused_and_nothing_runs(tmp_path):
+    config = CandidateValueConfig(**TINY)
+    marker = tmp_path / "ran"
+    path = str(tmp_path / "c.npz")
+    good = cv._as_arrays(config, *fake_game(None, 5))
+    np.savez(path, np.array([Payload(str(marker))], dtype=object), *good[1:])
+    with pytest.raises(ValueError, match="allow_pickle=False"):
+        cv._load_chunk(path, config)
+    assert not marker.exists()
 
 
 def test_concatenated_parts_renumber_their_owners():
@@ -212,11 +232,13 @@ def test_the_evaluation_plays_the_saved_network_against_each_field_on_the_docume
             return {"label": label}
 
     def tournament(lineup, **kwargs):
+        assert all(factory == ("factory of values:v.npz" if name == "values" else f"factory of {name}")
+                   for name, factory in lineup)
         calls.append(([name for name, _ in lineup], kwargs))
         return Result()
 
     monkeypatch.setattr(cv, "run_tournament", tournament)
-    monkeypatch.setattr(cv, "agent_factory", lambda name: name)
+    monkeypatch.setattr(cv, "agent_factory", lambda name: f"factory of {name}")
     config = CandidateValueConfig(**{**TINY, "num_players": 3, "eval_games": 6, "run_dir": str(tmp_path)})
     assert cv.evaluate(config, "v.npz", "random") == {"label": "values"}
     assert calls == [(["values", "random", "random"], dict(num_players=3, board=5, games=6, seed=2026, workers=1)),
@@ -298,8 +320,14 @@ def test_a_run_labels_fits_saves_and_reports_and_dagger_labels_the_students_posi
     net = cv.load_values(str(run / "values.npz"))[0]
     error, best = cv.evaluate_fit(lambda o, f, w: torch.as_tensor(np.concatenate(
         [net.values(o[d].numpy(), f[w == d].numpy()) for d in range(len(o))])), expected_labels(data_seeds[:1]))
-    assert report["held_out_loss"] == pytest.approx(error, abs=2e-4)
-    assert report["held_out_best_agrees"] == pytest.approx(best, abs=2e-4)
+    assert report["held_out_loss"] == pytest.approx(error, abs=2e-4) == round(report["held_out_loss"], 4)
+    assert report["held_out_best_agrees"] == pytest.approx(best, abs=2e-4) == round(report["held_out_best_agrees"], 4)
+    for key in ("first_labels_seconds", "seconds"):  # seconds since the start, to a tenth
+        assert type(report[key]) is float and report[key] == round(report[key], 1) and 0 <= report[key] < 1000
+    assert report["first_labels_seconds"] <= report["seconds"]
+    saved = cv.load_values(str(run / "values.npz"))[3]["training"]["report"]
+    assert saved == {k: v for k, v in report.items() if not k.startswith(("vs_", "weights"))}
+    assert cv.load_values(str(run / "values_first.npz"))[3]["training"]["report"] == {}
     assert evaluated == [(str(run / "values.npz"), "heuristic"), (str(run / "values.npz"), "random")]
     keep = {k: rows[k] for k in ("win_rate", "win_ci_low", "win_ci_high", "seat_games")}
     assert report["vs_heuristic"] == report["vs_random"] == keep
@@ -309,6 +337,8 @@ def test_a_run_labels_fits_saves_and_reports_and_dagger_labels_the_students_posi
     out = capsys.readouterr().out
     assert f"labelled {len(expected_labels(data_seeds[1:])[0])} decisions" in out
     assert "against heuristic agents: win rate 0.500 (0.250-0.750), 4 games" in out
+    saved_line = rf"^saved {re.escape(str(run / 'values.npz'))} \(weights sha256 {report['weights_sha256']}\) after "
+    assert re.search(saved_line + r"\d+ s$", out, re.M)
     # the same run again in the same directory: the labels are read back, the weights are the same
     monkeypatch.setattr(cv, "play_labelled", None)
     assert cv.train_values(config)["weights_sha256"] == report["weights_sha256"]
