@@ -164,12 +164,12 @@ class FixedNet:
 
 
 def test_the_fits_measures_are_the_squared_error_and_the_share_of_best_candidates_agreed():
-    owners = np.array([0, 0, 0, 1, 2, 2], np.int64)
-    targets = np.array([1, 2, 0, 5, -1, 0], np.float32)
-    predicted = np.array([0, 3, 1, 4, 1, 0], np.float32)  # agrees at decision 0, not at 2; 1 has one candidate
-    data = (np.zeros((3, OBS), np.float32), np.zeros((6, CANDIDATE_FEATURES), np.float32), owners, targets)
+    owners = np.array([0, 0, 0, 1, 2, 2, 3, 3], np.int64)
+    targets = np.array([1, 2, 0, 5, -1, 0, 3, 2], np.float32)
+    predicted = np.array([0, 3, 1, 4, 1, 0, 2, 1], np.float32)  # agrees at decisions 0 and 3, not 2; 1 has one
+    data = (np.zeros((4, OBS), np.float32), np.zeros((8, CANDIDATE_FEATURES), np.float32), owners, targets)
     error, best = cv.evaluate_fit(FixedNet(predicted), data)
-    assert error == pytest.approx(np.mean((predicted - targets) ** 2)) and best == 0.5
+    assert error == pytest.approx(np.mean((predicted - targets) ** 2)) and best == pytest.approx(2 / 3)
     error, best = cv.evaluate_fit(FixedNet(predicted[3:4]), (data[0][:1], data[1][:1], owners[:1], targets[3:4]))
     assert error == 1.0 and np.isnan(best)  # no decision with a choice
 
@@ -386,3 +386,50 @@ def test_a_members_fit_is_adam_on_the_squared_error_of_whole_decisions_with_a_st
                          f"agrees {best:.3f}",), {"flush": True})
     assert lines[1][0][0].startswith(f"  epoch 1/2: train loss {train_losses[0]:.4f}, held-out loss ")
     assert len(lines) == 3
+
+
+class Recorded:
+    """A stand-in agent that records how it was made and reset."""
+
+    made = []
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+        Recorded.made.append(self)
+
+    def reset(self, config, seat, rng):
+        self.config, self.seat, self.draw = config, seat, int(rng.integers(2**63))
+
+
+@pytest.mark.parametrize("student", [None, "net.npz"])
+def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_drawn_from_the_field(monkeypatch,
+                                                                                               student):
+    """play_labelled's draws, in order, from the game's seed: the game's generator, the searched seat, then per
+    seat an opponent (from ``opponents``) and the agent's generator."""
+    games = []
+    monkeypatch.setattr(cv, "Game", lambda cfg, rng: games.append((cfg, int(rng.integers(2**63)))) or "game")
+    monkeypatch.setattr(cv, "play", lambda game, players, hooks: None)
+    monkeypatch.setattr(cv, "SearchAgent", lambda **kwargs: Recorded("search", **kwargs))
+    monkeypatch.setattr(cv, "LabellingValueAgent", lambda *args: Recorded("student", *args))
+    monkeypatch.setattr(cv, "load_values", lambda path: (f"net of {path}", ["bid"], 1, {}))
+    for name in ("a", "b"):
+        monkeypatch.setitem(cv.AGENT_FACTORIES, name, lambda name=name: Recorded(name))
+    Recorded.made = []
+    config = CandidateValueConfig(**{**TINY, "num_players": 3, "board": 6, "samples": 3, "depth": 7,
+                                     "groups": ["bid"], "opponents": ["a", "b"]})
+    assert cv.play_labelled(config, 12, student) == ([], [], [], [])
+    rng = np.random.default_rng(12)
+    game_seed = rng.integers(2**63)
+    seat = int(rng.integers(3))
+    (cfg, drawn), = games
+    assert (cfg.num_players, cfg.board) == (3, 6) and drawn == np.random.default_rng(game_seed).integers(2**63)
+    assert len(Recorded.made) == 3
+    for s, agent in enumerate(Recorded.made):
+        if s == seat:
+            expected = ("student", "net of net.npz", ["bid"], 1, 3, 7) if student else ("search",)
+            assert agent.args == expected
+            assert agent.kwargs == ({} if student else dict(samples=3, depth=7, groups=["bid"]))
+        else:
+            assert agent.args == (("a", "b")[rng.integers(2)],)
+        assert (agent.config, agent.seat) == (cfg, s)
+        assert agent.draw == np.random.default_rng(rng.integers(2**63)).integers(2**63)
