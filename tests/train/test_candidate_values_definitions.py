@@ -310,6 +310,7 @@ def test_a_run_labels_fits_saves_and_reports_and_dagger_labels_the_students_posi
     report = cv.train_values(config)
     run = tmp_path / "run"
     assert json.loads((run / "report.json").read_text()) == report
+    assert re.fullmatch("[0-9a-f]{64}", report["weights_sha256"])
     assert students == [None] * 4 + [str(run / "values_first.npz")] * 2  # 1 held out, 3 games, then 2 of DAgger
     data_seeds = [int(s) for s in np.random.default_rng([config.seed, 0xCA]).integers(2**63, size=4)]
     dagger_seeds = [int(s) for s in np.random.default_rng([config.seed, 0xDA]).integers(2**63, size=2)]
