@@ -33,7 +33,7 @@ OBSERVATION = ["tests/env/test_observation.py", "tests/env/test_observation_deta
                "tests/env/test_gym_env.py", "tests/engine/test_rules_information.py", "tests/agents/test_agents.py"]
 ENVS = ["tests/env/test_env.py", "tests/env/test_gym_env.py"]
 TOURNAMENT = ["tests/agents/test_tournament.py", "tests/agents/test_agents.py"]
-BIDDING = ["tests/agents/test_agents.py", "tests/agents/test_tournament.py"]
+BIDDING = ["tests/agents/test_bidding_limit.py", "tests/agents/test_agents.py", "tests/agents/test_tournament.py"]
 COPIED = ("fifthave_env", "fifthave", "agents", "train", "tests", "pyproject.toml", "README.md")  # fifthave/agents, fifthave/train: symlinks
 
 ENGINE_DIR = "fifthave_env/engine/"
