@@ -20,18 +20,15 @@ class FixedLimit(BiddingStrategy):
 
 
 def bid_views(count=12):
+    """The first bidding position of ``count`` random 3-player games, as the bidder's seat view."""
     views = []
-    for seed in range(40):
+    for seed in range(count):
         game = Game(GameConfig(num_players=3), seed=seed)
         rng = np.random.default_rng(seed)
-        observer = Observer(game.config)
-        while not game.is_over and len(views) < count * (seed + 1) // 40 + 1:
-            if game.decision == BID_DECISION:
-                views.append(SeatView(observer.observe(game, game.actor), game.action_mask(), game.config))
+        while game.decision != BID_DECISION:
             legal = game.legal_actions()
             game.apply(legal[rng.integers(len(legal))])
-        if len(views) >= count:
-            break
+        views.append(SeatView(Observer(game.config).observe(game, game.actor), game.action_mask(), game.config))
     return views
 
 
