@@ -33,7 +33,7 @@ OBSERVATION = ["tests/env/test_observation.py", "tests/env/test_observation_deta
                "tests/env/test_gym_env.py", "tests/engine/test_rules_information.py", "tests/agents/test_agents.py"]
 ENVS = ["tests/env/test_env.py", "tests/env/test_gym_env.py"]
 TOURNAMENT = ["tests/agents/test_tournament.py", "tests/agents/test_agents.py"]
-BIDDING = ["tests/agents/test_agents.py", "tests/agents/test_tournament.py"]
+BIDDING = ["tests/agents/test_bidding_limit.py", "tests/agents/test_agents.py", "tests/agents/test_tournament.py"]
 COPIED = ("fifthave_env", "fifthave", "agents", "train", "tests", "pyproject.toml", "README.md")  # fifthave/agents, fifthave/train: symlinks
 
 ENGINE_DIR = "fifthave_env/engine/"
@@ -94,8 +94,8 @@ MUTATIONS = [
      "if not isinstance(action, (int, np.integer)):", ENVS + ["tests/agents/test_tournament.py"]),
     # the observation (seat-relative, hidden information)
     ("fifthave_env/observation.py", "a[fp + g.first_player] = 1", "a[fp + g.actor] = 1", OBSERVATION),
-    ("fifthave_env/observation.py", "a[kc:kc + NUM_KINDS] = array.array(\"f\", known)",
-     "a[kc:kc + NUM_KINDS] = array.array(\"f\", g.hands[q])", OBSERVATION),
+    ("fifthave_env/observation.py", "_PACK_KINDS(a, (_O[\"known_cards\"] + q * NUM_KINDS) * _FLOAT, *known)",
+     "_PACK_KINDS(a, (_O[\"known_cards\"] + q * NUM_KINDS) * _FLOAT, *hands[q])", OBSERVATION),  # an opponent's hand leaks
     ("fifthave_env/observation.py", "a[_O[\"high_bidder\"] + g.auc_high_bidder] = 1",
      "a[_O[\"high_bidder\"] + g.actor] = 1", OBSERVATION),
     ("fifthave_env/observation.py", "for value in pile[: min(known, len(pile) - 1)]:",

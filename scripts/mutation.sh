@@ -22,17 +22,19 @@ MUTMUT="$(dirname "$PYTHON")/mutmut"
 [ -x "$MUTMUT" ] || MUTMUT=mutmut
 JOBS=${MUTATION_JOBS:-2}
 
-# module name -> "source file|test files" (the tests that exercise the module, by file name: found
-# anywhere under tests/, so the table holds in a flat tests/ and in the folders per layer)
+# module name -> "source file|test files[|pytest -k expression]" (the tests that exercise the module, by
+# file name: found anywhere under tests/, so the table holds in a flat tests/ and in the folders per
+# layer; the -k expression leaves out slow tests that a faster one in the set replaces as a guard).
+# MUTATION_K overrides the expression (MUTATION_K= for every test of the files: a re-run of survivors).
 declare -A MODULES=(
   [determinize]="fifthave_env/engine/determinize.py|test_determinize.py test_determinize_leaks.py"
   [stats]="fifthave/agents/stats.py|test_stats.py test_stats_reference.py test_stats_definitions.py"
   [checks]="fifthave_env/engine/checks.py|test_validation.py test_checks.py test_savefile.py"
-  [savefile]="fifthave_env/engine/savefile.py|test_savefile.py test_savefile_reference.py"
+  [savefile]="fifthave_env/engine/savefile.py|test_savefile_definitions.py test_savefile_reference.py test_savefile.py|not every_configuration_and_decision and not property_a_mutated"
   [bidlab]="fifthave/agents/bidlab.py|test_bidlab.py test_bidlab_reference.py test_bidlab_definitions.py"
   [search]="fifthave/agents/search.py|test_search.py test_search_reference.py"
-  [ppo]="fifthave/train/ppo.py|test_ppo.py test_ppo_kl.py test_ppo_definitions.py test_train.py test_reproduce.py"
-  [candidate_values]="fifthave/train/candidate_values.py|test_candidate_values.py test_candidate_values_reference.py"
+  [ppo]="fifthave/train/ppo.py|test_ppo_setup.py test_ppo.py test_ppo_kl.py test_ppo_definitions.py test_train.py test_reproduce.py"
+  [candidate_values]="fifthave/train/candidate_values.py|test_candidate_values_definitions.py test_candidate_values_reference.py test_candidate_values.py|not trains_evaluates_and_reproduces and not interrupted_collection_resumes and not ctrl_c"
   [values_agent]="fifthave/train/values_agent.py|test_candidate_values.py test_values_agent_definitions.py"
   [checkpoint]="fifthave/train/checkpoint.py|test_checkpoint.py test_checkpoint_definitions.py test_league.py"
   [openspiel_game]="fifthave_env/openspiel_game.py|test_openspiel_game.py test_openspiel_game_definitions.py"
@@ -47,8 +49,11 @@ run_module() {
     echo "unknown module '$name'; one of: $ORDER, all" >&2
     exit 2
   fi
-  local source=${spec%%|*} tests="" t
-  for t in ${spec#*|}; do
+  local source=${spec%%|*} rest=${spec#*|} tests="" t
+  local files=${rest%%|*} select=""
+  [ "$files" != "$rest" ] && select=${rest#*|}
+  select=${MUTATION_K-$select}
+  for t in $files; do
     t=$(find tests -name "$t" | head -1)
     [ -n "$t" ] && tests="$tests $t"
   done
@@ -69,8 +74,9 @@ run_module() {
     echo "only_mutate = $source"
     echo "pytest_add_cli_args_test_selection ="
     for t in $tests; do echo "    $t"; done
+    if [ -n "$select" ]; then echo "    -k"; echo "    $select"; fi
   } > "$work/setup.cfg"
-  echo "== $name: mutating $source, tests:$tests"
+  echo "== $name: mutating $source, tests:$tests${select:+ (-k '$select')}"
   # no PYTHONPATH: mutmut puts its mutated copy first on sys.path. One torch/OpenMP thread: mutmut
   # forks a child per mutant from the process that ran the tests, and a fork taken after torch's
   # thread pool ran can wait forever on a lock a pool thread held (values_agent's run hung so).

@@ -1,0 +1,19 @@
+"""A new PipelinedMaskablePPO starts with nothing timed and no update thread count tried (its _setup_model;
+scripts/bench_training.py prints these timers: a timer that started above 0 would inflate every figure)."""
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
+
+from fifthave.train.ppo import PipelinedMaskablePPO  # noqa: E402
+from fifthave_env.gym_env import FifthAvenueEnv  # noqa: E402
+
+
+def test_a_new_model_has_its_four_timers_at_zero_and_no_update_timing():
+    env = DummyVecEnv([lambda: FifthAvenueEnv(num_players=2)])
+    model = PipelinedMaskablePPO("MlpPolicy", env, n_steps=8, batch_size=8, seed=0, device="cpu",
+                                 policy_kwargs={"net_arch": [8]})
+    assert model.timing == {"forward": 0.0, "act": 0.0, "wait": 0.0, "update": 0.0}
+    assert model._update_seconds == {} and model._updates_since_try == 0
