@@ -287,7 +287,7 @@ def auction_interests(view: View) -> list[float]:
 
 def _auction_interests(view: View) -> list[float]:
     """Per district: ``_interests`` of me minus 0.7 times the strongest other seat's (0 where closed)."""
-    closed, n, owner, empty = view.closed, view.n, view.owner, view.empty
+    closed, n = view.closed, view.n
     # _interest's factors per seat: min(3, max(reserve, 1)) where it has a plot, min(2, ...) where not
     has_plot = [3 if r >= 3 else (r if r > 1 else 1) for r in view.reserve]
     no_plot = [2 if r >= 2 else 1 for r in view.reserve]
@@ -296,16 +296,7 @@ def _auction_interests(view: View) -> list[float]:
         if closed[d]:
             values.append(0.0)
             continue
-        first_plot: dict[int, int] = {}  # _holdings(view, d) and _interest per seat, inlined (a move's hot path)
-        best_empty = None
-        for plot in view.tables.district_plots[d]:
-            slot = owner[plot]
-            if slot >= 0 and slot not in first_plot:
-                first_plot[slot] = plot
-            elif empty[plot]:
-                value = expected_plot_value(view, plot)
-                if best_empty is None or value > best_empty:
-                    best_empty = value
+        first_plot, best_empty = _holdings(view, d)  # _interest per seat inlined below (a move's hot path)
         interests = []
         for slot in range(n):
             plot = first_plot.get(slot)
