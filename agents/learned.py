@@ -471,8 +471,7 @@ class CandidateValueAgent(SearchAgent):
         if self.advice:
             super().reset(config, seat, rng)
             return
-        self.config, self.seat, self.rng = config, seat, rng
-        self.default = self.rollout = None  # no scripted agent: neither an adviser nor rollouts
+        self.config, self.seat, self.rng = config, seat, rng  # no scripted agent: neither ``default`` nor rollouts
         self.plan = []
 
     def act_view(self, view: Any) -> int:

@@ -68,7 +68,7 @@ class LabellingValueAgent(CandidateValueAgent):
 
     def reset(self, config, seat, rng):
         super().reset(config, seat, rng)
-        if self.rollout is None:  # advice-free: the player builds no rollouts, the labelling search does
+        if not self.advice:  # the advice-free player builds no rollouts; the labelling search needs them
             self.rollout = Rollout(self.rollout_factory, config)
 
     def _choose(self, view, candidates, default):
