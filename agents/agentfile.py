@@ -16,6 +16,9 @@ little-endian, C order) and a ``meta.json`` member::
      "weights_sha256": "...",        # of the arrays (``weights_digest``)
      "training": {...}, "versions": {...}}   # the training config, report and library versions: not read to play
 
+A ``candidate-values`` file also names the decision ``groups`` it learned and ``played_groups`` (null: all), and
+may hold ``"advice": false``: the network plays every decision group with no scripted agent (absent: true).
+
 ``np.load(path)`` lists and reads the arrays for inspection (``unzip -p PATH meta.json`` shows the metadata).
 
 Reading (``read_agent_file``) trusts nothing in the file: the metadata is parsed as bounded JSON and checked
@@ -43,7 +46,7 @@ from fifthave_env.observation import OBS_SIZES
 from fifthave_env.runtime import atomic_write_bytes
 
 from .registry import AGENT_FACTORIES
-from .search import decision_kinds
+from .search import DECISION_GROUPS, decision_kinds
 
 FORMAT = "fifthave-agent"
 FORMAT_VERSION = 1
@@ -184,6 +187,7 @@ def check_meta(meta: Any, where: str) -> dict[str, tuple[int, ...]]:
     else:
         try:
             check_value_groups(meta.get("groups"), meta.get("played_groups"))
+            check_advice(meta["groups"], meta.get("played_groups"), meta.get("advice", True))
         except ValueError as error:
             raise AgentFileError(f"{where}: {error}") from None
     digest = meta.get("weights_sha256")
@@ -200,6 +204,17 @@ def groups_played(groups: Sequence[str], played: Sequence[str] | None) -> Sequen
     if not isinstance(played, list) or not played or any(g not in groups for g in played):
         raise ValueError(f"played_groups must be None or a non-empty list from groups {groups!r}, got {played!r}")
     return played
+
+
+def check_advice(groups: Sequence[str], played: Sequence[str] | None, advice: Any) -> bool:
+    """``advice`` of a candidate-value network: a bool, and False (no scripted agent at play time) only for a
+    network that plays every decision group (``ValueError`` otherwise)."""
+    if not isinstance(advice, bool):
+        raise ValueError(f"advice must be true or false, got {advice!r}"[:300])
+    if not advice and sorted(groups_played(groups, played)) != sorted(DECISION_GROUPS):
+        raise ValueError(f"a network without the heuristic's advice (advice false) plays every decision group "
+                         f"{sorted(DECISION_GROUPS)}, got {list(groups_played(groups, played))!r}"[:300])
+    return advice
 
 
 def check_value_groups(groups: Any, played: Any) -> Sequence[str]:

@@ -21,15 +21,16 @@ import numpy as np
 
 from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS, NUM_ACTIONS
 from fifthave_env.engine.cards import NUM_KINDS
+from fifthave_env.engine.game import BID_DECISION
 from fifthave_env.engine.game import GameConfig
 from fifthave_env.observation import OBS_SIZES
 
 from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, MLP_KINDS, POLICY_KINDS, VALUE_PARTS, AgentFileError,
-                        groups_played, read_agent_file)
+                        check_advice, groups_played, read_agent_file)
 from .base import Agent
-from .bidding import table_limit, table_total
+from .bidding import cheapest_raise, table_limit, table_total
 from .registry import AGENT_FACTORIES
-from .search import SearchAgent
+from .search import DECISION_GROUPS, SearchAgent
 
 OTHER_GAMES = ("error", "warn")
 """What an agent does when seated in a game of another player count or board than it was trained for."""
@@ -388,6 +389,28 @@ def candidate_features(view: Any, macro: Sequence[int], default: Sequence[int] |
     return x
 
 
+def enumerated_bid_candidates(view: Any) -> list[tuple[int, ...]]:
+    """Whole bids for a bidding turn that no scripted agent advises (``CandidateValueAgent`` with
+    ``advice=False``): pass, and for every colour the bid may have and every building limit 1-3 the cheapest
+    raise to just above the high bid, with black cards and without them (the heuristic's bid is nearly always
+    one of these: it bids the cheapest raise for the build it values most). The legal ones, in that order."""
+    candidates = [(BID_PASS,)]
+    hand, table = view.hand, view.my_table_cards
+    need = view.high_bid + 1 - table_total(table)
+    if view.my_bid_color >= 0:
+        colors = [view.my_bid_color]
+    elif view.central_park_color >= 0:
+        colors = [view.central_park_color]
+    else:
+        colors = view.allowed_colors
+    for color in colors:
+        for min_limit in (1, 2, 3):
+            for use_black in (True, False):
+                kinds = cheapest_raise(hand, table, [color], need, min_limit, use_black)
+                if kinds is not None:
+                    candidates.append(SearchAgent._bid_macro(kinds))
+    return [m for m in dict.fromkeys(candidates) if view.is_legal(m[0])]
+
 
 class NumpyValueNet:
     """A candidate-value ensemble in numpy, for play (one small decision at a time): the mean value of its
@@ -409,37 +432,79 @@ class NumpyValueNet:
                   for part, array in zip(VALUE_PARTS, member)}
         return architecture, arrays
 
+    HEAD_ROWS = 8
+    """Candidates per matrix product of the value head. OpenBLAS splits a product of more than ~2**18
+    multiply-adds over threads; on a busy machine the threads' hand-offs cost far more than the product (a
+    decision of 23 candidates took 70-340 ms instead of 1 ms with two cores loaded 3-4 times over), so every
+    product here stays under that size."""
+
     def values(self, observation: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         nz = np.flatnonzero(observation)
+        # a candidate's features are sparse (its first action one-hot, a few bid numbers): its embedding is a
+        # sum of rows of the candidate weights, gathered without a matrix product
+        rows, columns = np.nonzero(candidates)
+        scale = candidates[rows, columns][:, None]
+        starts = np.searchsorted(rows, np.arange(len(candidates)))  # every candidate has its first action
         total: Any = 0.0  # an array (of the members' dtype) after the first member
         for s1, b1, s2, b2, c, bc, h1, bh1, h2, bh2 in self.members:
             state = np.maximum(observation[nz] @ s1[nz] + b1, 0) @ s2 + b2
-            hidden = np.maximum(state + candidates @ c + bc, 0)
-            total = total + (np.maximum(hidden @ h1 + bh1, 0) @ h2 + bh2)[:, 0]
+            hidden = np.maximum(state + np.add.reduceat(c[columns] * scale, starts, axis=0) + bc, 0)
+            head = np.concatenate([np.maximum(hidden[i:i + self.HEAD_ROWS] @ h1 + bh1, 0)
+                                   for i in range(0, len(hidden), self.HEAD_ROWS)])
+            total = total + (head @ h2 + bh2)[:, 0]
         return total / len(self.members)
 
 
 class CandidateValueAgent(SearchAgent):
     """Plays the candidate its network values most at the decisions of ``groups``; the HeuristicAgent elsewhere.
 
-    ``trained_for``: (players, board) of its training games, checked at ``reset`` (``check_trained_for``)."""
+    ``trained_for``: (players, board) of its training games, checked at ``reset`` (``check_trained_for``).
+    ``advice``: True (the ``values-4p`` kind) lists the search's bid candidates, which include the heuristic's
+    planned bid, and tells the network which candidate is the heuristic's; False plays every decision group
+    with no scripted agent at all: bids from ``enumerated_bid_candidates``, every legal move elsewhere, and the
+    "heuristic's candidate" feature always 0 (no HeuristicAgent is built)."""
 
     reads_view = False  # its network reads the observation: runners call ``act``
 
     def __init__(self, net: "NumpyValueNet", groups: Sequence[str], observation_layout: int = 0, prior: float = 0.0,
                  name: str = "values", trained_for: tuple[int, int] | None = None,
-                 other_games: str = "error") -> None:
+                 other_games: str = "error", advice: bool = True) -> None:
         super().__init__(rollouts=1, depth=0, prior=prior, name=name, groups=groups)
         if other_games not in OTHER_GAMES:
             raise ValueError(f"other_games must be one of {OTHER_GAMES}, got {other_games!r}")
+        check_advice(list(groups), None, advice)
         self.net = net
         self.observation_layout = observation_layout  # the tournament builds this layout for it
         self.trained_for, self.other_games = trained_for, other_games
+        self.advice = advice
         self.decided = self.deviated = 0  # decisions its network chose, and those not the heuristic's choice
 
     def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
         check_trained_for(self, config)
-        super().reset(config, seat, rng)
+        if self.advice:
+            super().reset(config, seat, rng)
+            return
+        self.config, self.seat, self.rng = config, seat, rng  # no scripted agent: neither ``default`` nor rollouts
+        self.plan = []
+
+    def act_view(self, view: Any) -> int:
+        if self.advice:
+            return super().act_view(view)
+        self.explanation = None
+        while self.plan:  # the rest of a bid chosen earlier this bidding turn
+            action = self.plan.pop(0)
+            if view.is_legal(action):
+                return action
+            self.plan = []
+        legal = view.legal
+        if not legal:
+            raise ValueError(f"{self.name} was asked to act with no legal action (all-zero action mask)")
+        candidates = [(a,) for a in legal]
+        if view.decision == BID_DECISION:
+            candidates = enumerated_bid_candidates(view) or candidates
+        chosen = self._choose(view, candidates, ()) if len(candidates) > 1 else candidates[0]  # (): no default
+        self.plan = list(chosen[1:])
+        return chosen[0]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         check_observation_layout(self, observation)
@@ -480,7 +545,7 @@ def agent_from_file(meta: Mapping[str, Any], network: Any, deterministic: bool =
         return PolicyAgent(network, deterministic, name, meta, other_games=other_games)
     return CandidateValueAgent(network, groups_played(meta["groups"], meta.get("played_groups")),
                                meta["observation_layout"], name=name, trained_for=(meta["num_players"], meta["board"]),
-                               other_games=other_games)
+                               other_games=other_games, advice=meta.get("advice", True))
 
 
 def checkpoint_agent_file(directory: str | os.PathLike[str]) -> str:

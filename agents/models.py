@@ -45,6 +45,10 @@ MODELS = {model.name: model for model in (
     Model("values-4p", "training/values/values.npz", "candidate-values", 4, 5,
           "candidate values fitted to search values, plays bids and board moves (results/training/values/"
           "README.md)"),
+    Model("values-all-4p", "training/values_all/values.npz", "candidate-values", 4, 5,
+          "candidate values fitted to search values with expert iteration (DAgger rounds), plays every decision "
+          "with no scripted agent (advice: false), but is still weak against the scripted agents "
+          "(results/training/values_all/README.md)"),
     Model("dmc-4p", "generations/4p/agent.npz", "action-values", 4, 5,
           "iterated Deep Monte-Carlo self-play, generation 10 of train/configs/generations_4p.json: plays every "
           "decision alone, but wins almost nothing against the scripted agents yet (results/generations/README.md)"),

@@ -52,6 +52,7 @@ from .config import CandidateValueConfig  # noqa: F401 (its flat config, importe
 from .values_agent import (
     CANDIDATE_FEATURES,
     VALUE_SCALE,
+    AdviceFreeSearchAgent,
     CandidateValueEnsemble,
     CandidateValueNet,
     LabellingValueAgent,
@@ -73,8 +74,10 @@ def play_labelled(config, seed, student=None):
     players = []
     for s in range(config.num_players):
         if s == seat and student:
-            net, groups, layout, _ = load_values(student)  # not cached: a rerun may rewrite the file
-            agent = LabellingValueAgent(net, groups, layout, config.samples, config.depth)
+            net, groups, layout, meta = load_values(student)  # not cached: a rerun may rewrite the file
+            agent = LabellingValueAgent(net, groups, layout, config.samples, config.depth, meta.get("advice", True))
+        elif s == seat and not config.advice:
+            agent = AdviceFreeSearchAgent(config.samples, config.depth)
         elif s == seat:
             agent = SearchAgent(samples=config.samples, depth=config.depth, groups=config.groups)
         else:
@@ -260,6 +263,8 @@ def _fit(config, member, data, held_out, log):
 def _check_store(store, config):
     """The labels in ``store`` belong to ``config`` (all but the fit and evaluation settings), or it is new."""
     labelling = {k: v for k, v in dataclasses.asdict(config).items() if k in LABELLING_FIELDS}
+    if not config.advice:  # recorded only when false: stores written before the option still match
+        labelling["advice"] = False
     path = os.path.join(store, "config.json")
     if os.path.exists(path):
         with open(path) as f:
@@ -298,12 +303,13 @@ def train_values(config):
     collected = time.perf_counter() - started
     print(f"labelled {len(data[0])} decisions ({len(data[3])} candidates) in {collected:.0f} s", flush=True)
     net = fit(config, data, held_out)
-    if config.dagger_games:
+    for round_ in range(config.dagger_rounds if config.dagger_games else 0):
         # DAgger: the fitted ensemble plays the searched seat and the search labels the positions it reaches.
         # Those labels depend on its weights, so their files are named after the weights' hash.
-        student = os.path.join(config.run_dir, "values_first.npz")
+        student = os.path.join(config.run_dir, "values_first.npz" if round_ == 0 else f"values_round{round_}.npz")
         first = save_values(student, net, dataclasses.asdict(config), {})
-        extra = collect(config, config.dagger_games, np.random.default_rng([config.seed, 0xDA]), store=store,
+        seeds = [config.seed, 0xDA] + ([round_] if round_ else [])  # the first round's as before rounds existed
+        extra = collect(config, config.dagger_games, np.random.default_rng(seeds), store=store,
                         tag=f"dagger_{first[:12]}", student=student)
         data = concatenate(config, [data, extra])
         net = fit(config, data, held_out)

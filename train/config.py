@@ -34,7 +34,7 @@ import dataclasses
 import sys
 from dataclasses import dataclass, field
 
-from fifthave.agents.agentfile import MAX_LAYERS, MAX_WIDTH, check_value_groups
+from fifthave.agents.agentfile import MAX_LAYERS, MAX_WIDTH, check_advice, check_value_groups
 from fifthave.agents.registry import check_agent_names
 from fifthave.agents.search import search_factory
 from fifthave_env.engine import checks, safejson
@@ -384,6 +384,12 @@ class CandidateValuesSection:
     1,002 games each, so the 3-player config plays bids, board and the A/B/C/D choice. The move labels still
     help the fit (the 1,400 games fitted without them, playing the same groups: 0.431 and 0.415). In 2
     players the network's moves win (0.612 against 0.550 without, seed 7)."""
+    advice: bool = True
+    """Whether the network plays with the heuristic's advice: its bid candidates include the HeuristicAgent's
+    planned bid, a candidate feature says which candidate is the heuristic's, and the heuristic plays the
+    groups outside ``played_groups`` (``values-4p``). False: no scripted agent at play time - the network plays
+    every decision group (``groups`` must be all four), bids from ``fifthave.agents.learned.enumerated_bid_candidates``,
+    and the search labels the same candidates (the search's rollouts still play the heuristic: labelling only)."""
     opponents: list = field(default_factory=lambda: ["heuristic"])
     """Scripted agents in the other seats while labelling."""
     samples: int = 8
@@ -399,6 +405,10 @@ class CandidateValuesSection:
     labelling its decisions (DAgger: the positions the network's own play reaches); the ensemble is then
     fitted again on all labels. From the same 2,000 games, 500 more won 0.437 and 0.440 against 0.426 and
     0.424 without (1,000 games each, seeds 7 and 8). 0: none."""
+    dagger_rounds: int = 1
+    """Rounds of DAgger (with ``dagger_games``): each round the latest ensemble plays ``dagger_games`` labelled
+    games and the ensemble is fitted again on all labels - expert iteration with the search as the expert and
+    the network choosing the positions it labels."""
     embedding_width: int = 256
     """Width of the observation and candidate embeddings (the observation's is two layers of this width; the
     value head that reads their sum has 128 units). Not a ``net_arch``: the agent file stores this one shape."""
@@ -601,12 +611,14 @@ class CandidateValueConfig:
         self.num_players, self.board = game.num_players, game.board
         self.observation_layout = _layout("observation_layout", self.observation_layout)
         check_value_groups(self.groups, self.played_groups)
+        self.advice = check_advice(self.groups, self.played_groups, self.advice)
         check_agent_names("opponents", self.opponents)
         self.depth = checks.integer("depth", self.depth, 0)
         for name in ("samples", "games", "held_out_games", "workers", "embedding_width", "epochs", "ensemble",
                      "batch_size"):
             setattr(self, name, checks.integer(name, getattr(self, name), 1))
         self.dagger_games = checks.integer("dagger_games", self.dagger_games, 0)
+        self.dagger_rounds = checks.integer("dagger_rounds", self.dagger_rounds, 1)
         self.learning_rate = checks.real("learning_rate", self.learning_rate, 0.0, low_included=False)
         self.weight_decay = checks.real("weight_decay", self.weight_decay, 0.0)
         self.eval_games = checks.integer("eval_games", self.eval_games, 0)

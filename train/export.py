@@ -53,7 +53,7 @@ def write_values(path, net, config, report=None, name="values", versions=None):
     layout = config["observation_layout"]
     meta = {"kind": "candidate-values", "name": name, "num_players": config["num_players"],
             "board": config["board"], "observation_layout": layout, "groups": list(config["groups"]),
-            "played_groups": config.get("played_groups"),
+            "played_groups": config.get("played_groups"), "advice": config.get("advice", True),
             "architecture": {"input": OBS_SIZES[layout], "candidate_features": CANDIDATE_FEATURES, **architecture},
             "training": {"method": "candidate-values", "config": config, "report": report or {}},
             "versions": _versions(**(versions or {}))}

@@ -19,6 +19,7 @@ from torch import nn
 from fifthave.agents.agentfile import VALUE_PARTS, AgentFileError, groups_played, read_agent_file
 from fifthave.agents.learned import (CANDIDATE_FEATURES, VALUE_SCALE, CandidateValueAgent, NumpyValueNet,  # noqa: F401
                             candidate_features)
+from fifthave.agents.search import DECISION_GROUPS, Rollout
 
 from .export import write_values
 
@@ -61,13 +62,40 @@ class LabellingValueAgent(CandidateValueAgent):
     """Plays as ``CandidateValueAgent`` and searches every decision it decides, so that the search's values
     label the positions the network's own play reaches (DAgger: Ross, Gordon and Bagnell, 2011)."""
 
-    def __init__(self, net, groups, observation_layout, samples, depth):
-        super().__init__(net, groups, observation_layout)
+    def __init__(self, net, groups, observation_layout, samples, depth, advice=True):
+        super().__init__(net, groups, observation_layout, advice=advice)
         self.samples, self.depth = samples, depth
+
+    def reset(self, config, seat, rng):
+        super().reset(config, seat, rng)
+        if not self.advice:  # the advice-free player builds no rollouts; the labelling search needs them
+            self.rollout = Rollout(self.rollout_factory, config)
 
     def _choose(self, view, candidates, default):
         self._search(candidates, default)  # sets last_search; its choice is not played
         return super()._choose(view, candidates, default)
+
+
+class AdviceFreeSearchAgent(CandidateValueAgent):
+    """The labelling search of an advice-free run: it searches every decision over the candidates an
+    advice-free ``CandidateValueAgent`` weighs (``enumerated_bid_candidates``, every legal move) and plays the
+    best on its samples, with no bonus for the heuristic's choice (there is none); its rollouts play the
+    heuristic. Needs the sampler a runner attaches."""
+
+    reads_view = True  # the runner hands it a state view (the search needs no observation)
+
+    def __init__(self, samples, depth):
+        super().__init__(None, list(DECISION_GROUPS), advice=False, name="search")
+        self.samples, self.depth = samples, depth
+
+    def reset(self, config, seat, rng):
+        super().reset(config, seat, rng)
+        self.rollout = Rollout(self.rollout_factory, config)
+
+    def _choose(self, view, candidates, default):
+        if self.sampler is None:
+            raise ValueError(f"{self.name} searches: seat it with a runner that attaches a sampler")
+        return self._search(candidates, default)
 
 
 def save_values(path, net, config, report):
