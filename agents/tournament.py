@@ -538,6 +538,19 @@ class TournamentResult:
         plt.close(fig)
 
 
+def deal_win_shares(records: Sequence[dict[str, Any]], entry: int = 0) -> dict[int, float]:
+    """Per deal: the mean win share of lineup entry ``entry`` over the deal's games (a shared win counts 1/k;
+    a truncated game (R29) is a loss, issue 35's rule, though the table credits R28's leaders). Two
+    tournaments of one ``--games`` and ``--seed`` hold the same deals: ``fifthave.agents.stats.paired_difference``
+    of two agents' shares is their comparison paired by deal."""
+    games: dict[int, list[float]] = {}
+    for record in records:
+        seat = record["entries"].index(entry)
+        won = not record["truncated"] and seat in record["winners"]
+        games.setdefault(record["deal"], []).append(1 / len(record["winners"]) if won else 0.0)
+    return {deal: sum(shares) / len(shares) for deal, shares in games.items()}
+
+
 def write_json(path: str | os.PathLike[str], head: dict[str, Any], records: Sequence[Any]) -> None:
     """``head`` plus ``"games": records``, indented, with one game record per line (compact, diff-friendly)."""
     text = json.dumps(head, indent=1)

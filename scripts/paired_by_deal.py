@@ -6,7 +6,8 @@ Each STEM is a ``fifthave tournament --out STEM`` result whose first agent is th
 heuristic*3``), both played with the same ``--games`` and ``--seed`` (so the same deals and seat rotations).
 Per deal, an agent's value is its win share over the deal's rotations, a truncated game counting as a loss
 (issue 35's rule; the tournament's table credits the R28 leaders instead); the difference and its interval come
-from ``fifthave.agents.stats.paired_difference`` (bootstrap over deals).
+from ``fifthave.agents.stats.paired_difference`` (bootstrap over deals); the shares from
+``fifthave.agents.tournament.deal_win_shares``.
 """
 
 import argparse
@@ -15,20 +16,13 @@ import json
 import numpy as np
 
 from fifthave.agents.stats import paired_difference
-from fifthave.agents.tournament import TournamentResult
+from fifthave.agents.tournament import TournamentResult, deal_win_shares
 
 
-def deal_win_shares(stem):
-    """({deal: win share of the first agent, truncated games lost}, truncated games) of a saved tournament."""
+def shares_and_truncated(stem):
+    """({deal: win share of the first agent}, truncated games) of a saved tournament."""
     records = TournamentResult.load(stem).records
-    wins, seats, truncated = {}, {}, 0
-    for record in records:
-        seat = record["entries"].index(0)
-        seats[record["deal"]] = seats.get(record["deal"], 0) + 1
-        truncated += record["truncated"]
-        won = 0.0 if record["truncated"] or seat not in record["winners"] else 1 / len(record["winners"])
-        wins[record["deal"]] = wins.get(record["deal"], 0.0) + won
-    return {deal: wins[deal] / seats[deal] for deal in wins}, truncated
+    return deal_win_shares(records), sum(record["truncated"] for record in records)
 
 
 def main(argv=None):
@@ -36,7 +30,7 @@ def main(argv=None):
     parser.add_argument("baseline")
     parser.add_argument("candidate")
     args = parser.parse_args(argv)
-    (a, a_truncated), (b, b_truncated) = deal_win_shares(args.baseline), deal_win_shares(args.candidate)
+    (a, a_truncated), (b, b_truncated) = shares_and_truncated(args.baseline), shares_and_truncated(args.candidate)
     if sorted(a) != sorted(b):
         raise SystemExit("the two tournaments were not played on the same deals (same --games and --seed)")
     deals = sorted(a)

@@ -60,7 +60,7 @@ from fifthave.agents.learned import ActorNet
 from fifthave.agents.panel import fields_for, run_panel
 from fifthave.agents.registry import check_agent_names
 from fifthave.agents.stats import bootstrap_elo, bradley_terry_elo, paired_difference
-from fifthave.agents.tournament import agent_factory, run_tournament
+from fifthave.agents.tournament import agent_factory, deal_win_shares, run_tournament
 from fifthave.agents.view import StateView
 from fifthave_env.agent_protocol import observation_layout
 from fifthave_env.engine import safejson
@@ -379,17 +379,10 @@ def head_to_head(config, new, old, generation, games=None, labels=None):
                             games=games or config.eval_games,
                             seed=int(np.random.default_rng([config.seed, 0xE7A, generation]).integers(2**31)),
                             workers=config.workers, max_turns=config.max_turns)
-    share = {}
-    for record in result.records:
-        per = share.setdefault(record["deal"], [0.0, 0.0])
-        for seat, entry in enumerate(record["entries"]):
-            if entry < 2 and not record["truncated"] and seat in record["winners"]:
-                per[entry] += 1 / len(record["winners"])
-    deals = sorted(share)
-    per_deal = config.num_players  # cyclic seat orders: every deal once per seat
-    new_share = [share[d][0] / per_deal for d in deals]
-    old_share = [share[d][1] / per_deal for d in deals]
-    return result.records, paired_difference(old_share, new_share, resamples=2000, seed=generation)
+    new_shares, old_shares = deal_win_shares(result.records, 0), deal_win_shares(result.records, 1)
+    deals = sorted(new_shares)
+    return result.records, paired_difference([old_shares[d] for d in deals], [new_shares[d] for d in deals],
+                                             resamples=2000, seed=generation)
 
 
 def ratings(h2h):

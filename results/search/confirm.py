@@ -27,6 +27,7 @@ from fifthave.agents.tournament import (
     _play_in_worker,
     _Setup,
     agent_factory,
+    deal_win_shares,
     fork_pool,
     summarize,
 )
@@ -45,15 +46,6 @@ def result_of(setup, records, seconds):
     settings = {"labels": setup.labels, "num_players": PLAYERS, "board": setup.board, "games": len(records),
                 "seed": setup.seed, "max_turns": setup.max_turns, "seat_orders": setup.seat_orders}
     return TournamentResult(settings, summarize(records, setup.labels, PLAYERS), records, seconds)
-
-
-def deal_win_shares(records, entry=0):
-    """Per complete deal: the mean win share of ``entry`` over its games (a shared win counts 1/k)."""
-    games = {}
-    for r in records:
-        seat = r["entries"].index(entry)
-        games.setdefault(r["deal"], []).append(1 / len(r["winners"]) if seat in r["winners"] else 0.0)
-    return {deal: sum(w) / len(w) for deal, w in games.items() if len(w) == PLAYERS}
 
 
 def read_records(out):

@@ -410,3 +410,16 @@ def test_a_deal_starts_with_the_game_the_env_resets_to(num_players, board, max_t
         game = deal_game(num_players, board, max_turns, env_seed)
         assert game.config == env.unwrapped.config
         assert game.to_dict() == env.unwrapped.game.to_dict()  # the state and the generator's
+
+
+def test_deal_win_shares_averages_a_deals_games_splitting_shared_wins_and_losing_truncated_games():
+    from fifthave.agents.tournament import deal_win_shares
+    records = [  # entry e sits in seat entries.index(e); winners are seats
+        {"deal": 0, "entries": [0, 1, 2], "winners": [0], "truncated": False},      # won: 1
+        {"deal": 0, "entries": [1, 0, 2], "winners": [0, 1], "truncated": False},   # shared with entry 1: 1/2
+        {"deal": 0, "entries": [2, 1, 0], "winners": [2], "truncated": True},       # truncated (R29): a loss
+        {"deal": 1, "entries": [1, 2, 0], "winners": [0], "truncated": False},      # entry 1 won: 0 for entry 0
+        {"deal": 1, "entries": [0, 2, 1], "winners": [2], "truncated": False},      # entry 1 won again
+    ]
+    assert deal_win_shares(records) == {0: 1.5 / 3, 1: 0.0}
+    assert deal_win_shares(records, entry=1) == {0: 0.5 / 3, 1: 1.0}
