@@ -9,6 +9,7 @@
 #   bash scripts/mutation.sh savefile 'fifthave_env.engine.savefile.x__first_player*'
 #                                                 # only the mutants of some functions (mutmut's globs)
 #   MUTATION_TIMEOUT_MULTIPLIER=60 bash scripts/mutation.sh ppo   # a longer timeout (mutmut's default 15)
+#   MUTATION_ISOLATION=fork bash scripts/mutation.sh stats   # mutmut's fork isolation (default here: forkserver)
 #
 # Each module runs in its own scratch copy of the repository (build/mutation/NAME), so the
 # work tree is never modified; `cd build/mutation/NAME && mutmut results` / `mutmut show
@@ -79,6 +80,10 @@ run_module() {
     # mutmut's timeout is (estimated test time + 1 s) x this (its default 15); a loaded machine
     # can push a slow guard test past it, so re-runs of timeouts raise it
     if [ -n "${MUTATION_TIMEOUT_MULTIPLIER:-}" ]; then echo "timeout_multiplier = $MUTATION_TIMEOUT_MULTIPLIER"; fi
+    # fork (mutmut's default) forks each mutant's child from the process that ran the tests: after torch ran
+    # there, children of ppo hung on a lock (no CPU) or failed tests that pass (docs/mutation.md);
+    # forkserver forks them from a clean server process
+    echo "process_isolation = ${MUTATION_ISOLATION:-forkserver}"
   } > "$work/setup.cfg"
   echo "== $name: mutating $source, tests:$tests${select:+ (-k '$select')}"
   # no PYTHONPATH: mutmut puts its mutated copy first on sys.path. One torch/OpenMP thread: mutmut
