@@ -8,6 +8,8 @@
 #   MUTATION_JOBS=1 bash scripts/mutation.sh stats  # fewer parallel workers on a shared machine
 #   bash scripts/mutation.sh savefile 'fifthave_env.engine.savefile.x__first_player*'
 #                                                 # only the mutants of some functions (mutmut's globs)
+#   MUTATION_TIMEOUT_MULTIPLIER=60 bash scripts/mutation.sh ppo   # a longer timeout (mutmut's default 15)
+#   MUTATION_ISOLATION=fork bash scripts/mutation.sh stats   # mutmut's fork isolation (default here: forkserver)
 #
 # Each module runs in its own scratch copy of the repository (build/mutation/NAME), so the
 # work tree is never modified; `cd build/mutation/NAME && mutmut results` / `mutmut show
@@ -34,7 +36,7 @@ declare -A MODULES=(
   [bidlab]="fifthave/agents/bidlab.py|test_bidlab.py test_bidlab_reference.py test_bidlab_definitions.py"
   [search]="fifthave/agents/search.py|test_search.py test_search_reference.py"
   [ppo]="fifthave/train/ppo.py|test_ppo_setup.py test_ppo.py test_ppo_kl.py test_ppo_definitions.py test_train.py test_reproduce.py"
-  [candidate_values]="fifthave/train/candidate_values.py|test_candidate_values_definitions.py test_candidate_values_reference.py test_candidate_values.py|not trains_evaluates_and_reproduces and not interrupted_collection_resumes and not ctrl_c"
+  [candidate_values]="fifthave/train/candidate_values.py|test_candidate_values_definitions.py test_candidate_values_pool.py test_candidate_values_reference.py test_candidate_values.py|not trains_evaluates_and_reproduces and not interrupted_collection_resumes and not ctrl_c"
   [values_agent]="fifthave/train/values_agent.py|test_candidate_values.py test_values_agent_definitions.py"
   [checkpoint]="fifthave/train/checkpoint.py|test_checkpoint.py test_checkpoint_definitions.py test_league.py"
   [openspiel_game]="fifthave_env/openspiel_game.py|test_openspiel_game.py test_openspiel_game_definitions.py"
@@ -75,6 +77,13 @@ run_module() {
     echo "pytest_add_cli_args_test_selection ="
     for t in $tests; do echo "    $t"; done
     if [ -n "$select" ]; then echo "    -k"; echo "    $select"; fi
+    # mutmut's timeout is (estimated test time + 1 s) x this (its default 15); a loaded machine
+    # can push a slow guard test past it, so re-runs of timeouts raise it
+    if [ -n "${MUTATION_TIMEOUT_MULTIPLIER:-}" ]; then echo "timeout_multiplier = $MUTATION_TIMEOUT_MULTIPLIER"; fi
+    # fork (mutmut's default) forks each mutant's child from the process that ran the tests: after torch ran
+    # there, children of ppo hung on a lock (no CPU) or failed tests that pass (docs/mutation.md);
+    # forkserver forks them from a clean server process
+    echo "process_isolation = ${MUTATION_ISOLATION:-forkserver}"
   } > "$work/setup.cfg"
   echo "== $name: mutating $source, tests:$tests${select:+ (-k '$select')}"
   # no PYTHONPATH: mutmut puts its mutated copy first on sys.path. One torch/OpenMP thread: mutmut

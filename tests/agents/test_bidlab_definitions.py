@@ -13,7 +13,9 @@ from fifthave.agents.bidding import BIDDING_STRATEGIES, ReachBidding
 from fifthave.agents.search import SearchAgent
 from fifthave.agents.tournament import agent_factory, deal_seatings
 from fifthave_env.engine.cards import FACE_UP, VALUES
-from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, Game
+from fifthave_env.engine.actions import move_action
+from fifthave_env.engine.board import CENTRAL_PARK, CITY_HALL
+from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, MOVE_DECISION, Game, GameConfig
 
 
 def fake_run_deals(captured):
@@ -347,6 +349,42 @@ def test_on_auction_is_called_once_per_new_auction(positions):
         agent.reset(game.config, seat, np.random.default_rng(seat))
     bidlab.play_out(game, agents, on_auction=lambda g: seen.append((g.turn, g.auc_loc)))
     assert game.is_over and seen and start not in seen  # the auction in progress is not a new one
+    assert len(seen) == len(set(seen))
+
+
+class _FirstLegalThenTrip:
+    """The first legal action, but the turn's final move takes ``commissioner`` to City Hall."""
+    needs_observation = False
+
+    def __init__(self, game, commissioner):
+        self.game, self.commissioner = game, commissioner
+
+    def act(self, observation, mask):
+        trip = move_action(self.commissioner, CITY_HALL)
+        if self.game.decision == MOVE_DECISION and self.game.final_move and mask[trip]:
+            return trip
+        return int(np.flatnonzero(mask)[0])
+
+
+def test_on_auction_sees_a_second_central_park_auction_of_the_turn_the_play_out_started_in():
+    # R20: action C's trip ends with a Central Park auction; if the final move takes the other commissioner
+    # from Central Park to City Hall with no marker in an open district, the next auction is again in Central
+    # Park in the same turn. A play_out handed the first one's build decision must report the second.
+    rng = np.random.default_rng(2)
+    game = Game(GameConfig(num_players=2), rng=np.random.default_rng(2))
+    while not (game.decision == BUILD_DECISION and game.auc_loc == CENTRAL_PARK and not game.final_move):
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+    saved = game.to_dict()
+    other = 1 - game.auc_comm
+    saved["state"]["comm_pos"][other] = CENTRAL_PARK
+    saved["state"]["markers"][other] = [False] * len(saved["state"]["markers"][other])
+    game = Game.from_dict(saved)  # through the save file's checks
+    start = (game.turn, CENTRAL_PARK)
+    seen = []
+    agents = [_FirstLegalThenTrip(game, other) for _ in range(2)]
+    bidlab.play_out(game, agents, on_auction=lambda g: seen.append((g.turn, g.auc_loc)))
+    assert seen[0] == start  # a new auction, though at the location and turn of the build decision
     assert len(seen) == len(set(seen))
 
 

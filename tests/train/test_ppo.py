@@ -253,3 +253,18 @@ def test_tracked_logits_of_a_seat_do_not_depend_on_the_batch():
             net.logits_tracked(games[g][step][None], [alone[g]])
         net.logits_tracked(np.stack([games[0][step], games[1][step]]), together)
         assert all(np.array_equal(a[1], b[1]) for a, b in zip(alone, together))
+
+
+def test_the_update_leaves_the_buffer_flattened_and_ready_as_sb3s_get_does():
+    # RolloutBuffer.get flattens the arrays once and marks them ready; our update flattens them itself and
+    # must mark them the same way, or a second read (sb3's get, another update) flattens them again
+    ours, _ = make_models()
+    fill_rollout(ours)
+    reference = copy.deepcopy(ours.rollout_buffer)
+    first = ours._rollout_tensors()
+    assert ours.rollout_buffer.generator_ready
+    again = ours._rollout_tensors()
+    assert all(torch.equal(first[name], again[name]) for name in first)
+    next(reference.get(8))  # sb3's flattening
+    for name in ("observations", "actions", "values", "log_probs", "advantages", "returns", "action_masks"):
+        assert np.array_equal(getattr(ours.rollout_buffer, name), getattr(reference, name)), name

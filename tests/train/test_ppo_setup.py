@@ -1,5 +1,6 @@
 """A new PipelinedMaskablePPO starts with nothing timed and no update thread count tried (its _setup_model;
-scripts/bench_training.py prints these timers: a timer that started above 0 would inflate every figure)."""
+scripts/bench_training.py prints these timers: a timer that started above 0 would inflate every figure), and
+its own collect_rollouts counts timesteps as sb3's does."""
 
 import pytest
 
@@ -17,3 +18,19 @@ def test_a_new_model_has_its_four_timers_at_zero_and_no_update_timing():
                                  policy_kwargs={"net_arch": [8]})
     assert model.timing == {"forward": 0.0, "act": 0.0, "wait": 0.0, "update": 0.0}
     assert model._update_seconds == {} and model._updates_since_try == 0
+
+
+def test_each_rollout_adds_its_steps_times_the_envs_to_the_timestep_count():
+    # sb3's collect_rollouts: num_timesteps += env.num_envs per step, the count learn() stops on (a count
+    # set instead of added would never reach total_timesteps: the run would never end)
+    from fifthave.train.opponents import ScriptedOpponents
+    from fifthave.train.vec_env import FifthAvenueVecEnv
+
+    env = FifthAvenueVecEnv(2, dict(num_players=2), ScriptedOpponents(["random"]), workers=0)
+    model = PipelinedMaskablePPO("MlpPolicy", env, n_steps=4, batch_size=8, seed=0, device="cpu",
+                                 policy_kwargs={"net_arch": [8]})
+    _, callback = model._setup_learn(100, None)
+    for rollout in (1, 2):
+        assert model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
+        assert model.num_timesteps == rollout * 4 * 2
+    env.close()

@@ -1,0 +1,69 @@
+"""Jobs for train/candidate_values.py's process pool, importable by a spawned worker (a test's own
+functions are not): each records, in the directory passed as the job's ``student``, that it started, in
+which process, and whether that process inherited this module's state from the parent (a fork copies
+the parent's memory, a spawned interpreter imports the module afresh). No torch import: a worker starts
+in well under a second."""
+
+import os
+import time
+
+PARENT_MARK = None  # set in the test's process; a forked worker keeps it, a spawned one has None
+GAME_SECONDS = 0.4
+
+
+def record(directory, seed):
+    with open(os.path.join(directory, f"game_{seed}"), "w") as f:
+        f.write(f"{os.getpid()} {PARENT_MARK}")
+
+
+def empty_game(job):
+    """A game without labels that records its start."""
+    _, seed, directory = job
+    record(directory, seed)
+    return [], [], [], []
+
+
+def slow_game(job):
+    """A game without labels that records its start, then lasts GAME_SECONDS."""
+    _, seed, directory = job
+    record(directory, seed)
+    time.sleep(GAME_SECONDS)
+    return [], [], [], []
+
+
+def started(directory):
+    """{seed: (pid, the mark the process saw)} of the games started."""
+    games = {}
+    for name in os.listdir(directory):
+        if name.startswith("game_"):
+            with open(os.path.join(directory, name)) as f:
+                pid, mark = f.read().split()
+            games[int(name[5:])] = (int(pid), mark)
+    return games
+
+
+def ended(pid):
+    """The process has ended and been reaped, or is a zombie (ended, not yet reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+class InterruptedWhenRead:
+    """A game's decisions that raise KeyboardInterrupt when the parent reads them: Ctrl-C landing while
+    the parent handles a finished game's labels (outside the pool's own wait for a result)."""
+
+    def __iter__(self):
+        raise KeyboardInterrupt
+
+
+def interrupting_game(job):
+    """The game of seed ``config.interrupt_seed`` returns labels whose reading interrupts the parent at
+    once; the others are slow_game."""
+    config, seed, directory = job
+    if seed == config.interrupt_seed:
+        record(directory, seed)
+        return [], [], InterruptedWhenRead(), []
+    return slow_game(job)
