@@ -414,7 +414,7 @@ def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_draw
     monkeypatch.setattr(cv, "play", lambda game, players, hooks: None)
     monkeypatch.setattr(cv, "SearchAgent", lambda **kwargs: Recorded("search", **kwargs))
     monkeypatch.setattr(cv, "LabellingValueAgent", lambda *args: Recorded("student", *args))
-    monkeypatch.setattr(cv, "load_values", lambda path: (f"net of {path}", ["bid"], 1, {}))
+    monkeypatch.setattr(cv, "load_values", lambda path: (f"net of {path}", ["bid"], 1, {"advice": False}))
     for name in ("a", "b"):
         monkeypatch.setitem(cv.AGENT_FACTORIES, name, lambda name=name: Recorded(name))
     Recorded.made = []
@@ -429,7 +429,8 @@ def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_draw
     assert len(Recorded.made) == 3
     for s, agent in enumerate(Recorded.made):
         if s == seat:
-            expected = ("student", "net of net.npz", ["bid"], 1, 3, 7) if student else ("search",)
+            # the student plays as its file says (advice), the search labels with the config's samples and depth
+            expected = ("student", "net of net.npz", ["bid"], 1, 3, 7, False) if student else ("search",)
             assert agent.args == expected
             assert agent.kwargs == ({} if student else dict(samples=3, depth=7, groups=["bid"]))
         else:
