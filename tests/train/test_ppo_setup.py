@@ -34,3 +34,38 @@ def test_each_rollout_adds_its_steps_times_the_envs_to_the_timestep_count():
         assert model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
         assert model.num_timesteps == rollout * 4 * 2
     env.close()
+
+
+def _rollout_of(model_class, seed=3):
+    env = DummyVecEnv([lambda: FifthAvenueEnv(num_players=2)])
+    env.seed(seed)
+    model = model_class("MlpPolicy", env, n_steps=16, batch_size=16, seed=seed, device="cpu",
+                        policy_kwargs={"net_arch": [8]})
+    _, callback = model._setup_learn(100, None)
+    assert model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
+    return model
+
+
+def test_on_another_vec_env_a_rollout_is_sb3_contribs_own():
+    # only FifthAvenueVecEnv has the pipelined path; any other vec env gets MaskablePPO.collect_rollouts,
+    # with every argument passed on: the same buffer, step for step, as sb3-contrib's class gives
+    from sb3_contrib import MaskablePPO
+
+    ours, theirs = _rollout_of(PipelinedMaskablePPO), _rollout_of(MaskablePPO)
+    for field in ("observations", "actions", "rewards", "episode_starts", "values", "log_probs", "action_masks"):
+        assert (getattr(ours.rollout_buffer, field) == getattr(theirs.rollout_buffer, field)).all(), field
+    assert ours.timing["forward"] == 0.0  # the pipelined path did not run
+
+
+@pytest.mark.parametrize("use_masking", [True, False])
+def test_the_pipelined_path_runs_on_fifthaves_vec_env_with_masking_on_the_cpu_only(use_masking):
+    from fifthave.train.opponents import ScriptedOpponents
+    from fifthave.train.vec_env import FifthAvenueVecEnv
+
+    env = FifthAvenueVecEnv(2, dict(num_players=2), ScriptedOpponents(["random"]), workers=0)
+    model = PipelinedMaskablePPO("MlpPolicy", env, n_steps=4, batch_size=8, seed=0, device="cpu",
+                                 policy_kwargs={"net_arch": [8]})
+    _, callback = model._setup_learn(100, None)
+    assert model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps, use_masking)
+    assert (model.timing["forward"] > 0) == use_masking  # unmasked rollouts are sb3-contrib's
+    env.close()
