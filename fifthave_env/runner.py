@@ -113,18 +113,13 @@ def play(game: Game, agents: Sequence[Any], hooks: Sequence[GameHooks] = (),
         for choose in choosers:
             agent = choose(game, seat, agent)
         kind = game.decision
-        if agent is agents[seat]:
-            act_view = view_readers[seat]
-            start = clock()
-            if act_view is not None:
-                action = act_view(StateView(game, seat))
-            else:
-                action = act(agent, game, seat, observations)
-        else:  # a hook's agent, maybe of another layout: the same observers
+        act_view, observing = view_readers[seat], observations
+        if agent is not agents[seat]:  # a hook's agent, maybe of another layout: the same observers
+            act_view = None
             observing = LayoutObservations(game.config, {seat: agent}, env_layout=None,
                                            observers=observations.observers)
-            start = clock()
-            action = act(agent, game, seat, observing)
+        start = clock()
+        action = act_view(StateView(game, seat)) if act_view is not None else act(agent, game, seat, observing)
         seconds = clock() - start
         if action.__class__ is not int:  # a plain int goes straight to the game, which checks its range
             action = as_action_id(action)
