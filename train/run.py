@@ -34,8 +34,10 @@ from .config import TRAINERS, current_names, load_run_config, parse_set, run_con
 PROGRAM = "fifthave train"
 RUN_CONFIG = "run_config.json"
 """The config as run, in the run directory (the schema's JSON form)."""
-RESUMABLE = {("run", "steps"), ("rllib", "max_seconds"), ("generations", "generations")}
-"""What ``--set`` may change when a run resumes: its budget."""
+RESUMABLE = {("run", "steps"), ("rllib", "max_seconds"), ("generations", "generations"),
+             ("candidate_values", "dagger_rounds")}
+"""What ``--set`` may change when a run resumes: its budget. More DAgger rounds reuse every label already in the
+run's store (rounds are refitted from them, the same as a run started with that many rounds)."""
 
 
 def new_run_dir(method, root="runs"):

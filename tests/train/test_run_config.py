@@ -286,3 +286,12 @@ def test_a_resumed_generations_run_may_get_more_generations_and_nothing_else(tmp
     assert config.sections["generations"]["generations"] == 5
     with pytest.raises(ValueError, match="--set generations.seed would change it"):
         run_module.saved_run_config(str(tmp_path), ["generations.seed=3"])
+
+
+def test_a_resumed_candidate_values_run_may_get_more_dagger_rounds_and_not_more_games(tmp_path):
+    (tmp_path / "run_config.json").write_text(json.dumps({"method": "candidate_values",
+                                                          "candidate_values": {"dagger_rounds": 2}}))
+    config = run_module.saved_run_config(str(tmp_path), ["candidate_values.dagger_rounds=6"])
+    assert config.sections["candidate_values"].dagger_rounds == 6
+    with pytest.raises(ValueError, match="--set candidate_values.dagger_games would change it"):
+        run_module.saved_run_config(str(tmp_path), ["candidate_values.dagger_games=10"])
