@@ -65,9 +65,11 @@ from .valuation import (
     district_margin,
     expected_plot_value,
     expected_scorings,
+    plot_value_table,
     projected_margin,
     relative,
     route_neighbours,
+    scorings_table,
     shop_gains,
     stop_value,
 )
@@ -228,16 +230,21 @@ class HeuristicAgent:
             return demand
         demand = [0.0] * NUM_COLORS
         colors, closed, empty = view.tables.plot_color, view.closed, view.empty
+        # expected_plot_value and expected_scorings, inlined
+        table, beside_mask, beside_room = plot_value_table(view), view.beside_mask, view.beside_room
+        scorings, crowded = scorings_table(view)
+        district_empty = view.district_empty
         for d, plots in enumerate(view.tables.district_plots):
             if closed[d]:
                 continue
             mine = view.my_plot(d)
             if mine >= 0:
-                demand[colors[mine]] += expected_plot_value(view, mine) * expected_scorings(view, d)
+                demand[colors[mine]] += (table[beside_mask[mine]][beside_room[mine]]
+                                         * (crowded if district_empty[d] <= 1 else scorings))
             else:
                 for plot in plots:
                     if empty[plot]:
-                        demand[colors[plot]] += 0.3 * expected_plot_value(view, plot)
+                        demand[colors[plot]] += 0.3 * table[beside_mask[plot]][beside_room[plot]]
         memo["demand"] = demand
         return demand
 

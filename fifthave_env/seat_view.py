@@ -244,6 +244,31 @@ class _Fields:
         return self.empty[plot]
 
     @cached_property
+    def district_empty(self) -> list[int]:
+        """Per district: its empty plots (``empty``)."""
+        empty = self.empty
+        return [sum(map(empty.__getitem__, plots)) for plots in self.tables.district_plots]
+
+    @cached_property
+    def beside_mask(self) -> list[int]:
+        """Per plot: the shop types on its two ring neighbours (what a skyscraper there scores by, R19)."""
+        mask = self.shop_mask
+        return [mask[pair[0]] | mask[pair[1]] if pair else 0 for pair in self.tables.neighbors]
+
+    @cached_property
+    def shop_room(self) -> list[int]:
+        """Per plot: the shops it may still take now (2 minus its shops on an open plot with no skyscraper, R17)."""
+        height, count, closed, color = self.height, self.shop_count, self.closed, self.tables.plot_color
+        return [2 - count[p] if color[p] != NO_PLOT and not closed[p // PLOTS_PER_DISTRICT] and not height[p]
+                and count[p] < 2 else 0 for p in range(NUM_PLOTS)]
+
+    @cached_property
+    def beside_room(self) -> list[int]:
+        """Per plot: ``shop_room`` of its two ring neighbours added (shops that may still come beside it)."""
+        room = self.shop_room
+        return [room[pair[0]] + room[pair[1]] if pair else 0 for pair in self.tables.neighbors]
+
+    @cached_property
     def memo(self) -> dict[Any, Any]:
         """Scratch space for values that depend only on the board and the game's progress (agents'
         valuations): shared by the state views of one board, this view's own for an observation."""
@@ -380,6 +405,17 @@ class StateView(_Fields):
     def stops(self) -> int:
         return self._game.stops
 
+    @cached_property
+    def progress(self) -> float:
+        """How far the game is towards its end, 0..1: the larger of shops placed / 12 and stops / 2."""
+        g = self._game  # _Fields.progress from the engine's fields
+        return max(g.stops / 2, _SHOPS_FRACTION[g.shops_placed])
+
+    @cached_property
+    def progress_shops(self) -> float:
+        """Shops placed from the row / 12 (in float32, as the observation has it)."""
+        return _SHOPS_FRACTION[self._game.shops_placed]
+
     @property
     def shops_placed(self) -> int:
         return self._game.shops_placed
@@ -405,7 +441,8 @@ class StateView(_Fields):
 
     @cached_property
     def seat_memo(self) -> dict[Any, Any]:
-        board, key = self._board, ("memo", self._seat)
+        board = self.__dict__.get("_board") or self._board
+        key = ("memo", self._seat)
         memo = board.get(key)
         if memo is None:
             memo = board[key] = {}
@@ -430,20 +467,32 @@ class StateView(_Fields):
         """Per relative seat: districts where it has a plot."""
         return [NUM_DISTRICTS - owned.count(NO_OWNER) for owned in self._slots(self._game.owned)]
 
+    # The engine keeps these up to date as plots change (Game.BOARD_STATE_FIELDS): read, never rebuilt.
+
     @cached_property
     def shop_mask(self) -> list[int]:
         """Per plot: bitmask of the shop types on it."""
-        board = self._board
-        result = board.get("shop_mask")
-        if result is None:
-            result = board["shop_mask"] = [0] * NUM_PLOTS
-            for plot, shops in enumerate(self._game.plot_shops):
-                if shops:
-                    mask = 0
-                    for t in shops:
-                        mask |= 1 << t
-                    result[plot] = mask
-        return result
+        return self._game.plot_shop_mask
+
+    @cached_property
+    def empty(self) -> list[bool]:
+        return self._game.plot_empty
+
+    @cached_property
+    def district_empty(self) -> list[int]:
+        return self._game.district_empty
+
+    @cached_property
+    def beside_mask(self) -> list[int]:
+        return self._game.plot_beside_mask
+
+    @cached_property
+    def shop_room(self) -> list[int]:
+        return self._game.plot_shop_room
+
+    @cached_property
+    def beside_room(self) -> list[int]:
+        return self._game.plot_beside_room
 
     @cached_property
     def shop_count(self) -> list[int]:
@@ -451,16 +500,6 @@ class StateView(_Fields):
         result = board.get("shop_count")
         if result is None:
             result = board["shop_count"] = [len(shops) for shops in self._game.plot_shops]
-        return result
-
-    @cached_property
-    def empty(self) -> list[bool]:
-        board = self._board
-        result = board.get("empty")
-        if result is None:
-            g = self._game  # _Fields.empty from the engine's lists (a plot with no shop has an empty list)
-            result = board["empty"] = [c >= 0 and not h and not shops
-                                       for c, h, shops in zip(self.tables.plot_color, g.plot_height, g.plot_shops)]
         return result
 
     @cached_property
