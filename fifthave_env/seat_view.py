@@ -365,6 +365,12 @@ class StateView(_Fields):
     height: list[int]
     closed: list[bool]
     hand: list[int]
+    shop_mask: list[int]
+    empty: list[bool]
+    district_empty: list[int]
+    beside_mask: list[int]
+    shop_room: list[int]
+    beside_room: list[int]
 
     def __init__(self, game: Game, seat: int) -> None:
         self._game = game
@@ -380,6 +386,13 @@ class StateView(_Fields):
         self.height = game.plot_height
         self.closed = game.closed
         self.hand = game.hands[seat]
+        # the board state the engine keeps up to date as plots change (Game.BOARD_STATE_FIELDS): read, never rebuilt
+        self.shop_mask = game.plot_shop_mask
+        self.empty = game.plot_empty
+        self.district_empty = game.district_empty
+        self.beside_mask = game.plot_beside_mask
+        self.shop_room = game.plot_shop_room
+        self.beside_room = game.plot_beside_room
 
     def _slots(self, values: list) -> list:
         """A per-seat list rotated to relative seats (slot 0 = this seat)."""
@@ -441,7 +454,11 @@ class StateView(_Fields):
 
     @cached_property
     def seat_memo(self) -> dict[Any, Any]:
-        board = self.__dict__.get("_board") or self._board
+        board = self.__dict__.get("_board")
+        if board is None:  # self._board, inlined (most decisions read the seat's memo only)
+            board = _BOARD_CACHES.get(self._game.plots_token)
+            if board is None:
+                board = _board_cache(self._game)
         key = ("memo", self._seat)
         memo = board.get(key)
         if memo is None:
@@ -466,33 +483,6 @@ class StateView(_Fields):
     def districts_owned(self) -> list[int]:
         """Per relative seat: districts where it has a plot."""
         return [NUM_DISTRICTS - owned.count(NO_OWNER) for owned in self._slots(self._game.owned)]
-
-    # The engine keeps these up to date as plots change (Game.BOARD_STATE_FIELDS): read, never rebuilt.
-
-    @cached_property
-    def shop_mask(self) -> list[int]:
-        """Per plot: bitmask of the shop types on it."""
-        return self._game.plot_shop_mask
-
-    @cached_property
-    def empty(self) -> list[bool]:
-        return self._game.plot_empty
-
-    @cached_property
-    def district_empty(self) -> list[int]:
-        return self._game.district_empty
-
-    @cached_property
-    def beside_mask(self) -> list[int]:
-        return self._game.plot_beside_mask
-
-    @cached_property
-    def shop_room(self) -> list[int]:
-        return self._game.plot_shop_room
-
-    @cached_property
-    def beside_room(self) -> list[int]:
-        return self._game.plot_beside_room
 
     @cached_property
     def shop_count(self) -> list[int]:
