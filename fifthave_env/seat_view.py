@@ -475,6 +475,11 @@ class StateView(_Fields):
             owner = board[seat] = list(map(_RELATIVE_OWNER[self.n][seat].__getitem__, self._game.plot_owner))
         return owner
 
+    def district_scores(self, d: int) -> list[int]:
+        """VP scoring district ``d`` gives each relative seat now (the engine keeps them: Game.district_vp)."""
+        scores, seat = self._game.district_vp[d], self._seat
+        return scores[seat:] + scores[:seat]
+
     @cached_property
     def _my_plots(self) -> list[int]:
         return self._game.owned[self._seat]

@@ -245,7 +245,7 @@ def build(g: "Game", p: int, count: int) -> None:
     g.plot_owner[plot] = p
     g.plot_height[plot] += count
     g.owned[p][g.auc_loc] = plot
-    g._board_built(plot)
+    g._board_built(plot, count)
 
 
 def alea_builds(g: "Game", d: int) -> None:
@@ -259,7 +259,7 @@ def alea_builds(g: "Game", d: int) -> None:
             g.alea_supply -= 1
             g.plot_owner[plot] = ALEA
             g.plot_height[plot] = 1
-            g._board_built(plot)
+            g._board_built(plot, 1)
 
 
 def building_stop(g: "Game", d: int, declarer: int) -> None:

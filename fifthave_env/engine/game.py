@@ -45,9 +45,11 @@ from .board import (
     NUM_PLOTS,
     NUM_SHOP_TYPES,
     PLOTS_PER_DISTRICT,
+    POPCOUNT4,
     ROW_SLOTS,
     SHOP_PLOT as SHOP_PLOT_COLOR,
     SHOPS_PER_TYPE,
+    VP_BY_SHOP_TYPES,
     default_layout,
     destinations,
     parse_layout,
@@ -106,14 +108,14 @@ _LIST_FIELDS = (
     "auc_allowed", "auc_passed", "auc_color", "auc_total", "auc_alea_cards", "auc_last_bid", "central_park_draw",
     "winners",
 )
-_NESTED_LIST_FIELDS = ("plot_shops", "markers", "piles", "hands", "known", "owned", "auc_cards")
+_NESTED_LIST_FIELDS = ("plot_shops", "markers", "piles", "hands", "known", "owned", "auc_cards", "district_vp")
 # The derived board state (public, R30): what scoring, the legal actions and the scripted agents' valuations
 # read per plot, kept up to date by the engine where a plot changes (a few list writes: _board_built,
 # _board_shop; a building stop redoes its district) instead of being rebuilt by every reader of a new
 # board (issue 36). Never saved: ``touch`` rebuilds it from the saved fields (so does ``from_dict``);
 # tests/engine/test_board_state.py compares it with a recomputation after every step of random games.
 BOARD_STATE_FIELDS = ("plot_shop_mask", "plot_beside_mask", "plot_shop_room", "plot_beside_room", "plot_empty",
-                      "district_empty")
+                      "district_empty", "district_vp")
 
 
 @dataclass(frozen=True)
@@ -252,6 +254,8 @@ class Game:
         """Per plot: a colored plot with neither skyscraper nor shop (where a new skyscraper may go)."""
         self.district_empty = [0] * NUM_DISTRICTS
         """Per district: its empty plots (``plot_empty``)."""
+        self.district_vp = [[0] * self.n for _ in range(NUM_DISTRICTS)]
+        """Per district and seat: the VP scoring the district now gives the seat (R19; Alea scores nothing)."""
         for d in range(NUM_DISTRICTS):
             self._rebuild_district_state(d)
 
@@ -277,9 +281,19 @@ class Game:
                 beside_mask[plot] = mask[a] | mask[b]
                 beside_room[plot] = room[a] + room[b]
         self.district_empty[d] = sum(empty[base:base + PLOTS_PER_DISTRICT])
+        vp = self.district_vp[d] = [0] * self.n
+        for plot in plots:
+            owner = self.plot_owner[plot]
+            if 0 <= owner < self.n:
+                vp[owner] += VP_BY_SHOP_TYPES[POPCOUNT4[beside_mask[plot]]] * self.plot_height[plot]
 
-    def _board_built(self, plot: int) -> None:
-        """Skyscrapers now stand on ``plot`` (the first or more): no shop may come there, it is not empty."""
+    def _board_built(self, plot: int, added: int) -> None:
+        """``added`` skyscrapers of ``plot``'s owner now stand there too: no shop may come there, it is not
+        empty, and they score in its district."""
+        owner = self.plot_owner[plot]
+        if owner < self.n:  # not Alea
+            self.district_vp[plot // PLOTS_PER_DISTRICT][owner] += (
+                VP_BY_SHOP_TYPES[POPCOUNT4[self.plot_beside_mask[plot]]] * added)
         room = self.plot_shop_room[plot]
         if room:
             self.plot_shop_room[plot] = 0
@@ -297,8 +311,14 @@ class Game:
         self.plot_shop_mask[plot] |= bit
         a, b = self.neighbors[plot]
         beside = self.plot_beside_mask
-        beside[a] |= bit
-        beside[b] |= bit
+        for q in (a, b):
+            before = beside[q]
+            if not before & bit:  # a new shop type beside q: its skyscrapers score more
+                beside[q] = before | bit
+                owner = self.plot_owner[q]
+                if 0 <= owner < self.n:
+                    self.district_vp[q // PLOTS_PER_DISTRICT][owner] += self.plot_height[q] * (
+                        VP_BY_SHOP_TYPES[POPCOUNT4[before | bit]] - VP_BY_SHOP_TYPES[POPCOUNT4[before]])
         self.plot_shop_room[plot] -= 1
         beside = self.plot_beside_room
         beside[a] -= 1
@@ -564,7 +584,7 @@ class Game:
         self.plot_owner[plot] = p
         self.plot_height[plot] = 1
         self.owned[p][plot // PLOTS_PER_DISTRICT] = plot
-        self._board_built(plot)
+        self._board_built(plot, 1)
         self.setup_order.pop(0)
         if self.setup_order:
             self.actor = self.setup_order[0]

@@ -40,13 +40,16 @@ def district_plot_values(g: "Game", d: int) -> list[int]:
 def district_scores(g: "Game", d: int, values: Sequence[int] | None = None) -> list[int]:
     """What scoring district ``d`` gives each real player (Alea never scores, R19).
 
-    ``values``: every plot's ``plot_value`` (indexed by plot), when the caller has them already."""
+    ``values``: every plot's ``plot_value`` (indexed by plot), when the caller has them already;
+    without them, the scores the game keeps up to date (``Game.district_vp``)."""
+    if values is None:
+        return g.district_vp[d][:]
     scores = [0] * g.n
     base = d * PLOTS_PER_DISTRICT
     for plot in range(base, base + PLOTS_PER_DISTRICT):
         owner = g.plot_owner[plot]
         if 0 <= owner < g.n:
-            scores[owner] += (plot_value(g, plot) if values is None else values[plot]) * g.plot_height[plot]
+            scores[owner] += values[plot] * g.plot_height[plot]
     return scores
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fifthave_env.engine import Game, GameConfig
-from fifthave_env.engine.board import NO_PLOT, NUM_DISTRICTS, NUM_PLOTS, PLOTS_PER_DISTRICT
+from fifthave_env.engine.board import NO_PLOT, NUM_DISTRICTS, NUM_PLOTS, PLOTS_PER_DISTRICT, VP_BY_SHOP_TYPES
 from fifthave_env.engine.game import BOARD_STATE_FIELDS
 from rules_helpers import CONFIGS, put_shops, put_skyscrapers, started_game
 
@@ -18,6 +18,11 @@ def recomputed(game):
             and not game.plot_height[p] and len(game.plot_shops[p]) < 2 else 0 for p in range(NUM_PLOTS)]
     empty = [game.plot_color[p] >= 0 and game.plot_height[p] == 0 and not game.plot_shops[p] for p in range(NUM_PLOTS)]
     beside = [game.neighbors[p] for p in range(NUM_PLOTS)]
+    vp = [[0] * game.n for _ in range(NUM_DISTRICTS)]
+    for p in range(NUM_PLOTS):
+        if 0 <= game.plot_owner[p] < game.n:
+            beside_types = set().union(*(game.plot_shops[q] for q in beside[p]))
+            vp[p // PLOTS_PER_DISTRICT][game.plot_owner[p]] += VP_BY_SHOP_TYPES[len(beside_types)] * game.plot_height[p]
     return {
         "plot_shop_mask": mask,
         "plot_beside_mask": [mask[q[0]] | mask[q[1]] if q else 0 for q in beside],
@@ -25,6 +30,7 @@ def recomputed(game):
         "plot_beside_room": [room[q[0]] + room[q[1]] if q else 0 for q in beside],
         "plot_empty": empty,
         "district_empty": [sum(empty[d * PLOTS_PER_DISTRICT:(d + 1) * PLOTS_PER_DISTRICT]) for d in range(NUM_DISTRICTS)],
+        "district_vp": vp,
     }
 
 
@@ -47,7 +53,9 @@ def test_the_kept_board_state_matches_a_recomputation_after_every_step(num_playe
             assert kept(game) == recomputed(game), (seed, game.turn)
             changes += kept(game) != before
         copy = game.clone()
-        assert kept(copy) == recomputed(game) and all(copy.__dict__[f] is not game.__dict__[f] for f in BOARD_STATE_FIELDS)
+        assert kept(copy) == recomputed(game)
+        assert all(copy.__dict__[f] is not game.__dict__[f] for f in BOARD_STATE_FIELDS)
+        assert all(a is not b for a, b in zip(copy.district_vp, game.district_vp))
         assert kept(Game.from_dict(game.to_dict())) == recomputed(game)
     assert changes > 50  # the games changed the board state (starts, builds, shops, stops)
 
