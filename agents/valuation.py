@@ -289,16 +289,25 @@ def _auction_interests(view: View) -> list[float]:
     has_plot = [3 if r >= 3 else (r if r > 1 else 1) for r in view.reserve]
     no_plot = [2 if r >= 2 else 1 for r in view.reserve]
     table, beside_mask, beside_room = plot_value_table(view), view.beside_mask, view.beside_room
+    empty, district_empty, district_plots = view.empty, view.district_empty, view.tables.district_plots
+    plots_owned = view.plots_owned
+    seats = range(n)
     values = []
     for d in range(NUM_DISTRICTS):
         if closed[d]:
             values.append(0.0)
             continue
-        first_plot, best_empty = _holdings(view, d)  # _interest per seat inlined below (a move's hot path)
+        best_empty = None  # _holdings and _interest per seat, inlined (a move's hot path)
+        if district_empty[d]:
+            for plot in district_plots[d]:
+                if empty[plot]:
+                    value = table[beside_mask[plot]][beside_room[plot]]  # expected_plot_value(view, plot)
+                    if best_empty is None or value > best_empty:
+                        best_empty = value
         interests = []
-        for slot in range(n):
-            plot = first_plot.get(slot)
-            if plot is not None:
+        for slot in seats:
+            plot = plots_owned[slot][d]
+            if plot >= 0:
                 interests.append(table[beside_mask[plot]][beside_room[plot]] * has_plot[slot])
             else:
                 interests.append(0.6 * best_empty * no_plot[slot] if best_empty is not None else 0.0)

@@ -331,6 +331,18 @@ class _Fields:
                 for known, colors in zip(self.known_cards, self.hand_colors)]
 
     @cached_property
+    def plots_owned(self) -> list[list[int]]:
+        """Per relative seat and district: its plot there (a seat has at most one, R22), or -1."""
+        n, owner = self.n, self.owner
+        plots = [[-1] * NUM_DISTRICTS for _ in range(n)]
+        for d, ring in enumerate(self.tables.district_plots):
+            for plot in ring:
+                slot = owner[plot]
+                if 0 <= slot < n and plots[slot][d] < 0:
+                    plots[slot][d] = plot
+        return plots
+
+    @cached_property
     def districts_owned(self) -> list[int]:
         """Per relative seat: districts where it has a plot."""
         n, owner = self.n, self.owner
@@ -485,9 +497,14 @@ class StateView(_Fields):
         return self._game.owned[self._seat]
 
     @cached_property
+    def plots_owned(self) -> list[list[int]]:
+        """Per relative seat and district: its plot there (a seat has at most one, R22), or -1."""
+        return self._slots(self._game.owned)  # the engine's per-seat lists (read only)
+
+    @cached_property
     def districts_owned(self) -> list[int]:
         """Per relative seat: districts where it has a plot."""
-        return [NUM_DISTRICTS - owned.count(NO_OWNER) for owned in self._slots(self._game.owned)]
+        return [NUM_DISTRICTS - owned.count(NO_OWNER) for owned in self.plots_owned]
 
     @cached_property
     def shop_count(self) -> list[int]:

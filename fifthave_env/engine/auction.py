@@ -46,11 +46,7 @@ def allowed_colors(g: "Game", p: int, d: int) -> int:
 
 def district_is_full(g: "Game", d: int) -> bool:
     """No empty colored plot (R37); the colorless shop plot never counts."""
-    base = d * PLOTS_PER_DISTRICT
-    for plot in range(base, base + PLOTS_PER_DISTRICT):
-        if g.plot_color[plot] >= 0 and not g.plot_height[plot] and not g.plot_shops[plot]:
-            return False
-    return True
+    return not g.district_empty[d]
 
 
 def clear_auction(g: "Game") -> None:

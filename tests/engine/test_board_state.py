@@ -29,7 +29,8 @@ def recomputed(game):
         "plot_shop_room": room,
         "plot_beside_room": [room[q[0]] + room[q[1]] if q else 0 for q in beside],
         "plot_empty": empty,
-        "district_empty": [sum(empty[d * PLOTS_PER_DISTRICT:(d + 1) * PLOTS_PER_DISTRICT]) for d in range(NUM_DISTRICTS)],
+        "district_empty": [sum(empty[d * PLOTS_PER_DISTRICT:(d + 1) * PLOTS_PER_DISTRICT])
+                           for d in range(NUM_DISTRICTS)],
         "district_vp": vp,
     }
 
