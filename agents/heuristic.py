@@ -60,7 +60,7 @@ from .bidding import (
 )
 from .valuation import (
     auction_interests,
-    best_shop_gain,
+    best_shop_gains,
     central_park_value,
     district_margin,
     expected_plot_value,
@@ -141,8 +141,8 @@ class HeuristicAgent:
 
     def _best(self, scored: list[tuple[float, int]]) -> int:
         """The choice with the highest score; ties broken at random. ``scored``: (score, action) pairs."""
-        noise = (self.rng.random(len(scored)) * TIE_NOISE).tolist()  # type: ignore[union-attr]  # reset() set rng
-        totals = [score + z for (score, _), z in zip(scored, noise)]
+        draws = self.rng.random(len(scored)).tolist()  # type: ignore[union-attr]  # reset() set rng
+        totals = [score + z * TIE_NOISE for (score, _), z in zip(scored, draws)]  # (the same products as numpy's)
         return scored[totals.index(max(totals))][1]  # the first of equal totals, as max() picks
 
     # ---- setup and turn choices ---------------------------------------------------------
@@ -197,7 +197,12 @@ class HeuristicAgent:
         key = ("best_shop", tuple(tiles))
         gain = memo.get(key)
         if gain is None:
-            gain = memo[key] = best_shop_gain(view, tiles) + self._special_gain(view)
+            # each tile's best kept too: a turn choice's tiles are those its shop tile decision weighs next
+            special = self._special_gain(view)
+            gains = best_shop_gains(view, tiles)
+            for t, best in zip(tiles, gains):
+                memo["best_shop", (t,)] = best + special
+            gain = memo[key] = max(gains, default=float("-inf")) + special
         return gain
 
     def _shop_tile(self, view):

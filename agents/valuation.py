@@ -138,47 +138,58 @@ def shop_gains(view: View, plots: Sequence[int], shop_type: int, own_weight: flo
 
 def best_shop_gain(view: View, tiles: Sequence[int]) -> float:
     """The most ``shop_gain(view, plot, t)`` (relative, with the horizon) over ``tiles`` and the plots
-    where a shop may go now, ``-inf`` if none: each plot's neighbours read once for all tiles."""
+    where a shop may go now, ``-inf`` if none."""
+    return max(best_shop_gains(view, tiles), default=float("-inf"))
+
+
+# [shop types beside a skyscraper (mask)][shop type]: the VP a shop of that type adds to it (R19)
+_TYPE_GAIN = [[VP_BY_SHOP_TYPES[POPCOUNT4[mask | 1 << t]] - VP_BY_SHOP_TYPES[POPCOUNT4[mask]] for t in range(4)]
+              for mask in range(16)]
+
+
+def best_shop_gains(view: View, tiles: Sequence[int]) -> list[float]:
+    """Per tile of ``tiles``: ``best_shop_gain(view, [tile])``, all in one pass (each plot's neighbours
+    read once for all tiles)."""
     n = view.n
     other_weight = -1.0 / (n - 1)
     neighbors, height, owner, beside_mask = view.tables.neighbors, view.height, view.owner, view.beside_mask
-    bits = [1 << t for t in tiles]
-    best = float("-inf")
-    if not bits:
+    best = [float("-inf")] * len(tiles)
+    if not tiles:
         return best
+    types = tuple(enumerate(tiles))
     scorings, crowded = scorings_table(view)  # expected_scorings of an open district (a shop plot's is)
     district_empty = view.district_empty
     for plot in compress(range(NUM_PLOTS), view.shop_room):  # shop_plots(view)
         left, right = neighbors[plot]
-        if not height[left] and not height[right]:  # no skyscraper beside: the shop adds nothing
-            if best < 0.0:
-                best = 0.0
-            continue
-        beside = []  # per neighbour (the shop reaches it): (weight * height, its shop types beside, its VP now)
-        for q in (left, right):
-            h = height[q]
-            if not h:
-                continue
-            slot = owner[q]
+        beside = []  # per neighbour with skyscrapers that count: (weight * height, what each shop type adds to it)
+        h = height[left]
+        if h:
+            slot = owner[left]
             weight = 1.0 if slot == 0 else (other_weight if slot < n else 0.0)
             if weight:
-                mask = beside_mask[q]
-                beside.append((weight * h, mask, VP_BY_SHOP_TYPES[POPCOUNT4[mask]]))
-        if not beside:
-            if best < 0.0:
-                best = 0.0
+                beside.append((weight * h, _TYPE_GAIN[beside_mask[left]]))
+        h = height[right]
+        if h:
+            slot = owner[right]
+            weight = 1.0 if slot == 0 else (other_weight if slot < n else 0.0)
+            if weight:
+                beside.append((weight * h, _TYPE_GAIN[beside_mask[right]]))
+        if not beside:  # no skyscraper beside that counts: the shop adds nothing
+            for i, value in enumerate(best):
+                if value < 0.0:
+                    best[i] = 0.0
             continue
         future = None
-        for bit in bits:
+        for i, t in types:
             total = 0.0
-            for weighted, mask, now in beside:
-                total += weighted * (VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] - now)
+            for weighted, adds in beside:
+                total += weighted * adds[t]
             if total:
                 if future is None:  # expected_scorings(view, d), inlined
                     future = crowded if district_empty[plot // PLOTS_PER_DISTRICT] <= 1 else scorings
                 total *= future
-            if total > best:
-                best = total
+            if total > best[i]:
+                best[i] = total
     return best
 
 
@@ -217,9 +228,12 @@ def projected_margin(view: View) -> float:
 
 def route_neighbours(d: int) -> set[int]:
     """Districts one commissioner step before or after ``d`` (R6)."""
-    after = {x for x in SUCCESSORS[d] if x < NUM_DISTRICTS}
-    before = {x for x, succ in SUCCESSORS.items() if d in succ and x < NUM_DISTRICTS}
-    return after | before
+    return set(_ROUTE_NEIGHBOURS[d])
+
+
+_ROUTE_NEIGHBOURS = [frozenset({x for x in SUCCESSORS[d] if x < NUM_DISTRICTS}
+                               | {x for x, succ in SUCCESSORS.items() if d in succ and x < NUM_DISTRICTS})
+                     for d in range(NUM_DISTRICTS)]
 
 
 def seat_interest(view: View, slot: int, d: int) -> float:
