@@ -81,6 +81,8 @@ TIE_NOISE = 1e-3  # random tie-breaking between equally good choices
 SHAREABLE_PLANS = frozenset((ValueBidding, ConservativeBidding, AggressiveBidding))
 _SHARED_PLANS: dict[tuple, tuple[int, ...] | None] = {}  # their plans by all they depend on (share_plans)
 _MAX_SHARED_PLANS = 20_000  # ~200 bytes each; a labelled game adds ~5,000
+_BUILD_OPTIONS = ((), (1,), (1, 2), (1, 2, 3))  # the builds worth bidding for, by skyscrapers in reserve (at most 3)
+_NEW_DISTRICT_BONUS: dict[tuple[int, int], float] = {}  # _new_district_bonus by (districts owned, tiles placed)
 
 
 class HeuristicAgent:
@@ -309,7 +311,7 @@ class HeuristicAgent:
     def _plan_bid(self, view):
         """The cards to lay this bidding turn (a new list), or None to pass."""
         ppv, bidding = self.points_per_vp, self.bidding
-        builds = tuple(range(1, min(3, view.reserve[0]) + 1))
+        builds = _BUILD_OPTIONS[min(3, view.reserve[0])]
         per, colors, stop, has_plot = self._auction_values(view)
         options = builds if stop is None else (0,) + (builds if has_plot else ())
         key = None
@@ -351,12 +353,13 @@ class HeuristicAgent:
         plot = view.my_plot(loc)
         future = expected_scorings(view, loc)
         colors = allowed
+        table, beside_mask, beside_room = plot_value_table(view), view.beside_mask, view.beside_room
         if plot >= 0:
-            per = expected_plot_value(view, plot) * future
+            per = table[beside_mask[plot]][beside_room[plot]] * future  # expected_plot_value, inlined
         else:
-            plot_color = view.tables.plot_color
-            values = {p: expected_plot_value(view, p) for p in view.tables.district_plots[loc]
-                      if view.is_empty(p) and plot_color[p] in allowed}
+            plot_color, empty = view.tables.plot_color, view.empty
+            values = {p: table[beside_mask[p]][beside_room[p]] for p in view.tables.district_plots[loc]
+                      if empty[p] and plot_color[p] in allowed}
             best = max(values.values(), default=0.0)
             colors = tuple(plot_color[p] for p, value in values.items() if value >= 0.8 * best) or allowed
             per = best * future + self._new_district_bonus(view)
@@ -366,9 +369,13 @@ class HeuristicAgent:
 
     def _new_district_bonus(self, view):
         """A first plot in a new district counts toward the special scorings still to come (R17)."""
-        owned = view.districts_owned[0] + 1
-        placed = round(view.progress_shops * 12)
-        return sum(0.5 * vp for tiles, (needed, vp) in SPECIAL_SCORING.items() if placed < tiles and owned == needed)
+        key = (view.districts_owned[0] + 1, round(view.progress_shops * 12))  # (districts then owned, tiles placed)
+        bonus = _NEW_DISTRICT_BONUS.get(key)
+        if bonus is None:
+            owned, placed = key
+            bonus = _NEW_DISTRICT_BONUS[key] = sum(0.5 * vp for tiles, (needed, vp) in SPECIAL_SCORING.items()
+                                                   if placed < tiles and owned == needed)
+        return bonus
 
     def _build(self, view):
         builds = [a - BUILD for a in view.legal if a != DECLARE_STOP]

@@ -118,6 +118,8 @@ def shop_gains(view: View, plots: Sequence[int], shop_type: int, own_weight: flo
         other_weight = -1.0 / (n - 1)
     neighbors, height, owner, beside_mask = view.tables.neighbors, view.height, view.owner, view.beside_mask
     bit = 1 << shop_type
+    scorings, crowded = scorings_table(view)
+    closed, district_empty = view.closed, view.district_empty
     gains = []
     for plot in plots:
         total = 0.0
@@ -131,7 +133,8 @@ def shop_gains(view: View, plots: Sequence[int], shop_type: int, own_weight: flo
                 mask = beside_mask[q]  # q is beside plot (ring neighbours), so the shop reaches it
                 total += weight * h * (VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] - VP_BY_SHOP_TYPES[POPCOUNT4[mask]])
         if horizon and total:
-            total *= expected_scorings(view, plot // PLOTS_PER_DISTRICT)
+            d = plot // PLOTS_PER_DISTRICT  # expected_scorings(view, d), inlined
+            total *= 0.0 if closed[d] else (crowded if district_empty[d] <= 1 else scorings)
         gains.append(total)
     return gains
 
@@ -214,13 +217,8 @@ def projected_margin(view: View) -> float:
     memo = view.seat_memo
     board = memo.get("projected")
     if board is None:  # what the board adds per seat: the open districts' VP (ints), Central Park's
-        districts = [0] * view.n
-        for d in range(NUM_DISTRICTS):
-            if not view.closed[d]:
-                for slot, vp in enumerate(view.district_scores(d)):
-                    districts[slot] += vp
         cp = central_park_value(view)
-        board = memo["projected"] = (districts, [cp * k for k in view.central_park])
+        board = memo["projected"] = (view.open_district_scores, [cp * k for k in view.central_park])
     districts, park = board
     totals = [score + vp + cp for score, vp, cp in zip(view.scores, districts, park)]
     return totals[0] - max(totals[1:])

@@ -300,6 +300,16 @@ class _Fields:
                 scores[slot] += VP_BY_SHOP_TYPES[POPCOUNT4[shop_mask[a] | shop_mask[b]]] * height[plot]
         return scores
 
+    @cached_property
+    def open_district_scores(self) -> list[int]:
+        """Per relative seat: the VP scoring every open district now would give it."""
+        totals = [0] * self.n
+        for d in range(NUM_DISTRICTS):
+            if not self.closed[d]:
+                for slot, vp in enumerate(self.district_scores(d)):
+                    totals[slot] += vp
+        return totals
+
     def skyscrapers_in(self, d: int) -> int:
         return sum(map(self.height.__getitem__, self.tables.district_plots[d]))
 
@@ -491,6 +501,16 @@ class StateView(_Fields):
         """VP scoring district ``d`` gives each relative seat now (the engine keeps them: Game.district_vp)."""
         scores, seat = self._game.district_vp[d], self._seat
         return scores[seat:] + scores[:seat]
+
+    @cached_property
+    def open_district_scores(self) -> list[int]:
+        """Per relative seat: the VP scoring every open district now would give it."""
+        vp, closed = self._game.district_vp, self.closed
+        totals = [sum(column) for column in zip(*[vp[d] for d in range(NUM_DISTRICTS) if not closed[d]])]
+        if not totals:  # every district closed
+            return [0] * self.n
+        seat = self._seat
+        return totals[seat:] + totals[:seat]
 
     @cached_property
     def _my_plots(self) -> list[int]:

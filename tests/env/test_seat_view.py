@@ -14,11 +14,11 @@ from fifthave_env.seat_view import SeatView, StateView
 
 FIELDS = ("legal", "decision", "stops", "shops_placed", "progress", "progress_shops", "pending_tile", "owner",
           "height", "shop_mask", "shop_count", "empty", "district_empty", "beside_mask", "shop_room", "beside_room",
-          "closed", "commissioner_at", "markers", "box_types", "box_size", "active_tiles", "scores", "reserve",
-          "supply", "central_park", "hand", "known_cards", "hand_colors", "hand_points", "plots_owned",
-          "districts_owned", "pile_top", "auction_location", "auction_full", "high_bid", "high_bidder",
-          "table_cards", "bid_color", "my_table_cards", "my_bid_color", "allowed_colors", "central_park_color",
-          "auction_passed")
+          "open_district_scores", "closed", "commissioner_at", "markers", "box_types", "box_size", "active_tiles",
+          "scores", "reserve", "supply", "central_park", "hand", "known_cards", "hand_colors", "hand_points",
+          "plots_owned", "districts_owned", "pile_top", "auction_location", "auction_full", "high_bid",
+          "high_bidder", "table_cards", "bid_color", "my_table_cards", "my_bid_color", "allowed_colors",
+          "central_park_color", "auction_passed")
 
 
 def plain(value):
