@@ -44,7 +44,15 @@ from fifthave_env.engine.actions import (
     SHOP_PLOT,
     SHOP_TILE,
 )
-from fifthave_env.engine.board import CENTRAL_PARK, CITY_HALL, NUM_DISTRICTS, NUM_LOCATIONS, PLOTS_PER_DISTRICT
+from fifthave_env.engine.board import (
+    CENTRAL_PARK,
+    CITY_HALL,
+    NUM_DISTRICTS,
+    NUM_LOCATIONS,
+    PLOTS_PER_DISTRICT,
+    POPCOUNT4,
+    VP_BY_SHOP_TYPES,
+)
 from fifthave_env.engine.cards import NUM_COLORS
 from fifthave_env.engine import game as G
 from fifthave_env.engine.game import GameConfig
@@ -152,11 +160,14 @@ class HeuristicAgent:
     def _place_start(self, view):
         mine = {d for d in range(NUM_DISTRICTS) if view.my_plot(d) >= 0}
         near = set().union(*(route_neighbours(d) for d in mine)) if mine else set()
+        table, beside_mask, beside_room = plot_value_table(view), view.beside_mask, view.beside_room
         scored = []
         for a in view.legal:
             plot = a - PLACE_START
             d = plot // PLOTS_PER_DISTRICT
-            score = 2 * view.plot_value(plot) + expected_plot_value(view, plot) + (1.0 if d in near else 0.0)
+            mask = beside_mask[plot]  # view.plot_value(plot) and expected_plot_value(view, plot), inlined
+            score = (2 * VP_BY_SHOP_TYPES[POPCOUNT4[mask]] + table[mask][beside_room[plot]]
+                     + (1.0 if d in near else 0.0))
             scored.append((score, a))
         return self._best(scored)
 
@@ -240,11 +251,11 @@ class HeuristicAgent:
         # expected_plot_value and expected_scorings, inlined
         table, beside_mask, beside_room = plot_value_table(view), view.beside_mask, view.beside_room
         scorings, crowded = scorings_table(view)
-        district_empty = view.district_empty
+        district_empty, my_plots = view.district_empty, view.plots_owned[0]
         for d, plots in enumerate(view.tables.district_plots):
             if closed[d]:
                 continue
-            mine = view.my_plot(d)
+            mine = my_plots[d]  # view.my_plot(d)
             if mine >= 0:
                 demand[colors[mine]] += (table[beside_mask[mine]][beside_room[mine]]
                                          * (crowded if district_empty[d] <= 1 else scorings))
