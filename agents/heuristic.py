@@ -78,6 +78,7 @@ from .valuation import (
     relative,
     route_neighbours,
     scorings_table,
+    shop_gain_bound,
     shop_gains,
     stop_value,
 )
@@ -178,12 +179,17 @@ class HeuristicAgent:
             if margin >= self.score_margin:
                 return ACTION_D
         if ACTION_B in legal:
-            gain = self._best_shop(view, view.active_tiles)
             lead = projected_margin(view)
             if round(view.progress_shops * 12) == 11 and lead > 0:
                 return ACTION_B  # the 12th tile ends a game it leads (R27)
-            if gain >= 1.0 + 4.0 * (1.0 - view.progress) or (lead >= self.hurry_lead and gain >= 0):
-                return ACTION_B  # or hurry the end (12 tiles) while ahead
+            tiles, enough = view.active_tiles, 1.0 + 4.0 * (1.0 - view.progress)
+            hurry = lead >= self.hurry_lead  # then any gain >= 0 will do
+            # the best gain is computed only when its bound (what my own skyscrapers beside a shop plot could
+            # gain) reaches the threshold: the same answer, the best gain skipped in ~60% of the turn choices
+            if hurry or shop_gain_bound(view, tiles) + self._special_gain(view) >= enough:
+                gain = self._best_shop(view, tiles)
+                if gain >= enough or (hurry and gain >= 0):
+                    return ACTION_B  # or hurry the end (12 tiles) while ahead
         if view.reserve[0] <= 1 and view.supply[0] > 0:
             return ACTION_A
         return ACTION_C

@@ -196,6 +196,30 @@ def best_shop_gains(view: View, tiles: Sequence[int]) -> list[float]:
     return best
 
 
+def shop_gain_bound(view: View, tiles: Sequence[int]) -> float:
+    """At least ``best_shop_gain(view, tiles)`` (for a view with a shop plot), cheaply: only my own skyscrapers
+    gain from a shop (the others' count negative, Alea's nothing), and a shop plot has at most one of mine
+    beside it (a seat has one plot per district, R22), so the best is at most my best plot beside a free shop
+    plot, its height times the most a tile adds to it times the district's expected scorings (the very
+    product ``best_shop_gain`` forms for that shop alone), or 0."""
+    bound = 0.0
+    neighbors, room, height, beside_mask = view.tables.neighbors, view.shop_room, view.height, view.beside_mask
+    district_empty = view.district_empty
+    scorings, crowded = scorings_table(view)
+    for d, plot in enumerate(view.plots_owned[0]):
+        if plot < 0:  # (a closed district has no plot left)
+            continue
+        left, right = neighbors[plot]
+        if room[left] or room[right]:
+            adds = _TYPE_GAIN[beside_mask[plot]]
+            most = max(adds[t] for t in tiles)
+            if most:
+                value = height[plot] * most * (crowded if district_empty[d] <= 1 else scorings)
+                if value > bound:
+                    bound = value
+    return bound
+
+
 def shop_plots(view: View) -> list[int]:
     """Plots where a shop may go now (R17), ascending (shared by the views of one board)."""
     return list(compress(range(NUM_PLOTS), view.shop_room))
