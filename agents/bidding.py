@@ -85,6 +85,14 @@ def cheapest_raise(hand: Sequence[int], table: Sequence[int], colors: Sequence[i
     Only cards whose building limit is at least ``min_limit`` are used. The
     cheapest is the least total value, then the fewest cards; None if no set works.
     """
+    found = _cheapest_raise(hand, table, colors, need, min_limit, use_black)
+    return None if found is None else _raise_kinds(found)
+
+
+def _cheapest_raise(hand: Sequence[int], table: Sequence[int], colors: Sequence[int], need: int, min_limit: int,
+                    use_black: bool) -> tuple[int, int, tuple[int, int, int], tuple[int, int, int]] | None:
+    """``cheapest_raise`` as (the added value, color, counts per value, the color's usable counts), the
+    kinds left to ``_raise_kinds`` (a plan weighing several builds lists only the one it picks)."""
     colored_laid = table[:_COLORED_KINDS]
     if any(colored_laid):
         opening = False
@@ -110,7 +118,12 @@ def cheapest_raise(hand: Sequence[int], table: Sequence[int], colors: Sequence[i
             best = (found[0], color, found[1], colored)
     if best is None:
         return None
-    _, color, counts, colored = best
+    return best[0][0], best[1], best[2], best[3]
+
+
+def _raise_kinds(found: tuple[int, int, tuple[int, int, int], tuple[int, int, int]]) -> list[int]:
+    """The kinds of a ``_cheapest_raise`` answer: the color's cards first, then black."""
+    _, color, counts, colored = found
     kinds = []
     for v in range(3):
         count = counts[v]
@@ -207,16 +220,16 @@ class BiddingStrategy:
                 target = max(target, min(int(self.opening_target(situation, limit)), int(limit)))
             if target > limit:
                 continue  # every raise reaches the target, so it would pass the limit
-            kinds = cheapest_raise(hand, table, colors, target - laid, min_limit, use_black)
-            if kinds is None:
+            found = _cheapest_raise(hand, table, colors, target - laid, min_limit, use_black)
+            if found is None:
                 continue
-            total = laid + sum(map(KIND_VALUE.__getitem__, kinds))
+            total = laid + found[0]  # the cards' values added
             if total > limit:
                 continue
             key = (worth - total, -total)
             if best is None or key > best[0]:
-                best = (key, kinds)
-        return None if best is None else best[1]
+                best = (key, found)
+        return None if best is None else _raise_kinds(best[1])
 
 
 class ValueBidding(BiddingStrategy):

@@ -6,6 +6,7 @@ other seats (so a move that helps everyone equally is worth nothing).
 """
 
 from collections.abc import Callable, Sequence
+from itertools import compress
 
 from fifthave_env.engine.board import (
     CENTRAL_PARK,
@@ -25,51 +26,56 @@ CROWDED_DISCOUNT = 0.8  # a district with at most one empty plot may soon see a 
 SHOP_GROWTH = 0.35  # chance per free neighbouring shop slot that a new shop type arrives
 
 
-# Values memoized in the view's ``memo`` (one decision's): a plot's expected value under the plot's
-# id, a district's expected scorings under NUM_PLOTS + district.
+# expected_plot_value and expected_scorings per game progress (at most ~15 values a game): the first by the
+# plot's shop types beside (a mask) and the shop room beside it, both kept by the engine (issue 36); the
+# second (open districts) by whether the district has at most one empty plot. The same floats as computed
+# one by one, so decisions do not change.
+_PLOT_VALUES: dict[float, list[list[float]]] = {}
+_SCORINGS: dict[float, tuple[float, float]] = {}
+
+
+def plot_value_table(view: View) -> list[list[float]]:
+    """``expected_plot_value`` at the view's progress by [beside_mask][beside_room] (room: 0..4)."""
+    progress = view.progress
+    table = _PLOT_VALUES.get(progress)
+    if table is None:
+        table = _PLOT_VALUES[progress] = [[_expected_plot_value(mask, room, progress) for room in range(5)]
+                                          for mask in range(16)]
+    return table
+
+
+def _expected_plot_value(mask: int, free: int, progress: float) -> float:
+    types = POPCOUNT4[mask]
+    value = VP_BY_SHOP_TYPES[types]
+    if types < 4 and free:
+        value += (VP_BY_SHOP_TYPES[types + 1] - value) * min(1.0, SHOP_GROWTH * free) * (1.0 - progress)
+    return value
+
+
+def scorings_table(view: View) -> tuple[float, float]:
+    """``expected_scorings`` of an open district at the view's progress: (not crowded, crowded)."""
+    progress = view.progress
+    pair = _SCORINGS.get(progress)
+    if pair is None:
+        e = 1.0 + EXTRA_SCORINGS_EARLY * (1.0 - progress)
+        pair = _SCORINGS[progress] = (e, e * CROWDED_DISCOUNT)
+    return pair
 
 
 def expected_scorings(view: View, d: int) -> float:
     """How many more times district ``d`` is likely to be scored (the final scoring counts as one)."""
-    memo = view.memo
-    e = memo.get(NUM_PLOTS + d)
-    if e is not None:
-        return e
     if view.closed[d]:
-        e = 0.0
-    else:
-        e = 1.0 + EXTRA_SCORINGS_EARLY * (1.0 - view.progress)
-        empty = view.empty
-        if sum(1 for plot in view.tables.district_plots[d] if empty[plot]) <= 1:
-            e *= CROWDED_DISCOUNT
-    memo[NUM_PLOTS + d] = e
-    return e
+        return 0.0
+    return scorings_table(view)[view.district_empty[d] <= 1]  # at most one empty plot: crowded
 
 
 def can_take_shop(view: View, plot: int) -> bool:
-    return not view.height[plot] and view.shop_count[plot] < 2 and not view.closed[plot // PLOTS_PER_DISTRICT]
+    return view.shop_room[plot] > 0
 
 
 def expected_plot_value(view: View, plot: int) -> float:
     """VP one skyscraper on ``plot`` is likely to score: its value now plus the shops that may still come."""
-    memo = view.memo
-    value = memo.get(plot)
-    if value is not None:
-        return value
-    a, b = view.tables.neighbors[plot]
-    shop_mask = view.shop_mask
-    types = POPCOUNT4[shop_mask[a] | shop_mask[b]]
-    value = VP_BY_SHOP_TYPES[types]
-    if types < 4:
-        height, count, closed = view.height, view.shop_count, view.closed
-        free = 0
-        for q in (a, b):
-            if not height[q] and count[q] < 2 and not closed[q // PLOTS_PER_DISTRICT]:  # can_take_shop
-                free += 2 - count[q]
-        if free:
-            value += (VP_BY_SHOP_TYPES[types + 1] - value) * min(1.0, SHOP_GROWTH * free) * (1.0 - view.progress)
-    memo[plot] = value
-    return value
+    return plot_value_table(view)[view.beside_mask[plot]][view.beside_room[plot]]
 
 
 def central_park_value(view: View) -> float:
@@ -110,8 +116,10 @@ def shop_gains(view: View, plots: Sequence[int], shop_type: int, own_weight: flo
     n = view.n
     if other_weight is None:
         other_weight = -1.0 / (n - 1)
-    neighbors, height, owner, shop_mask = view.tables.neighbors, view.height, view.owner, view.shop_mask
+    neighbors, height, owner, beside_mask = view.tables.neighbors, view.height, view.owner, view.beside_mask
     bit = 1 << shop_type
+    scorings, crowded = scorings_table(view)
+    closed, district_empty = view.closed, view.district_empty
     gains = []
     for plot in plots:
         total = 0.0
@@ -122,73 +130,99 @@ def shop_gains(view: View, plots: Sequence[int], shop_type: int, own_weight: flo
             slot = owner[q]
             weight = own_weight if slot == 0 else (other_weight if slot < n else 0.0)
             if weight:
-                a, b = neighbors[q]
-                mask = shop_mask[a] | shop_mask[b]
-                now = VP_BY_SHOP_TYPES[POPCOUNT4[mask]]
-                with_shop = VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] if plot == a or plot == b else now
-                total += weight * h * (with_shop - now)
+                mask = beside_mask[q]  # q is beside plot (ring neighbours), so the shop reaches it
+                total += weight * h * (VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] - VP_BY_SHOP_TYPES[POPCOUNT4[mask]])
         if horizon and total:
-            total *= expected_scorings(view, plot // PLOTS_PER_DISTRICT)
+            d = plot // PLOTS_PER_DISTRICT  # expected_scorings(view, d), inlined
+            total *= 0.0 if closed[d] else (crowded if district_empty[d] <= 1 else scorings)
         gains.append(total)
     return gains
 
 
 def best_shop_gain(view: View, tiles: Sequence[int]) -> float:
     """The most ``shop_gain(view, plot, t)`` (relative, with the horizon) over ``tiles`` and the plots
-    where a shop may go now, ``-inf`` if none: each plot's neighbours read once for all tiles."""
+    where a shop may go now, ``-inf`` if none."""
+    return max(best_shop_gains(view, tiles), default=float("-inf"))
+
+
+# [shop types beside a skyscraper (mask)][shop type]: the VP a shop of that type adds to it (R19)
+_TYPE_GAIN = [[VP_BY_SHOP_TYPES[POPCOUNT4[mask | 1 << t]] - VP_BY_SHOP_TYPES[POPCOUNT4[mask]] for t in range(4)]
+              for mask in range(16)]
+
+
+def best_shop_gains(view: View, tiles: Sequence[int]) -> list[float]:
+    """Per tile of ``tiles``: ``best_shop_gain(view, [tile])``, all in one pass (each plot's neighbours
+    read once for all tiles)."""
     n = view.n
     other_weight = -1.0 / (n - 1)
-    neighbors, height, owner, shop_mask = view.tables.neighbors, view.height, view.owner, view.shop_mask
-    bits = [1 << t for t in tiles]
-    best = float("-inf")
-    if not bits:
+    neighbors, height, owner, beside_mask = view.tables.neighbors, view.height, view.owner, view.beside_mask
+    best = [float("-inf")] * len(tiles)
+    if not tiles:
         return best
-    for plot in shop_plots(view):
+    types = tuple(enumerate(tiles))
+    scorings, crowded = scorings_table(view)  # expected_scorings of an open district (a shop plot's is)
+    district_empty = view.district_empty
+    for plot in compress(range(NUM_PLOTS), view.shop_room):  # shop_plots(view)
         left, right = neighbors[plot]
-        if not height[left] and not height[right]:  # no skyscraper beside: the shop adds nothing
-            if best < 0.0:
-                best = 0.0
-            continue
-        beside = []  # per neighbour the shop would reach: (weight * height, its shop types, its VP now)
-        for q in (left, right):
-            h = height[q]
-            if not h:
-                continue
-            slot = owner[q]
+        beside = []  # per neighbour with skyscrapers that count: (weight * height, what each shop type adds to it)
+        h = height[left]
+        if h:
+            slot = owner[left]
             weight = 1.0 if slot == 0 else (other_weight if slot < n else 0.0)
             if weight:
-                a, b = neighbors[q]
-                if plot == a or plot == b:  # (otherwise it adds weight * 0, which leaves the sum as it is)
-                    mask = shop_mask[a] | shop_mask[b]
-                    beside.append((weight * h, mask, VP_BY_SHOP_TYPES[POPCOUNT4[mask]]))
-        if not beside:
-            if best < 0.0:
-                best = 0.0
+                beside.append((weight * h, _TYPE_GAIN[beside_mask[left]]))
+        h = height[right]
+        if h:
+            slot = owner[right]
+            weight = 1.0 if slot == 0 else (other_weight if slot < n else 0.0)
+            if weight:
+                beside.append((weight * h, _TYPE_GAIN[beside_mask[right]]))
+        if not beside:  # no skyscraper beside that counts: the shop adds nothing
+            for i, value in enumerate(best):
+                if value < 0.0:
+                    best[i] = 0.0
             continue
-        scorings = None
-        for bit in bits:
+        future = None
+        for i, t in types:
             total = 0.0
-            for weighted, mask, now in beside:
-                total += weighted * (VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] - now)
+            for weighted, adds in beside:
+                total += weighted * adds[t]
             if total:
-                if scorings is None:
-                    scorings = expected_scorings(view, plot // PLOTS_PER_DISTRICT)
-                total *= scorings
-            if total > best:
-                best = total
+                if future is None:  # expected_scorings(view, d), inlined
+                    future = crowded if district_empty[plot // PLOTS_PER_DISTRICT] <= 1 else scorings
+                total *= future
+            if total > best[i]:
+                best[i] = total
     return best
+
+
+def shop_gain_bound(view: View, tiles: Sequence[int]) -> float:
+    """At least ``best_shop_gain(view, tiles)`` (for a view with a shop plot), cheaply: only my own skyscrapers
+    gain from a shop (the others' count negative, Alea's nothing), and a shop plot has at most one of mine
+    beside it (a seat has one plot per district, R22), so the best is at most my best plot beside a free shop
+    plot, its height times the most a tile adds to it times the district's expected scorings (the very
+    product ``best_shop_gain`` forms for that shop alone), or 0."""
+    bound = 0.0
+    neighbors, room, height, beside_mask = view.tables.neighbors, view.shop_room, view.height, view.beside_mask
+    district_empty = view.district_empty
+    scorings, crowded = scorings_table(view)
+    for d, plot in enumerate(view.plots_owned[0]):
+        if plot < 0:  # (a closed district has no plot left)
+            continue
+        left, right = neighbors[plot]
+        if room[left] or room[right]:
+            adds = _TYPE_GAIN[beside_mask[plot]]
+            most = max(adds[t] for t in tiles)
+            if most:
+                value = height[plot] * most * (crowded if district_empty[d] <= 1 else scorings)
+                if value > bound:
+                    bound = value
+    return bound
 
 
 def shop_plots(view: View) -> list[int]:
     """Plots where a shop may go now (R17), ascending (shared by the views of one board)."""
-    memo = view.memo
-    plots = memo.get("shop_plots")
-    if plots is None:
-        closed, height, count = view.closed, view.height, view.shop_count
-        plots = memo["shop_plots"] = [plot for d in range(NUM_DISTRICTS) if not closed[d]
-                                      for plot in view.tables.district_plots[d]
-                                      if not height[plot] and count[plot] < 2]
-    return plots
+    return list(compress(range(NUM_PLOTS), view.shop_room))
 
 
 def district_margin(view: View, d: int) -> int:
@@ -207,13 +241,8 @@ def projected_margin(view: View) -> float:
     memo = view.seat_memo
     board = memo.get("projected")
     if board is None:  # what the board adds per seat: the open districts' VP (ints), Central Park's
-        districts = [0] * view.n
-        for d in range(NUM_DISTRICTS):
-            if not view.closed[d]:
-                for slot, vp in enumerate(view.district_scores(d)):
-                    districts[slot] += vp
         cp = central_park_value(view)
-        board = memo["projected"] = (districts, [cp * k for k in view.central_park])
+        board = memo["projected"] = (view.open_district_scores, [cp * k for k in view.central_park])
     districts, park = board
     totals = [score + vp + cp for score, vp, cp in zip(view.scores, districts, park)]
     return totals[0] - max(totals[1:])
@@ -221,9 +250,12 @@ def projected_margin(view: View) -> float:
 
 def route_neighbours(d: int) -> set[int]:
     """Districts one commissioner step before or after ``d`` (R6)."""
-    after = {x for x in SUCCESSORS[d] if x < NUM_DISTRICTS}
-    before = {x for x, succ in SUCCESSORS.items() if d in succ and x < NUM_DISTRICTS}
-    return after | before
+    return set(_ROUTE_NEIGHBOURS[d])
+
+
+_ROUTE_NEIGHBOURS = [frozenset({x for x in SUCCESSORS[d] if x < NUM_DISTRICTS}
+                               | {x for x, succ in SUCCESSORS.items() if d in succ and x < NUM_DISTRICTS})
+                     for d in range(NUM_DISTRICTS)]
 
 
 def seat_interest(view: View, slot: int, d: int) -> float:
@@ -248,6 +280,7 @@ def _holdings(view: View, d: int) -> tuple[dict[int, int], float | None]:
     """(relative seat -> its first plot in open district ``d``, the best expected value of an empty plot
     there or None)."""
     owner, empty = view.owner, view.empty
+    table, beside_mask, beside_room = plot_value_table(view), view.beside_mask, view.beside_room
     first_plot: dict[int, int] = {}
     best_empty = None
     for plot in view.tables.district_plots[d]:
@@ -255,7 +288,7 @@ def _holdings(view: View, d: int) -> tuple[dict[int, int], float | None]:
         if slot >= 0 and slot not in first_plot:
             first_plot[slot] = plot
         elif empty[plot]:
-            value = expected_plot_value(view, plot)
+            value = table[beside_mask[plot]][beside_room[plot]]  # expected_plot_value(view, plot)
             if best_empty is None or value > best_empty:
                 best_empty = value
     return first_plot, best_empty
@@ -291,17 +324,27 @@ def _auction_interests(view: View) -> list[float]:
     # _interest's factors per seat: min(3, max(reserve, 1)) where it has a plot, min(2, ...) where not
     has_plot = [3 if r >= 3 else (r if r > 1 else 1) for r in view.reserve]
     no_plot = [2 if r >= 2 else 1 for r in view.reserve]
+    table, beside_mask, beside_room = plot_value_table(view), view.beside_mask, view.beside_room
+    empty, district_empty, district_plots = view.empty, view.district_empty, view.tables.district_plots
+    plots_owned = view.plots_owned
+    seats = range(n)
     values = []
     for d in range(NUM_DISTRICTS):
         if closed[d]:
             values.append(0.0)
             continue
-        first_plot, best_empty = _holdings(view, d)  # _interest per seat inlined below (a move's hot path)
+        best_empty = None  # _holdings and _interest per seat, inlined (a move's hot path)
+        if district_empty[d]:
+            for plot in district_plots[d]:
+                if empty[plot]:
+                    value = table[beside_mask[plot]][beside_room[plot]]  # expected_plot_value(view, plot)
+                    if best_empty is None or value > best_empty:
+                        best_empty = value
         interests = []
-        for slot in range(n):
-            plot = first_plot.get(slot)
-            if plot is not None:
-                interests.append(expected_plot_value(view, plot) * has_plot[slot])
+        for slot in seats:
+            plot = plots_owned[slot][d]
+            if plot >= 0:
+                interests.append(table[beside_mask[plot]][beside_room[plot]] * has_plot[slot])
             else:
                 interests.append(0.6 * best_empty * no_plot[slot] if best_empty is not None else 0.0)
         values.append(interests[0] - 0.7 * max(interests[1:]))

@@ -244,6 +244,31 @@ class _Fields:
         return self.empty[plot]
 
     @cached_property
+    def district_empty(self) -> list[int]:
+        """Per district: its empty plots (``empty``)."""
+        empty = self.empty
+        return [sum(map(empty.__getitem__, plots)) for plots in self.tables.district_plots]
+
+    @cached_property
+    def beside_mask(self) -> list[int]:
+        """Per plot: the shop types on its two ring neighbours (what a skyscraper there scores by, R19)."""
+        mask = self.shop_mask
+        return [mask[pair[0]] | mask[pair[1]] if pair else 0 for pair in self.tables.neighbors]
+
+    @cached_property
+    def shop_room(self) -> list[int]:
+        """Per plot: the shops it may still take now (2 minus its shops on an open plot with no skyscraper, R17)."""
+        height, count, closed, color = self.height, self.shop_count, self.closed, self.tables.plot_color
+        return [2 - count[p] if color[p] != NO_PLOT and not closed[p // PLOTS_PER_DISTRICT] and not height[p]
+                and count[p] < 2 else 0 for p in range(NUM_PLOTS)]
+
+    @cached_property
+    def beside_room(self) -> list[int]:
+        """Per plot: ``shop_room`` of its two ring neighbours added (shops that may still come beside it)."""
+        room = self.shop_room
+        return [room[pair[0]] + room[pair[1]] if pair else 0 for pair in self.tables.neighbors]
+
+    @cached_property
     def memo(self) -> dict[Any, Any]:
         """Scratch space for values that depend only on the board and the game's progress (agents'
         valuations): shared by the state views of one board, this view's own for an observation."""
@@ -275,6 +300,16 @@ class _Fields:
                 scores[slot] += VP_BY_SHOP_TYPES[POPCOUNT4[shop_mask[a] | shop_mask[b]]] * height[plot]
         return scores
 
+    @cached_property
+    def open_district_scores(self) -> list[int]:
+        """Per relative seat: the VP scoring every open district now would give it."""
+        totals = [0] * self.n
+        for d in range(NUM_DISTRICTS):
+            if not self.closed[d]:
+                for slot, vp in enumerate(self.district_scores(d)):
+                    totals[slot] += vp
+        return totals
+
     def skyscrapers_in(self, d: int) -> int:
         return sum(map(self.height.__getitem__, self.tables.district_plots[d]))
 
@@ -304,6 +339,18 @@ class _Fields:
         """Total card value in each seat's hand, counting unknown cards as 5."""
         return [sum(map(mul, KIND_VALUE, known)) + 5 * (sum(colors) - sum(known))
                 for known, colors in zip(self.known_cards, self.hand_colors)]
+
+    @cached_property
+    def plots_owned(self) -> list[list[int]]:
+        """Per relative seat and district: its plot there (a seat has at most one, R22), or -1."""
+        n, owner = self.n, self.owner
+        plots = [[-1] * NUM_DISTRICTS for _ in range(n)]
+        for d, ring in enumerate(self.tables.district_plots):
+            for plot in ring:
+                slot = owner[plot]
+                if 0 <= slot < n and plots[slot][d] < 0:
+                    plots[slot][d] = plot
+        return plots
 
     @cached_property
     def districts_owned(self) -> list[int]:
@@ -340,6 +387,12 @@ class StateView(_Fields):
     height: list[int]
     closed: list[bool]
     hand: list[int]
+    shop_mask: list[int]
+    empty: list[bool]
+    district_empty: list[int]
+    beside_mask: list[int]
+    shop_room: list[int]
+    beside_room: list[int]
 
     def __init__(self, game: Game, seat: int) -> None:
         self._game = game
@@ -355,6 +408,13 @@ class StateView(_Fields):
         self.height = game.plot_height
         self.closed = game.closed
         self.hand = game.hands[seat]
+        # the board state the engine keeps up to date as plots change (Game.BOARD_STATE_FIELDS): read, never rebuilt
+        self.shop_mask = game.plot_shop_mask
+        self.empty = game.plot_empty
+        self.district_empty = game.district_empty
+        self.beside_mask = game.plot_beside_mask
+        self.shop_room = game.plot_shop_room
+        self.beside_room = game.plot_beside_room
 
     def _slots(self, values: list) -> list:
         """A per-seat list rotated to relative seats (slot 0 = this seat)."""
@@ -379,6 +439,17 @@ class StateView(_Fields):
     @property
     def stops(self) -> int:
         return self._game.stops
+
+    @cached_property
+    def progress(self) -> float:
+        """How far the game is towards its end, 0..1: the larger of shops placed / 12 and stops / 2."""
+        g = self._game  # _Fields.progress from the engine's fields
+        return max(g.stops / 2, _SHOPS_FRACTION[g.shops_placed])
+
+    @cached_property
+    def progress_shops(self) -> float:
+        """Shops placed from the row / 12 (in float32, as the observation has it)."""
+        return _SHOPS_FRACTION[self._game.shops_placed]
 
     @property
     def shops_placed(self) -> int:
@@ -405,7 +476,12 @@ class StateView(_Fields):
 
     @cached_property
     def seat_memo(self) -> dict[Any, Any]:
-        board, key = self._board, ("memo", self._seat)
+        board = self.__dict__.get("_board")
+        if board is None:  # self._board, inlined (most decisions read the seat's memo only)
+            board = _BOARD_CACHES.get(self._game.plots_token)
+            if board is None:
+                board = _board_cache(self._game)
+        key = ("memo", self._seat)
         memo = board.get(key)
         if memo is None:
             memo = board[key] = {}
@@ -421,29 +497,34 @@ class StateView(_Fields):
             owner = board[seat] = list(map(_RELATIVE_OWNER[self.n][seat].__getitem__, self._game.plot_owner))
         return owner
 
+    def district_scores(self, d: int) -> list[int]:
+        """VP scoring district ``d`` gives each relative seat now (the engine keeps them: Game.district_vp)."""
+        scores, seat = self._game.district_vp[d], self._seat
+        return scores[seat:] + scores[:seat]
+
+    @cached_property
+    def open_district_scores(self) -> list[int]:
+        """Per relative seat: the VP scoring every open district now would give it."""
+        vp, closed = self._game.district_vp, self.closed
+        totals = [sum(column) for column in zip(*[vp[d] for d in range(NUM_DISTRICTS) if not closed[d]])]
+        if not totals:  # every district closed
+            return [0] * self.n
+        seat = self._seat
+        return totals[seat:] + totals[:seat]
+
     @cached_property
     def _my_plots(self) -> list[int]:
         return self._game.owned[self._seat]
 
     @cached_property
-    def districts_owned(self) -> list[int]:
-        """Per relative seat: districts where it has a plot."""
-        return [NUM_DISTRICTS - owned.count(NO_OWNER) for owned in self._slots(self._game.owned)]
+    def plots_owned(self) -> list[list[int]]:
+        """Per relative seat and district: its plot there (a seat has at most one, R22), or -1."""
+        return self._slots(self._game.owned)  # the engine's per-seat lists (read only)
 
     @cached_property
-    def shop_mask(self) -> list[int]:
-        """Per plot: bitmask of the shop types on it."""
-        board = self._board
-        result = board.get("shop_mask")
-        if result is None:
-            result = board["shop_mask"] = [0] * NUM_PLOTS
-            for plot, shops in enumerate(self._game.plot_shops):
-                if shops:
-                    mask = 0
-                    for t in shops:
-                        mask |= 1 << t
-                    result[plot] = mask
-        return result
+    def districts_owned(self) -> list[int]:
+        """Per relative seat: districts where it has a plot."""
+        return [NUM_DISTRICTS - owned.count(NO_OWNER) for owned in self.plots_owned]
 
     @cached_property
     def shop_count(self) -> list[int]:
@@ -451,16 +532,6 @@ class StateView(_Fields):
         result = board.get("shop_count")
         if result is None:
             result = board["shop_count"] = [len(shops) for shops in self._game.plot_shops]
-        return result
-
-    @cached_property
-    def empty(self) -> list[bool]:
-        board = self._board
-        result = board.get("empty")
-        if result is None:
-            g = self._game  # _Fields.empty from the engine's lists (a plot with no shop has an empty list)
-            result = board["empty"] = [c >= 0 and not h and not shops
-                                       for c, h, shops in zip(self.tables.plot_color, g.plot_height, g.plot_shops)]
         return result
 
     @cached_property
@@ -547,11 +618,15 @@ class StateView(_Fields):
         if g.auc_loc < 0:
             fields.update(auction_location=g.auc_loc, auction_full=False, high_bid=0, my_table_cards=[0] * NUM_KINDS,
                           my_bid_color=-1, allowed_colors=[], central_park_color=-1)
-        else:
-            allowed = g.auc_allowed[seat] if g.auc_cp_color < 0 else 1 << g.auc_cp_color
-            fields.update(auction_location=g.auc_loc, auction_full=g.auc_full, high_bid=g.auc_high,
-                          my_table_cards=g.auc_cards[seat], my_bid_color=g.auc_color[seat],
-                          allowed_colors=list(_COLORS_IN_MASK[allowed]), central_park_color=g.auc_cp_color)
+        else:  # (item assignments: cheaper than update's keywords)
+            cp_color = g.auc_cp_color
+            fields["auction_location"] = g.auc_loc
+            fields["auction_full"] = g.auc_full
+            fields["high_bid"] = g.auc_high
+            fields["my_table_cards"] = g.auc_cards[seat]
+            fields["my_bid_color"] = g.auc_color[seat]
+            fields["allowed_colors"] = list(_COLORS_IN_MASK[g.auc_allowed[seat] if cp_color < 0 else 1 << cp_color])
+            fields["central_park_color"] = cp_color
         return fields[name]
 
     @cached_property

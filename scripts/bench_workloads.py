@@ -21,8 +21,10 @@ Workloads (4 players, 5-plot board; one process, CPU time of this process unless
 - ``labelling``: ``fifthave.train.candidate_values.play_labelled`` with the default
   ``CandidateValueConfig``, games/s;
 - ``decision-kinds`` (only when named in ``--only``): where a HeuristicAgent's time goes, per kind
-  of decision (bid, move, ...) over 40 four-heuristic games: CPU per call around ``act_view`` and
-  its cost in engine steps (the profile behind issue 36's passes);
+  of decision (bid, move, ...) over 40 four-heuristic games: CPU per call around ``act_view``
+  (its ``StateView`` included) and its cost in engine steps, then the agent's mean, its view's
+  part and ``Game.apply``'s per decision (each timed with its own clock reads, ~0.3 us apiece;
+  the profile behind issue 36's passes);
 - ``district-reuse`` (only when named): what valuations kept per district could reuse in a
   four-heuristic tournament: per kind of decision that values the whole board, how many open
   districts a seat finds as it left them at its previous decision of that kind (plots, shops, closed),
@@ -142,6 +144,7 @@ def decision_kinds(games, engine):
     names = {getattr(G, name): name[:-len("_DECISION")].lower() for name in dir(G) if name.endswith("_DECISION")}
     config = GameConfig(num_players=4, board=5)
     seconds, calls = {}, {}
+    viewing = applying = 0.0  # the StateView's construction (part of the agent's time) and Game.apply
     clock = time.process_time
     for g in range(games):
         game = Game(config, rng=np.random.default_rng(g))
@@ -151,16 +154,25 @@ def decision_kinds(games, engine):
         while not game.is_over:
             seat, kind = game.actor, game.decision
             start = clock()
-            action = agents[seat].act_view(StateView(game, seat))
-            seconds[kind] = seconds.get(kind, 0.0) + clock() - start
-            calls[kind] = calls.get(kind, 0) + 1
+            view = StateView(game, seat)
+            viewed = clock()
+            action = agents[seat].act_view(view)
+            decided = clock()
             game.apply(action)
+            applying += clock() - decided
+            viewing += viewed - start
+            seconds[kind] = seconds.get(kind, 0.0) + decided - start
+            calls[kind] = calls.get(kind, 0) + 1
     total = sum(seconds.values())
     for kind in sorted(seconds, key=seconds.get, reverse=True):
         per_call = seconds[kind] / calls[kind]
         print(f"    {names.get(kind, kind):16} {calls[kind]:7,} calls {1e6 * per_call:7.1f} us a call "
               f"= {engine * per_call:5.1f} engine steps   {seconds[kind] / total:4.0%} of the agent's time")
     decisions = sum(calls.values())
+    print(f"    per decision: agent {1e6 * total / decisions:.1f} us (its StateView "
+          f"{1e6 * viewing / decisions:.1f} us = {engine * viewing / decisions:.2f} engine steps, the legal actions "
+          f"computed there included); Game.apply {1e6 * applying / decisions:.1f} us = "
+          f"{engine * applying / decisions:.2f} engine steps")
     return decisions / total, "decisions/s (agent only)", f"{games} games, {decisions:,} decisions"
 
 

@@ -46,11 +46,7 @@ def allowed_colors(g: "Game", p: int, d: int) -> int:
 
 def district_is_full(g: "Game", d: int) -> bool:
     """No empty colored plot (R37); the colorless shop plot never counts."""
-    base = d * PLOTS_PER_DISTRICT
-    for plot in range(base, base + PLOTS_PER_DISTRICT):
-        if g.plot_color[plot] >= 0 and not g.plot_height[plot] and not g.plot_shops[plot]:
-            return False
-    return True
+    return not g.district_empty[d]
 
 
 def clear_auction(g: "Game") -> None:
@@ -245,13 +241,13 @@ def build(g: "Game", p: int, count: int) -> None:
     g.plot_owner[plot] = p
     g.plot_height[plot] += count
     g.owned[p][g.auc_loc] = plot
+    g._board_built(plot, count)
 
 
 def alea_builds(g: "Game", d: int) -> None:
     """One skyscraper on each most valuable empty plot, ring order if short (R26)."""
     base = d * PLOTS_PER_DISTRICT
-    empty = [plot for plot in range(base, base + PLOTS_PER_DISTRICT)
-             if g.plot_color[plot] >= 0 and not g.plot_height[plot] and not g.plot_shops[plot]]
+    empty = [plot for plot in range(base, base + PLOTS_PER_DISTRICT) if g.plot_empty[plot]]
     values = [plot_value(g, plot) for plot in empty]
     best = max(values)
     for plot, value in zip(empty, values):
@@ -259,6 +255,7 @@ def alea_builds(g: "Game", d: int) -> None:
             g.alea_supply -= 1
             g.plot_owner[plot] = ALEA
             g.plot_height[plot] = 1
+            g._board_built(plot, 1)
 
 
 def building_stop(g: "Game", d: int, declarer: int) -> None:
@@ -282,5 +279,6 @@ def building_stop(g: "Game", d: int, declarer: int) -> None:
         g.owned[p][d] = -1
     g.closed[d] = True
     g.closed_mask |= 1 << d
+    g._rebuild_district_state(d)
     g.markers[0][d] = g.markers[1][d] = False
     g.stops += 1

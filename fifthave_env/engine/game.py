@@ -8,6 +8,7 @@ is the ``numpy.random.Generator`` it is given.
 """
 
 import copy
+from itertools import compress
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -38,14 +39,17 @@ from .auction import ALEA
 from .board import (
     CENTRAL_PARK,
     CITY_HALL,
+    NO_PLOT,
     NUM_DISTRICTS,
     NUM_LOCATIONS,
     NUM_PLOTS,
     NUM_SHOP_TYPES,
     PLOTS_PER_DISTRICT,
+    POPCOUNT4,
     ROW_SLOTS,
     SHOP_PLOT as SHOP_PLOT_COLOR,
     SHOPS_PER_TYPE,
+    VP_BY_SHOP_TYPES,
     default_layout,
     destinations,
     parse_layout,
@@ -98,12 +102,20 @@ _SHARED_FIELDS = (
     "terminated", "truncated", "decision", "actor",
 )
 _LIST_FIELDS = (
+    "plot_shop_mask", "plot_beside_mask", "plot_shop_room", "plot_beside_room", "plot_empty", "district_empty",
     "plot_owner", "plot_height", "closed", "comm_pos", "row", "unused_tiles", "box", "pile_known", "black",
     "black_seen", "scores", "reserve", "supply", "cp_skyscrapers", "removed_skyscrapers", "setup_order", "auc_queue",
     "auc_allowed", "auc_passed", "auc_color", "auc_total", "auc_alea_cards", "auc_last_bid", "central_park_draw",
     "winners",
 )
-_NESTED_LIST_FIELDS = ("plot_shops", "markers", "piles", "hands", "known", "owned", "auc_cards")
+_NESTED_LIST_FIELDS = ("plot_shops", "markers", "piles", "hands", "known", "owned", "auc_cards", "district_vp")
+# The derived board state (public, R30): what scoring, the legal actions and the scripted agents' valuations
+# read per plot, kept up to date by the engine where a plot changes (a few list writes: _board_built,
+# _board_shop; a building stop redoes its district) instead of being rebuilt by every reader of a new
+# board (issue 36). Never saved: ``touch`` rebuilds it from the saved fields (so does ``from_dict``);
+# tests/engine/test_board_state.py compares it with a recomputation after every step of random games.
+BOARD_STATE_FIELDS = ("plot_shop_mask", "plot_beside_mask", "plot_shop_room", "plot_beside_room", "plot_empty",
+                      "district_empty", "district_vp")
 
 
 @dataclass(frozen=True)
@@ -187,6 +199,7 @@ class Game:
         self._derive()
         self.rng = rng if rng is not None else np.random.default_rng(seed)
         self._setup()
+        self.touch()
 
     # ---- construction -------------------------------------------------------------------
 
@@ -213,17 +226,106 @@ class Game:
             start += size
         self.group_start.append(start)
         self._legal = None
-        self.touch()
 
     def touch(self) -> None:
         """Mark the state as changed; call it after editing the state by hand.
 
         Observers cache the board per ``board_token`` and the piles per ``cards_token`` (new
-        objects, unique even across processes) and the game caches its legal actions: all are
-        refreshed.
+        objects, unique even across processes), the game caches its legal actions and keeps the
+        derived board state (``BOARD_STATE_FIELDS``): all are refreshed.
         """
         self.board_token = self.plots_token = self.cards_token = object()
         self._legal = None
+        self._rebuild_board_state()
+
+    # ---- the derived board state (BOARD_STATE_FIELDS) ------------------------------------
+
+    def _rebuild_board_state(self) -> None:
+        """The derived board state from the plots, shops and closed districts."""
+        self.plot_shop_mask = [0] * NUM_PLOTS
+        """Per plot: the bitmask of the shop types on it."""
+        self.plot_beside_mask = [0] * NUM_PLOTS
+        """Per plot: the shop types on its two ring neighbours (R19: what a skyscraper there scores by)."""
+        self.plot_shop_room = [0] * NUM_PLOTS
+        """Per plot: shops it may still take now (R17: 2 minus its shops, on an open plot with no skyscraper)."""
+        self.plot_beside_room = [0] * NUM_PLOTS
+        """Per plot: ``plot_shop_room`` of its two neighbours added (shops that may still come beside it)."""
+        self.plot_empty = [False] * NUM_PLOTS
+        """Per plot: a colored plot with neither skyscraper nor shop (where a new skyscraper may go)."""
+        self.district_empty = [0] * NUM_DISTRICTS
+        """Per district: its empty plots (``plot_empty``)."""
+        self.district_vp = [[0] * self.n for _ in range(NUM_DISTRICTS)]
+        """Per district and seat: the VP scoring the district now gives the seat (R19; Alea scores nothing)."""
+        for d in range(NUM_DISTRICTS):
+            self._rebuild_district_state(d)
+
+    def _rebuild_district_state(self, d: int) -> None:
+        """The derived board state of district ``d`` from its plots (a plot's ring neighbours are in its district)."""
+        base = d * PLOTS_PER_DISTRICT
+        plots = range(base, base + PLOTS_PER_DISTRICT)
+        mask, room, empty, beside_mask, beside_room = (self.plot_shop_mask, self.plot_shop_room, self.plot_empty,
+                                                       self.plot_beside_mask, self.plot_beside_room)
+        closed = self.closed[d]
+        for plot in plots:
+            shops, height, color = self.plot_shops[plot], self.plot_height[plot], self.plot_color[plot]
+            bits = 0
+            for t in shops:
+                bits |= 1 << t
+            mask[plot] = bits
+            room[plot] = 2 - len(shops) if color != NO_PLOT and not closed and not height and len(shops) < 2 else 0
+            empty[plot] = color >= 0 and not height and not shops
+        for plot in plots:
+            pair = self.neighbors[plot]
+            if pair:
+                a, b = pair
+                beside_mask[plot] = mask[a] | mask[b]
+                beside_room[plot] = room[a] + room[b]
+        self.district_empty[d] = sum(empty[base:base + PLOTS_PER_DISTRICT])
+        vp = self.district_vp[d] = [0] * self.n
+        for plot in plots:
+            owner = self.plot_owner[plot]
+            if 0 <= owner < self.n:
+                vp[owner] += VP_BY_SHOP_TYPES[POPCOUNT4[beside_mask[plot]]] * self.plot_height[plot]
+
+    def _board_built(self, plot: int, added: int) -> None:
+        """``added`` skyscrapers of ``plot``'s owner now stand there too: no shop may come there, it is not
+        empty, and they score in its district."""
+        owner = self.plot_owner[plot]
+        if owner < self.n:  # not Alea
+            self.district_vp[plot // PLOTS_PER_DISTRICT][owner] += (
+                VP_BY_SHOP_TYPES[POPCOUNT4[self.plot_beside_mask[plot]]] * added)
+        room = self.plot_shop_room[plot]
+        if room:
+            self.plot_shop_room[plot] = 0
+            beside = self.plot_beside_room
+            a, b = self.neighbors[plot]
+            beside[a] -= room
+            beside[b] -= room
+        if self.plot_empty[plot]:
+            self.plot_empty[plot] = False
+            self.district_empty[plot // PLOTS_PER_DISTRICT] -= 1
+
+    def _board_shop(self, plot: int, shop_type: int) -> None:
+        """A shop of ``shop_type`` was placed on ``plot`` (where there was room: a legal placement)."""
+        bit = 1 << shop_type
+        self.plot_shop_mask[plot] |= bit
+        a, b = self.neighbors[plot]
+        beside = self.plot_beside_mask
+        for q in (a, b):
+            before = beside[q]
+            if not before & bit:  # a new shop type beside q: its skyscrapers score more
+                beside[q] = before | bit
+                owner = self.plot_owner[q]
+                if 0 <= owner < self.n:
+                    self.district_vp[q // PLOTS_PER_DISTRICT][owner] += self.plot_height[q] * (
+                        VP_BY_SHOP_TYPES[POPCOUNT4[before | bit]] - VP_BY_SHOP_TYPES[POPCOUNT4[before]])
+        self.plot_shop_room[plot] -= 1
+        beside = self.plot_beside_room
+        beside[a] -= 1
+        beside[b] -= 1
+        if self.plot_empty[plot]:
+            self.plot_empty[plot] = False
+            self.district_empty[plot // PLOTS_PER_DISTRICT] -= 1
 
     def _setup(self) -> None:
         cfg, rng, n = self.config, self.rng, self.n
@@ -350,10 +452,7 @@ class Game:
     def _shop_plots(self):
         """Plots that can take a shop, ascending (a generator): open district, fewer than 2 shops,
         no skyscraper (R17, R8)."""
-        closed, shops, height = self.closed, self.plot_shops, self.plot_height
-        return (plot for plot in range(NUM_PLOTS)
-                if self.plot_color[plot] != -2 and not closed[plot // PLOTS_PER_DISTRICT]
-                and len(shops[plot]) < 2 and not height[plot])
+        return compress(range(NUM_PLOTS), self.plot_shop_room)
 
     def _active_group(self):
         """The leftmost row group with a tile left, -1 when the row is empty (R9)."""
@@ -384,7 +483,7 @@ class Game:
             return [DRAW_COLOR + c for c in range(NUM_COLORS) if self.piles[c] and c != self.first_draw]
         if dec == CHOOSE_ACTION_DECISION:  # R13: A always; B needs a (tile, plot) pair; D a district
             legal = [CHOOSE_ACTION + ACTION_A]
-            if self._active_group() >= 0 and next(self._shop_plots(), None) is not None:
+            if self._active_group() >= 0 and any(self.plot_shop_room):
                 legal.append(CHOOSE_ACTION + ACTION_B)
             legal.append(CHOOSE_ACTION + ACTION_C)
             if self._scorable_districts():
@@ -402,9 +501,8 @@ class Game:
             return [SCORE_DISTRICT + d for d in self._scorable_districts()]
         if dec == PLACE_START_DECISION:  # R11: an empty colored plot in a district new to the seat
             owned = self.owned[self.actor]
-            return [PLACE_START + plot for plot in range(NUM_PLOTS)
-                    if self.plot_color[plot] >= 0 and owned[plot // PLOTS_PER_DISTRICT] < 0
-                    and not self.plot_height[plot] and not self.plot_shops[plot]]
+            return [PLACE_START + plot for plot in compress(range(NUM_PLOTS), self.plot_empty)
+                    if owned[plot // PLOTS_PER_DISTRICT] < 0]
         return []
 
     def action_mask(self, out: np.ndarray | None = None) -> np.ndarray:
@@ -486,6 +584,7 @@ class Game:
         self.plot_owner[plot] = p
         self.plot_height[plot] = 1
         self.owned[p][plot // PLOTS_PER_DISTRICT] = plot
+        self._board_built(plot, 1)
         self.setup_order.pop(0)
         if self.setup_order:
             self.actor = self.setup_order[0]
@@ -533,6 +632,7 @@ class Game:
 
     def _place_shop(self, plot) -> None:
         self.plot_shops[plot].append(self.pending_tile)
+        self._board_shop(plot, self.pending_tile)
         self.pending_tile = -1
         self.shops_placed += 1
         scoring.special_scoring(self)  # R17: after the 3rd, 6th and 9th tile
@@ -691,6 +791,7 @@ class Game:
         game._derive()
         game.rng = rng
         game.__dict__.update(state)  # only the documented fields, checked and copied
+        game.touch()  # the tokens and the derived board state (the consistency check asks for the legal actions)
         savefile.check_consistency(game)
         return game
 

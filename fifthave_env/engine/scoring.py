@@ -25,29 +25,31 @@ def shop_mask(shops: Iterable[int]) -> int:
 
 def plot_value(g: "Game", plot: int) -> int:
     """VP one skyscraper on ``plot`` scores: by the different shop types on its two neighbours (R19)."""
-    a, b = g.neighbors[plot]
-    return VP_BY_SHOP_TYPES[POPCOUNT4[shop_mask(g.plot_shops[a]) | shop_mask(g.plot_shops[b])]]
+    return VP_BY_SHOP_TYPES[POPCOUNT4[g.plot_beside_mask[plot]]]
 
 
 def district_plot_values(g: "Game", d: int) -> list[int]:
     """``plot_value`` of district ``d``'s plots at once (each plot's shops read once; a plot's
     neighbours lie in its district); 0 for unused slots."""
     base = d * PLOTS_PER_DISTRICT
-    masks = [shop_mask(shops) if shops else 0 for shops in g.plot_shops[base:base + PLOTS_PER_DISTRICT]]
-    return [VP_BY_SHOP_TYPES[POPCOUNT4[masks[pair[0] - base] | masks[pair[1] - base]]] if pair else 0
-            for pair in g.neighbors[base:base + PLOTS_PER_DISTRICT]]
+    return [VP_BY_SHOP_TYPES[POPCOUNT4[mask]] if pair else 0
+            for mask, pair in zip(g.plot_beside_mask[base:base + PLOTS_PER_DISTRICT],
+                                  g.neighbors[base:base + PLOTS_PER_DISTRICT])]
 
 
 def district_scores(g: "Game", d: int, values: Sequence[int] | None = None) -> list[int]:
     """What scoring district ``d`` gives each real player (Alea never scores, R19).
 
-    ``values``: every plot's ``plot_value`` (indexed by plot), when the caller has them already."""
+    ``values``: every plot's ``plot_value`` (indexed by plot), when the caller has them already;
+    without them, the scores the game keeps up to date (``Game.district_vp``)."""
+    if values is None:
+        return g.district_vp[d][:]
     scores = [0] * g.n
     base = d * PLOTS_PER_DISTRICT
     for plot in range(base, base + PLOTS_PER_DISTRICT):
         owner = g.plot_owner[plot]
         if 0 <= owner < g.n:
-            scores[owner] += (plot_value(g, plot) if values is None else values[plot]) * g.plot_height[plot]
+            scores[owner] += values[plot] * g.plot_height[plot]
     return scores
 
 

@@ -13,11 +13,12 @@ from fifthave_env.observation import Observer
 from fifthave_env.seat_view import SeatView, StateView
 
 FIELDS = ("legal", "decision", "stops", "shops_placed", "progress", "progress_shops", "pending_tile", "owner",
-          "height", "shop_mask", "shop_count", "empty", "closed", "commissioner_at", "markers", "box_types",
-          "box_size", "active_tiles", "scores", "reserve", "supply", "central_park", "hand", "known_cards",
-          "hand_colors", "hand_points", "districts_owned", "pile_top", "auction_location", "auction_full",
-          "high_bid", "high_bidder", "table_cards", "bid_color", "my_table_cards", "my_bid_color",
-          "allowed_colors", "central_park_color", "auction_passed")
+          "height", "shop_mask", "shop_count", "empty", "district_empty", "beside_mask", "shop_room", "beside_room",
+          "open_district_scores", "closed", "commissioner_at", "markers", "box_types", "box_size", "active_tiles",
+          "scores", "reserve", "supply", "central_park", "hand", "known_cards", "hand_colors", "hand_points",
+          "plots_owned", "districts_owned", "pile_top", "auction_location", "auction_full", "high_bid",
+          "high_bidder", "table_cards", "bid_color", "my_table_cards", "my_bid_color", "allowed_colors",
+          "central_park_color", "auction_passed")
 
 
 def plain(value):
