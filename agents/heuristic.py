@@ -28,6 +28,8 @@ reads it from the observation, ``act_view`` is handed it by a runner that holds 
   (also when the stop ends a game it leads).
 """
 
+from collections.abc import Callable
+
 import numpy as np
 
 from fifthave_env.engine.actions import (
@@ -118,7 +120,7 @@ class HeuristicAgent:
         # the methods per decision, as functions of the class (bound methods here would make each agent a
         # reference cycle, freed only by the garbage collector: ~20 objects per agent and game, issue 36)
         cls = type(self)
-        self._handlers = {
+        self._handlers: dict[int, Callable[..., int]] = {
             G.PLACE_START_DECISION: cls._place_start,
             G.CHOOSE_ACTION_DECISION: cls._choose_action,
             G.SHOP_TILE_DECISION: cls._shop_tile,
