@@ -84,8 +84,9 @@ def board_tables(config: GameConfig) -> BoardTables:
 # Few boards are worth keeping: a tournament never meets a board again once its plots changed, and a
 # search's samples and candidates share the boards of the position searched. Kept long, their memos
 # (~20 containers a board) outlive the garbage collector's young generation and make it traverse them
-# again and again: with 512 boards a 40-game four-heuristic tournament ran 40-50 young and ~1 full
-# collection (11 ms each), ~9% of its time; with 32, ~10 and none (issue 36, seventh pass).
+# again and again: a 40-game four-heuristic tournament ran 37-54 young and up to one full collection
+# (~11 ms each) with 512 boards, 13-27 with 32 (and its agents' cycle gone): 0.296 -> 0.270 s
+# (issue 36, seventh pass; search and labelling were no slower).
 _MAX_BOARD_CACHES = 32
 _BOARD_CACHES: dict[object, dict[Any, Any]] = {}  # game.plots_token -> what views of those plots share (see StateView)
 
