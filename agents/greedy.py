@@ -43,7 +43,8 @@ class GreedyAgent(HeuristicAgent):
     def __init__(self, name: str = "greedy") -> None:
         super().__init__(bidding=ValueBidding(), points_per_vp=1.0, name=name)
         # the other decisions use the methods overridden below
-        self._handlers.update({G.DRAW_COLOR_DECISION: self._random, G.MOVE_DECISION: self._random})
+        cls = type(self)
+        self._handlers.update({G.DRAW_COLOR_DECISION: cls._random, G.MOVE_DECISION: cls._random})
 
     def _random(self, view: SeatView):
         return view.legal[self.rng.integers(len(view.legal))]  # type: ignore[union-attr]  # reset() set rng

@@ -28,6 +28,8 @@ reads it from the observation, ``act_view`` is handed it by a runner that holds 
   (also when the stop ends a game it leads).
 """
 
+from collections.abc import Callable
+
 import numpy as np
 
 from fifthave_env.engine.actions import (
@@ -115,16 +117,19 @@ class HeuristicAgent:
         self.config: GameConfig | None = None
         self.rng: np.random.Generator | None = None
         self._pending: list[int] | None = None  # cards still to lay in the current bidding turn
-        self._handlers = {
-            G.PLACE_START_DECISION: self._place_start,
-            G.CHOOSE_ACTION_DECISION: self._choose_action,
-            G.SHOP_TILE_DECISION: self._shop_tile,
-            G.SHOP_PLOT_DECISION: self._shop_plot,
-            G.DRAW_COLOR_DECISION: self._draw_color,
-            G.MOVE_DECISION: self._move,
-            G.SCORE_DISTRICT_DECISION: self._score_district,
-            G.BID_DECISION: self._bid,
-            G.BUILD_DECISION: self._build,
+        # the methods per decision, as functions of the class (bound methods here would make each agent a
+        # reference cycle, freed only by the garbage collector: ~20 objects per agent and game, issue 36)
+        cls = type(self)
+        self._handlers: dict[int, Callable[..., int]] = {
+            G.PLACE_START_DECISION: cls._place_start,
+            G.CHOOSE_ACTION_DECISION: cls._choose_action,
+            G.SHOP_TILE_DECISION: cls._shop_tile,
+            G.SHOP_PLOT_DECISION: cls._shop_plot,
+            G.DRAW_COLOR_DECISION: cls._draw_color,
+            G.MOVE_DECISION: cls._move,
+            G.SCORE_DISTRICT_DECISION: cls._score_district,
+            G.BID_DECISION: cls._bid,
+            G.BUILD_DECISION: cls._build,
         }
 
     def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
@@ -143,7 +148,7 @@ class HeuristicAgent:
             raise ValueError(f"{self.name} was asked to act with no legal action (all-zero action mask)")
         if len(legal) == 1 and view.decision != G.BID_DECISION:
             return legal[0]
-        return self._handlers[view.decision](view)
+        return self._handlers[view.decision](self, view)
 
     def drop_plan(self) -> None:
         """Forget the bid plan in progress: the seat this agent advises played something else, so the

@@ -65,6 +65,7 @@ class BoardTables:
 _TABLES: dict[GameConfig, BoardTables] = {}
 # id(config) -> (config, tables): hashing the config dataclass at every view costs more
 _TABLES_BY_ID: dict[int, tuple[GameConfig, BoardTables]] = {}
+_MAX_CONFIGS = 512
 
 
 def board_tables(config: GameConfig) -> BoardTables:
@@ -74,13 +75,19 @@ def board_tables(config: GameConfig) -> BoardTables:
     tables = _TABLES.get(config)
     if tables is None:
         tables = _TABLES[config] = BoardTables(config)
-    if len(_TABLES_BY_ID) >= _MAX_BOARD_CACHES:
+    if len(_TABLES_BY_ID) >= _MAX_CONFIGS:
         _TABLES_BY_ID.clear()
     _TABLES_BY_ID[id(config)] = (config, tables)  # the config is kept alive, so its id is not reused
     return tables
 
 
-_MAX_BOARD_CACHES = 512
+# Few boards are worth keeping: a tournament never meets a board again once its plots changed, and a
+# search's samples and candidates share the boards of the position searched. Kept long, their memos
+# (~20 containers a board) outlive the garbage collector's young generation and make it traverse them
+# again and again: a 40-game four-heuristic tournament ran 37-54 young and up to one full collection
+# (~11 ms each) with 512 boards, 13-27 with 32 (and its agents' cycle gone): 0.296 -> 0.270 s
+# (issue 36, seventh pass; search and labelling were no slower).
+_MAX_BOARD_CACHES = 32
 _BOARD_CACHES: dict[object, dict[Any, Any]] = {}  # game.plots_token -> what views of those plots share (see StateView)
 
 

@@ -12,7 +12,8 @@ first on ``PYTHONPATH``: it uses only APIs both have.
 Workloads (4 players, 5-plot board; one process, CPU time of this process unless said):
 
 - ``tournament``: ``fifthave.agents.tournament.run_tournament`` of four HeuristicAgents, decisions/s
-  (after an untimed 4-game tournament: one-time imports and caches are not a decision's cost);
+  (after an untimed 4-game tournament: one-time imports and caches are not a decision's cost), and
+  the garbage collector's runs during it;
 - ``bidlab``: ``fifthave.agents.bidlab.compare_many`` (value against conservative bidding, three
   HeuristicAgents around), deals/s (a deal is both arms over the seat rotations);
 - ``search``: the default ``search`` agent against three HeuristicAgents (seat-rotated),
@@ -37,6 +38,7 @@ Workloads (4 players, 5-plot board; one process, CPU time of this process unless
 """
 
 import argparse
+import gc
 import os
 import sys
 import tempfile
@@ -73,11 +75,15 @@ def tournament(games):
     # one-time costs (a lazy numpy import in the summary's statistics, ~15 ms, and first-use caches) are
     # not a decision's: a small untimed tournament first (issue 36's fourth pass)
     run_tournament([HeuristicAgent] * 4, games=4, seed=0, workers=1)
+    collections = [generation["collections"] for generation in gc.get_stats()]
     start = time.process_time()
     result = run_tournament([HeuristicAgent] * 4, games=games, seed=1, workers=1)
     seconds = time.process_time() - start
+    collections = "/".join(str(generation["collections"] - before)
+                           for generation, before in zip(gc.get_stats(), collections))
     decisions = sum(sum(r["act_calls"]) for r in result.records)
-    return decisions / seconds, "decisions/s", f"{games} games"
+    # the garbage collector's runs (a full one, generation 2, costs ~11 ms: issue 36's seventh pass)
+    return decisions / seconds, "decisions/s", f"{games} games, garbage collections {collections} (generations 0/1/2)"
 
 
 def bidlab(deals):

@@ -1,6 +1,9 @@
 """Scripted agents: legal actions everywhere, no hidden information, bidding and rule-of-thumb scenarios."""
 
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -12,8 +15,10 @@ from fifthave_env import fifth_avenue_v0
 from fifthave_env.engine.actions import BID_CONFIRM, BID_PASS, DECLARE_STOP, action_name
 from fifthave_env.engine.auction import ALEA
 from fifthave_env.engine.cards import BLACK
+from fifthave_env.engine.game import Game, GameConfig
 from fifthave_env.engine.scoring import district_scores
 from fifthave_env.observation import Observer
+from fifthave_env.runner import play
 from rules_helpers import (
     WHITE, auction_round, cards, plot_of, put_shops, put_skyscrapers, set_hand, start_turn, started_game)
 
@@ -388,6 +393,25 @@ def test_an_agent_asked_with_no_legal_action_says_so():
     agent.reset(game.config, 0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="no legal action"):
         agent.act(Observer(game.config).observe(game, 0), np.zeros(147, dtype=np.int8))
+
+
+@pytest.mark.parametrize("make", [GreedyAgent, HeuristicAgent, lambda: HeuristicAgent(bidding="majority")])
+def test_an_agent_is_freed_as_soon_as_its_game_drops_it(make):
+    """No reference cycle through an agent (such as its bound methods kept in its own dict): a tournament
+    makes four agents a game, and cyclic garbage lives on until the garbage collector, whose traversals
+    of it cost the tournament time (issue 36's seventh pass)."""
+    config = GameConfig(num_players=4, board=5)
+    agents = [make() for _ in range(4)]
+    for seat, agent in enumerate(agents):
+        agent.reset(config, seat, np.random.default_rng([7, seat]))
+    play(Game(config, rng=np.random.default_rng(7)), agents)
+    refs = [weakref.ref(agent) for agent in agents]
+    gc.disable()  # only reference counting may free them
+    try:
+        del agents, agent
+        assert [ref() for ref in refs] == [None] * 4
+    finally:
+        gc.enable()
 
 
 def _hand(*kinds):
