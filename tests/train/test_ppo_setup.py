@@ -2,6 +2,8 @@
 scripts/bench_training.py prints these timers: a timer that started above 0 would inflate every figure), and
 its own collect_rollouts counts timesteps as sb3's does."""
 
+import json
+
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -69,3 +71,26 @@ def test_the_pipelined_path_runs_on_fifthaves_vec_env_with_masking_on_the_cpu_on
     assert model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps, use_masking)
     assert (model.timing["forward"] > 0) == use_masking  # unmasked rollouts are sb3-contrib's
     env.close()
+
+
+def test_a_saved_model_holds_maskableppos_attributes_and_loads_with_fresh_timers(tmp_path):
+    # _excluded_save_params: the timers and the update thread timings describe one process's run, not the model;
+    # a saved file holds exactly what MaskablePPO's holds, and a loaded model starts them afresh
+    import zipfile
+
+    from sb3_contrib import MaskablePPO
+
+    env = DummyVecEnv([lambda: FifthAvenueEnv(num_players=2)])
+    saved = {}
+    for model_class in (PipelinedMaskablePPO, MaskablePPO):
+        model = model_class("MlpPolicy", env, n_steps=8, batch_size=8, seed=0, device="cpu",
+                            policy_kwargs={"net_arch": [8]})
+        if model_class is PipelinedMaskablePPO:
+            model.timing["update"], model._update_seconds[1], model._updates_since_try = 2.5, 0.3, 4
+        model.save(tmp_path / model_class.__name__)
+        with zipfile.ZipFile(tmp_path / f"{model_class.__name__}.zip") as f:
+            saved[model_class] = set(json.loads(f.read("data")))
+    assert saved[PipelinedMaskablePPO] == saved[MaskablePPO]
+    loaded = PipelinedMaskablePPO.load(tmp_path / "PipelinedMaskablePPO", device="cpu")
+    assert loaded.timing == {"forward": 0.0, "act": 0.0, "wait": 0.0, "update": 0.0}
+    assert loaded._update_seconds == {} and loaded._updates_since_try == 0
