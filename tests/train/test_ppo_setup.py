@@ -38,24 +38,27 @@ def test_each_rollout_adds_its_steps_times_the_envs_to_the_timestep_count():
     env.close()
 
 
-def _rollout_of(model_class, seed=3):
+def _rollout_of(model_class, use_masking=True, seed=3):
     env = DummyVecEnv([lambda: FifthAvenueEnv(num_players=2)])
     env.seed(seed)
     model = model_class("MlpPolicy", env, n_steps=16, batch_size=16, seed=seed, device="cpu",
                         policy_kwargs={"net_arch": [8]})
     _, callback = model._setup_learn(100, None)
-    assert model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
+    assert model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps, use_masking)
     return model
 
 
-def test_on_another_vec_env_a_rollout_is_sb3_contribs_own():
+@pytest.mark.parametrize("use_masking", [True, False])
+def test_on_another_vec_env_a_rollout_is_sb3_contribs_own(use_masking):
     # only FifthAvenueVecEnv has the pipelined path; any other vec env gets MaskablePPO.collect_rollouts,
-    # with every argument passed on: the same buffer, step for step, as sb3-contrib's class gives
+    # with every argument passed on: the same buffer, step for step, as sb3-contrib's class gives (unmasked:
+    # actions drawn from the whole softmax, and the buffer's masks left all ones)
     from sb3_contrib import MaskablePPO
 
-    ours, theirs = _rollout_of(PipelinedMaskablePPO), _rollout_of(MaskablePPO)
+    ours, theirs = _rollout_of(PipelinedMaskablePPO, use_masking), _rollout_of(MaskablePPO, use_masking)
     for field in ("observations", "actions", "rewards", "episode_starts", "values", "log_probs", "action_masks"):
         assert (getattr(ours.rollout_buffer, field) == getattr(theirs.rollout_buffer, field)).all(), field
+    assert ours.rollout_buffer.action_masks.all() != use_masking  # the test tells masked from unmasked
     assert ours.timing["forward"] == 0.0  # the pipelined path did not run
 
 
