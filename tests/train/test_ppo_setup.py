@@ -3,6 +3,7 @@ scripts/bench_training.py prints these timers: a timer that started above 0 woul
 its own collect_rollouts counts timesteps as sb3's does."""
 
 import json
+import time
 
 import pytest
 
@@ -22,16 +23,22 @@ def test_a_new_model_has_its_four_timers_at_zero_and_no_update_timing():
     assert model._update_seconds == {} and model._updates_since_try == 0
 
 
-def test_each_rollout_adds_its_steps_times_the_envs_to_the_timestep_count():
-    # sb3's collect_rollouts: num_timesteps += env.num_envs per step, the count learn() stops on (a count
-    # set instead of added would never reach total_timesteps: the run would never end)
+def _pipelined(n_steps=4):
+    """A model on 2 two-player games of FifthAvenueVecEnv (in this process), ready to collect, and its callback."""
     from fifthave.train.opponents import ScriptedOpponents
     from fifthave.train.vec_env import FifthAvenueVecEnv
 
     env = FifthAvenueVecEnv(2, dict(num_players=2), ScriptedOpponents(["random"]), workers=0)
-    model = PipelinedMaskablePPO("MlpPolicy", env, n_steps=4, batch_size=8, seed=0, device="cpu",
+    model = PipelinedMaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=8, seed=0, device="cpu",
                                  policy_kwargs={"net_arch": [8]})
     _, callback = model._setup_learn(100, None)
+    return env, model, callback
+
+
+def test_each_rollout_adds_its_steps_times_the_envs_to_the_timestep_count():
+    # sb3's collect_rollouts: num_timesteps += env.num_envs per step, the count learn() stops on (a count
+    # set instead of added would never reach total_timesteps: the run would never end)
+    env, model, callback = _pipelined()
     for rollout in (1, 2):
         assert model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
         assert model.num_timesteps == rollout * 4 * 2
@@ -64,13 +71,7 @@ def test_on_another_vec_env_a_rollout_is_sb3_contribs_own(use_masking):
 
 @pytest.mark.parametrize("use_masking", [True, False])
 def test_the_pipelined_path_runs_on_fifthaves_vec_env_with_masking_on_the_cpu_only(use_masking):
-    from fifthave.train.opponents import ScriptedOpponents
-    from fifthave.train.vec_env import FifthAvenueVecEnv
-
-    env = FifthAvenueVecEnv(2, dict(num_players=2), ScriptedOpponents(["random"]), workers=0)
-    model = PipelinedMaskablePPO("MlpPolicy", env, n_steps=4, batch_size=8, seed=0, device="cpu",
-                                 policy_kwargs={"net_arch": [8]})
-    _, callback = model._setup_learn(100, None)
+    env, model, callback = _pipelined()
     assert model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps, use_masking)
     assert (model.timing["forward"] > 0) == use_masking  # unmasked rollouts are sb3-contrib's
     env.close()
@@ -97,3 +98,36 @@ def test_a_saved_model_holds_maskableppos_attributes_and_loads_with_fresh_timers
     loaded = PipelinedMaskablePPO.load(tmp_path / "PipelinedMaskablePPO", device="cpu")
     assert loaded.timing == {"forward": 0.0, "act": 0.0, "wait": 0.0, "update": 0.0}
     assert loaded._update_seconds == {} and loaded._updates_since_try == 0
+
+
+@pytest.mark.parametrize("n_steps", [1, 2, 3])
+def test_a_shard_runs_the_policy_on_its_new_observations_only_for_the_next_steps_draw(n_steps, monkeypatch):
+    # the pipeline: a step started with forward=True also returns the policy's outputs on the shard's new
+    # observations, which the next step's actions are drawn from; the rollout's last step needs none
+    env, model, callback = _pipelined(n_steps)
+    flags = []
+    step_async_shard = env.step_async_shard
+
+    def record(k, actions, forward=False):
+        flags.append(forward)
+        step_async_shard(k, actions, forward=forward)
+
+    monkeypatch.setattr(env, "step_async_shard", record)
+    model.policy.set_training_mode(True)
+    model.timing["forward"] = 100.0  # seconds so far: the rollout adds its own forward passes
+    started = time.perf_counter()
+    assert model.collect_rollouts(env, callback, model.rollout_buffer, n_steps)
+    elapsed = time.perf_counter() - started
+    assert flags == [n_steps > 1] + [step + 2 < n_steps for step in range(n_steps - 1)]
+    assert model.rollout_buffer.full and model.num_timesteps == 2 * n_steps
+    assert not model.policy.training  # sb3 collects with the policy in evaluation mode
+    assert 100.0 < model.timing["forward"] < 100.0 + elapsed
+    env.close()
+
+
+def test_a_rollout_without_a_first_observation_is_refused_as_sb3_refuses_it():
+    env, model, callback = _pipelined()
+    model._last_obs = None
+    with pytest.raises(AssertionError, match="^No previous observation was provided$"):
+        model.collect_rollouts(env, callback, model.rollout_buffer, model.n_steps)
+    env.close()
