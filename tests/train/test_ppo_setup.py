@@ -5,10 +5,12 @@ its own collect_rollouts counts timesteps as sb3's does."""
 import json
 import time
 
+import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 from fifthave.train.ppo import PipelinedMaskablePPO  # noqa: E402
@@ -23,7 +25,7 @@ def test_a_new_model_has_its_four_timers_at_zero_and_no_update_timing():
     assert model._update_seconds == {} and model._updates_since_try == 0
 
 
-def _pipelined(n_steps=4):
+def _pipelined(n_steps=4, callback=None):
     """A model on 2 two-player games of FifthAvenueVecEnv (in this process), ready to collect, and its callback."""
     from fifthave.train.opponents import ScriptedOpponents
     from fifthave.train.vec_env import FifthAvenueVecEnv
@@ -31,8 +33,16 @@ def _pipelined(n_steps=4):
     env = FifthAvenueVecEnv(2, dict(num_players=2), ScriptedOpponents(["random"]), workers=0)
     model = PipelinedMaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=8, seed=0, device="cpu",
                                  policy_kwargs={"net_arch": [8]})
-    _, callback = model._setup_learn(100, None)
+    _, callback = model._setup_learn(100, callback)
     return env, model, callback
+
+
+class _StepTypes(BaseCallback):
+    """Records the types of the step's rewards and dones a callback sees."""
+
+    def _on_step(self):
+        self.types = (self.locals["rewards"].dtype, self.locals["dones"].dtype)
+        return True
 
 
 def test_each_rollout_adds_its_steps_times_the_envs_to_the_timestep_count():
@@ -104,7 +114,7 @@ def test_a_saved_model_holds_maskableppos_attributes_and_loads_with_fresh_timers
 def test_a_shard_runs_the_policy_on_its_new_observations_only_for_the_next_steps_draw(n_steps, monkeypatch):
     # the pipeline: a step started with forward=True also returns the policy's outputs on the shard's new
     # observations, which the next step's actions are drawn from; the rollout's last step needs none
-    env, model, callback = _pipelined(n_steps)
+    env, model, callback = _pipelined(n_steps, _StepTypes())
     flags = []
     step_async_shard = env.step_async_shard
 
@@ -114,14 +124,17 @@ def test_a_shard_runs_the_policy_on_its_new_observations_only_for_the_next_steps
 
     monkeypatch.setattr(env, "step_async_shard", record)
     model.policy.set_training_mode(True)
-    model.timing["forward"] = 100.0  # seconds so far: the rollout adds its own forward passes
+    model.timing["forward"] = model.timing["wait"] = 100.0  # seconds so far: the rollout adds its own
     started = time.perf_counter()
     assert model.collect_rollouts(env, callback, model.rollout_buffer, n_steps)
     elapsed = time.perf_counter() - started
     assert flags == [n_steps > 1] + [step + 2 < n_steps for step in range(n_steps - 1)]
     assert model.rollout_buffer.full and model.num_timesteps == 2 * n_steps
     assert not model.policy.training  # sb3 collects with the policy in evaluation mode
-    assert 100.0 < model.timing["forward"] < 100.0 + elapsed
+    assert 100.0 < model.timing["forward"] < 100.0 + elapsed and 100.0 < model.timing["wait"] < 100.0 + elapsed
+    # a callback sees a VecEnv step's types (sb3's contract: float32 rewards, bool dones; a callback may index
+    # with the dones)
+    assert callback.types == (np.float32, bool)
     env.close()
 
 
