@@ -77,7 +77,7 @@ def test_an_advice_free_search_searches_every_group_and_refuses_to_play_without_
     assert agent.reads_view is True and agent.decisions == decision_kinds(list(DECISION_GROUPS))
     config = GameConfig(num_players=3)
     agent.reset(config, 1, np.random.default_rng(0))
-    assert agent.rollout.config is config and (agent.seat, agent.plan) == (1, [])
+    assert agent.config is agent.rollout.config is config and (agent.seat, agent.plan) == (1, [])
     with pytest.raises(ValueError) as error:
         agent._choose(None, [(1,), (2,)], ())
     assert str(error.value) == "search searches: seat it with a runner that attaches a sampler"
