@@ -144,3 +144,16 @@ def test_a_rollout_without_a_first_observation_is_refused_as_sb3_refuses_it():
     with pytest.raises(AssertionError, match="^No previous observation was provided$"):
         model.collect_rollouts(env, callback, model.rollout_buffer, model.n_steps)
     env.close()
+
+
+class _StopAtStep(BaseCallback):
+    def _on_step(self):
+        return self.n_calls < 2
+
+
+def test_a_callback_that_stops_ends_the_rollout_there_and_collect_rollouts_says_so():
+    # sb3: on_step() False -> collect_rollouts returns False at once (learn() then stops), the step counted
+    env, model, callback = _pipelined(4, _StopAtStep())
+    assert model.collect_rollouts(env, callback, model.rollout_buffer, 4) is False
+    assert model.num_timesteps == 2 * 2 and model.rollout_buffer.pos == 1
+    env.close()
