@@ -221,6 +221,25 @@ def test_a_run_directory_records_what_its_labels_depend_on(tmp_path):
                                  "delete it")
 
 
+def test_an_advice_free_run_directory_records_it_and_refuses_advised_labels(tmp_path):
+    # "advice" is recorded only when false (stores written before the option still match advised configs); an
+    # advice-free run never reuses advised labels, nor the reverse
+    from fifthave.agents.search import DECISION_GROUPS
+
+    advised, free = tmp_path / "advised", tmp_path / "free"
+    advised.mkdir()
+    free.mkdir()
+    config = CandidateValueConfig(**{**TINY, "groups": list(DECISION_GROUPS), "advice": False})
+    cv._check_store(str(free), config)
+    saved = json.loads((free / "config.json").read_text())
+    assert saved["advice"] is False and sorted(saved) == sorted([*cv.LABELLING_FIELDS, "advice"])
+    cv._check_store(str(free), config)  # its own labels are read back
+    cv._check_store(str(advised), CandidateValueConfig(**{**TINY, "groups": list(DECISION_GROUPS)}))
+    for store, other in ((advised, config), (free, CandidateValueConfig(**{**TINY, "groups": list(DECISION_GROUPS)}))):
+        with pytest.raises(ValueError, match="holds labels of another config"):
+            cv._check_store(str(store), other)
+
+
 def test_the_evaluation_plays_the_saved_network_against_each_field_on_the_documented_deals(tmp_path, monkeypatch):
     calls = []
 
