@@ -14,6 +14,7 @@ from fifthave_env.gym_env import FifthAvenueEnv
 from fifthave.train.hints import AdvisedPolicy
 from fifthave.train.policy_agent import ActorNet
 from fifthave.train.policy_forward import RolloutForward, mlp_first_layers, policy_latents
+from fifthave.train import ppo
 from fifthave.train.ppo import PipelinedMaskablePPO
 
 N_ENVS, N_STEPS = 2, 48
@@ -69,6 +70,7 @@ def train_both(ours, theirs, seed=7):
     for model in (ours, theirs):
         model.set_logger(configure(None, []))
         model._current_progress_remaining = 1.0
+        model.policy.set_training_mode(False)  # as a rollout leaves it: the update sets training mode
         np.random.seed(seed)
         model.train()
         logs.append(dict(model.logger.name_to_value))
@@ -79,6 +81,7 @@ def assert_same_update(ours, theirs, logs):
     for (name, a), (_, b) in zip(ours.policy.state_dict().items(), theirs.policy.state_dict().items()):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5, msg=name)
     assert ours._n_updates == theirs._n_updates
+    assert ours.policy.training == theirs.policy.training
     state_ours = ours.policy.optimizer.state_dict()["state"]
     state_theirs = theirs.policy.optimizer.state_dict()["state"]
     for k in state_theirs:
@@ -88,7 +91,9 @@ def assert_same_update(ours, theirs, logs):
         assert logs[0][key] == pytest.approx(value, rel=1e-3, abs=1e-5), key
 
 
-@pytest.mark.parametrize("settings", [{}, {"clip_range_vf": 0.1, "ent_coef": 0.05, "normalize_advantage": False}])
+@pytest.mark.parametrize("settings", [{}, {"clip_range_vf": 0.1, "ent_coef": 0.05, "normalize_advantage": False},
+                                      {"clip_range": lambda progress: 0.3 * progress,  # schedules, read at the
+                                       "clip_range_vf": lambda progress: 0.2 * progress}])  # progress remaining
 def test_our_update_gives_the_weights_of_maskableppo_train(settings):
     ours, theirs = make_models(**settings)
     before = [p.detach().clone() for p in ours.policy.parameters()]
@@ -114,9 +119,16 @@ def test_a_policy_with_its_own_extractor_uses_the_generic_forward():
     assert_same_update(ours, theirs, logs)
 
 
-def test_the_mlp_first_layers_apply_to_the_mlp_policy():
-    ours, _ = make_models()
+def test_the_mlp_first_layers_apply_to_the_mlp_policy(monkeypatch):
+    ours, theirs = make_models()
     assert mlp_first_layers(ours.policy) is not None
+
+    def generic_forward(*args):
+        raise AssertionError("the update of an MLP policy took the generic forward, not its first layers' columns")
+
+    monkeypatch.setattr(ppo, "policy_latents", generic_forward)
+    logs = train_both(ours, theirs)
+    assert_same_update(ours, theirs, logs)
 
 
 def test_rollout_draws_are_legal_and_follow_the_masked_softmax(monkeypatch):
