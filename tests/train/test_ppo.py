@@ -112,6 +112,15 @@ def test_target_kl_stops_early_at_the_same_minibatch():
     assert ours._n_updates == 1  # stopped in the first epoch
 
 
+def test_without_a_batch_size_each_epoch_is_one_minibatch_of_the_whole_rollout():
+    # sb3's RolloutBuffer.get(None): the whole rollout at once (a batch_size set to None after construction)
+    ours, theirs = make_models()
+    ours.batch_size = theirs.batch_size = None
+    logs = train_both(ours, theirs)
+    assert_same_update(ours, theirs, logs)
+    assert ours._n_updates == 2
+
+
 def test_a_policy_with_its_own_extractor_uses_the_generic_forward():
     ours, theirs = make_models(AdvisedPolicy)
     assert ours._fast_update_applies() and mlp_first_layers(ours.policy) is None
