@@ -63,8 +63,9 @@ def fill_rollout(model, seed=0):
     buffer.compute_returns_and_advantage(last_values=last_values, dones=starts)
 
 
-def train_both(ours, theirs, seed=7):
-    fill_rollout(ours)
+def train_both(ours, theirs, seed=7, fill=True):
+    if fill:
+        fill_rollout(ours)
     theirs.rollout_buffer = copy.deepcopy(ours.rollout_buffer)
     logs = []
     for model in (ours, theirs):
@@ -110,6 +111,16 @@ def test_target_kl_stops_early_at_the_same_minibatch():
     logs = train_both(ours, theirs)
     assert_same_update(ours, theirs, logs)
     assert ours._n_updates == 1  # stopped in the first epoch
+
+
+def test_nearly_equal_advantages_are_normalized_with_the_epsilon_added_to_their_std():
+    # sb3: (advantages - mean) / (std + 1e-8); advantages a few 1e-8 apart show the epsilon's sign and size
+    ours, theirs = make_models()
+    fill_rollout(ours)
+    buffer = ours.rollout_buffer
+    buffer.advantages = np.random.default_rng(0).normal(0, 1e-8, buffer.advantages.shape).astype(np.float32)
+    logs = train_both(ours, theirs, fill=False)
+    assert_same_update(ours, theirs, logs)
 
 
 def test_without_a_batch_size_each_epoch_is_one_minibatch_of_the_whole_rollout():
