@@ -12,8 +12,11 @@ GAME_SECONDS = 0.4
 
 
 def record(directory, seed):
-    with open(os.path.join(directory, f"game_{seed}"), "w") as f:
+    # written whole, then renamed: a reader polling the directory never sees a record created but still empty
+    path = os.path.join(directory, f"game_{seed}")
+    with open(path + ".tmp", "w") as f:
         f.write(f"{os.getpid()} {PARENT_MARK}")
+    os.replace(path + ".tmp", path)
 
 
 def empty_game(job):
@@ -35,7 +38,7 @@ def started(directory):
     """{seed: (pid, the mark the process saw)} of the games started."""
     games = {}
     for name in os.listdir(directory):
-        if name.startswith("game_"):
+        if name.startswith("game_") and not name.endswith(".tmp"):
             with open(os.path.join(directory, name)) as f:
                 pid, mark = f.read().split()
             games[int(name[5:])] = (int(pid), mark)

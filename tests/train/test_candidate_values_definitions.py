@@ -221,6 +221,25 @@ def test_a_run_directory_records_what_its_labels_depend_on(tmp_path):
                                  "delete it")
 
 
+def test_an_advice_free_run_directory_records_it_and_refuses_advised_labels(tmp_path):
+    # "advice" is recorded only when false (stores written before the option still match advised configs); an
+    # advice-free run never reuses advised labels, nor the reverse
+    from fifthave.agents.search import DECISION_GROUPS
+
+    advised, free = tmp_path / "advised", tmp_path / "free"
+    advised.mkdir()
+    free.mkdir()
+    config = CandidateValueConfig(**{**TINY, "groups": list(DECISION_GROUPS), "advice": False})
+    cv._check_store(str(free), config)
+    saved = json.loads((free / "config.json").read_text())
+    assert saved["advice"] is False and sorted(saved) == sorted([*cv.LABELLING_FIELDS, "advice"])
+    cv._check_store(str(free), config)  # its own labels are read back
+    cv._check_store(str(advised), CandidateValueConfig(**{**TINY, "groups": list(DECISION_GROUPS)}))
+    for store, other in ((advised, config), (free, CandidateValueConfig(**{**TINY, "groups": list(DECISION_GROUPS)}))):
+        with pytest.raises(ValueError, match="holds labels of another config"):
+            cv._check_store(str(store), other)
+
+
 def test_the_evaluation_plays_the_saved_network_against_each_field_on_the_documented_deals(tmp_path, monkeypatch):
     calls = []
 
@@ -404,22 +423,29 @@ class Recorded:
         self.config, self.seat, self.draw = config, seat, int(rng.integers(2**63))
 
 
-@pytest.mark.parametrize("student", [None, "net.npz"])
+@pytest.mark.parametrize("student, meta, advice", [(None, None, True), (None, None, False),
+                                                   ("net.npz", {"advice": False}, False),
+                                                   ("net.npz", {}, True)])  # a file from before the option
 def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_drawn_from_the_field(monkeypatch,
-                                                                                               student):
+                                                                                               student, meta, advice):
     """play_labelled's draws, in order, from the game's seed: the game's generator, the searched seat, then per
-    seat an opponent (from ``opponents``) and the agent's generator."""
+    seat an opponent (from ``opponents``) and the agent's generator. The searched seat: the student as its file
+    says (advice, true when the file does not say), else the search of the config's advice."""
+    from fifthave.agents.search import DECISION_GROUPS
+
     games = []
     monkeypatch.setattr(cv, "Game", lambda cfg, rng: games.append((cfg, int(rng.integers(2**63)))) or "game")
     monkeypatch.setattr(cv, "play", lambda game, players, hooks: None)
     monkeypatch.setattr(cv, "SearchAgent", lambda **kwargs: Recorded("search", **kwargs))
+    monkeypatch.setattr(cv, "AdviceFreeSearchAgent", lambda *args: Recorded("advice-free search", *args))
     monkeypatch.setattr(cv, "LabellingValueAgent", lambda *args: Recorded("student", *args))
-    monkeypatch.setattr(cv, "load_values", lambda path: (f"net of {path}", ["bid"], 1, {"advice": False}))
+    monkeypatch.setattr(cv, "load_values", lambda path: (f"net of {path}", ["bid"], 1, meta))
     for name in ("a", "b"):
         monkeypatch.setitem(cv.AGENT_FACTORIES, name, lambda name=name: Recorded(name))
     Recorded.made = []
+    groups = ["bid"] if advice or student else list(DECISION_GROUPS)
     config = CandidateValueConfig(**{**TINY, "num_players": 3, "board": 6, "samples": 3, "depth": 7,
-                                     "groups": ["bid"], "opponents": ["a", "b"]})
+                                     "groups": groups, "opponents": ["a", "b"], "advice": advice or bool(student)})
     assert cv.play_labelled(config, 12, student) == ([], [], [], [])
     rng = np.random.default_rng(12)
     game_seed = rng.integers(2**63)
@@ -430,9 +456,12 @@ def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_draw
     for s, agent in enumerate(Recorded.made):
         if s == seat:
             # the student plays as its file says (advice), the search labels with the config's samples and depth
-            expected = ("student", "net of net.npz", ["bid"], 1, 3, 7, False) if student else ("search",)
-            assert agent.args == expected
-            assert agent.kwargs == ({} if student else dict(samples=3, depth=7, groups=["bid"]))
+            if student:
+                assert (agent.args, agent.kwargs) == (("student", "net of net.npz", ["bid"], 1, 3, 7, advice), {})
+            elif advice:
+                assert (agent.args, agent.kwargs) == (("search",), dict(samples=3, depth=7, groups=["bid"]))
+            else:
+                assert (agent.args, agent.kwargs) == (("advice-free search", 3, 7), {})
         else:
             assert agent.args == (("a", "b")[rng.integers(2)],)
         assert (agent.config, agent.seat) == (cfg, s)

@@ -45,6 +45,9 @@ def test_an_interrupt_of_the_parent_alone_starts_no_queued_game_and_ends_every_w
             time.sleep(0.02)
         os.kill(os.getpid(), signal.SIGINT)  # the parent only: its workers keep running
 
+    # Python's own SIGINT handler: the one a user's process has (mutmut's fork server ignores SIGINT, and its
+    # test processes inherit that: the interrupt would then be lost and every game played)
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     interrupter = threading.Thread(target=interrupt_once_games_run)
     interrupter.start()
     try:
@@ -52,6 +55,7 @@ def test_an_interrupt_of_the_parent_alone_starts_no_queued_game_and_ends_every_w
             cv.collect(CONFIG, games, np.random.default_rng(0), log=lambda *a, **k: None, student=str(tmp_path))
     finally:
         interrupter.join()
+        signal.signal(signal.SIGINT, handler)
     started = pool_probe.started(tmp_path)
     workers = {pid for pid, _ in started.values()}
     assert all(pool_probe.ended(pid) for pid in workers), "collect raised with its workers still running"

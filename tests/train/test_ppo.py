@@ -14,6 +14,7 @@ from fifthave_env.gym_env import FifthAvenueEnv
 from fifthave.train.hints import AdvisedPolicy
 from fifthave.train.policy_agent import ActorNet
 from fifthave.train.policy_forward import RolloutForward, mlp_first_layers, policy_latents
+from fifthave.train import ppo
 from fifthave.train.ppo import PipelinedMaskablePPO
 
 N_ENVS, N_STEPS = 2, 48
@@ -62,13 +63,15 @@ def fill_rollout(model, seed=0):
     buffer.compute_returns_and_advantage(last_values=last_values, dones=starts)
 
 
-def train_both(ours, theirs, seed=7):
-    fill_rollout(ours)
+def train_both(ours, theirs, seed=7, fill=True):
+    if fill:
+        fill_rollout(ours)
     theirs.rollout_buffer = copy.deepcopy(ours.rollout_buffer)
     logs = []
     for model in (ours, theirs):
         model.set_logger(configure(None, []))
         model._current_progress_remaining = 1.0
+        model.policy.set_training_mode(False)  # as a rollout leaves it: the update sets training mode
         np.random.seed(seed)
         model.train()
         logs.append(dict(model.logger.name_to_value))
@@ -79,16 +82,20 @@ def assert_same_update(ours, theirs, logs):
     for (name, a), (_, b) in zip(ours.policy.state_dict().items(), theirs.policy.state_dict().items()):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5, msg=name)
     assert ours._n_updates == theirs._n_updates
+    assert ours.policy.training == theirs.policy.training
     state_ours = ours.policy.optimizer.state_dict()["state"]
     state_theirs = theirs.policy.optimizer.state_dict()["state"]
     for k in state_theirs:
         torch.testing.assert_close(state_ours[k]["exp_avg"], state_theirs[k]["exp_avg"], rtol=1e-3, atol=1e-6)
     assert logs[0].keys() == logs[1].keys()
+    assert ours.logger.name_to_excluded == theirs.logger.name_to_excluded  # the output formats each key skips
     for key, value in logs[1].items():
         assert logs[0][key] == pytest.approx(value, rel=1e-3, abs=1e-5), key
 
 
-@pytest.mark.parametrize("settings", [{}, {"clip_range_vf": 0.1, "ent_coef": 0.05, "normalize_advantage": False}])
+@pytest.mark.parametrize("settings", [{}, {"clip_range_vf": 0.1, "ent_coef": 0.05, "normalize_advantage": False},
+                                      {"clip_range": lambda progress: 0.3 * progress,  # schedules, read at the
+                                       "clip_range_vf": lambda progress: 0.2 * progress}])  # progress remaining
 def test_our_update_gives_the_weights_of_maskableppo_train(settings):
     ours, theirs = make_models(**settings)
     before = [p.detach().clone() for p in ours.policy.parameters()]
@@ -107,6 +114,25 @@ def test_target_kl_stops_early_at_the_same_minibatch():
     assert ours._n_updates == 1  # stopped in the first epoch
 
 
+def test_nearly_equal_advantages_are_normalized_with_the_epsilon_added_to_their_std():
+    # sb3: (advantages - mean) / (std + 1e-8); advantages a few 1e-8 apart show the epsilon's sign and size
+    ours, theirs = make_models()
+    fill_rollout(ours)
+    buffer = ours.rollout_buffer
+    buffer.advantages = np.random.default_rng(0).normal(0, 1e-8, buffer.advantages.shape).astype(np.float32)
+    logs = train_both(ours, theirs, fill=False)
+    assert_same_update(ours, theirs, logs)
+
+
+def test_without_a_batch_size_each_epoch_is_one_minibatch_of_the_whole_rollout():
+    # sb3's RolloutBuffer.get(None): the whole rollout at once (a batch_size set to None after construction)
+    ours, theirs = make_models()
+    ours.batch_size = theirs.batch_size = None
+    logs = train_both(ours, theirs)
+    assert_same_update(ours, theirs, logs)
+    assert ours._n_updates == 2
+
+
 def test_a_policy_with_its_own_extractor_uses_the_generic_forward():
     ours, theirs = make_models(AdvisedPolicy)
     assert ours._fast_update_applies() and mlp_first_layers(ours.policy) is None
@@ -114,9 +140,16 @@ def test_a_policy_with_its_own_extractor_uses_the_generic_forward():
     assert_same_update(ours, theirs, logs)
 
 
-def test_the_mlp_first_layers_apply_to_the_mlp_policy():
-    ours, _ = make_models()
+def test_the_mlp_first_layers_apply_to_the_mlp_policy(monkeypatch):
+    ours, theirs = make_models()
     assert mlp_first_layers(ours.policy) is not None
+
+    def generic_forward(*args):
+        raise AssertionError("the update of an MLP policy took the generic forward, not its first layers' columns")
+
+    monkeypatch.setattr(ppo, "policy_latents", generic_forward)
+    logs = train_both(ours, theirs)
+    assert_same_update(ours, theirs, logs)
 
 
 def test_rollout_draws_are_legal_and_follow_the_masked_softmax(monkeypatch):

@@ -65,3 +65,14 @@ def test_stop_at_the_first_minibatch_above_one_and_a_half_target_kl(kls):
     logs = train_both(ours, theirs, seed=SEED)
     assert theirs._n_updates == first // 3 + 1  # stopped in the epoch of that minibatch
     assert_same_update(ours, theirs, logs)
+
+
+def test_the_early_stop_is_reported_as_sb3_contrib_reports_it(kls, capsys):
+    # with verbose >= 1 MaskablePPO.train prints the epoch and the KL it stopped at
+    ours, theirs = make_models(learning_rate=1e-2, target_kl=max(kls) / 1.5 * 0.98)
+    ours.verbose = theirs.verbose = 1
+    capsys.readouterr()
+    train_both(ours, theirs, seed=SEED)
+    out = capsys.readouterr().out
+    assert out.startswith("Early stopping at step ") and " due to reaching max kl: " in out and out.count("\n") == 2
+    assert out[:len(out) // 2] == out[len(out) // 2:]  # ours, then sb3-contrib's: the same line

@@ -14,10 +14,11 @@ torch = pytest.importorskip("torch")
 from fifthave.agents.agentfile import read_agent_file  # noqa: E402
 from fifthave.agents.learned import ACTIVATION_FUNCTIONS, ActorNet  # noqa: E402
 from fifthave.agents.models import MODELS  # noqa: E402
-from fifthave.agents.search import decision_kinds  # noqa: E402
+from fifthave.agents.search import DECISION_GROUPS, decision_kinds  # noqa: E402
 from fifthave.train.config import CandidateValueConfig  # noqa: E402
 from fifthave.train.export import write_policy  # noqa: E402
 from fifthave.train.values_agent import (  # noqa: E402
+    AdviceFreeSearchAgent,
     CandidateValueEnsemble,
     CandidateValueNet,
     LabellingValueAgent,
@@ -25,6 +26,7 @@ from fifthave.train.values_agent import (  # noqa: E402
     numpy_net,
     save_values,
 )
+from fifthave_env.engine import GameConfig  # noqa: E402
 from fifthave_env.engine.actions import NUM_ACTIONS  # noqa: E402
 from fifthave_env.observation import OBS_SIZES  # noqa: E402
 
@@ -67,3 +69,27 @@ def test_a_labelling_agent_plays_its_groups_in_its_layout():
     agent = LabellingValueAgent(net, ["bid"], 1, samples=2, depth=1)
     assert agent.observation_layout == 1 and agent.decisions == decision_kinds(["bid"])
     assert (agent.samples, agent.depth) == (2, 1)
+
+
+def test_an_advice_free_search_searches_every_group_and_refuses_to_play_without_a_sampler():
+    agent = AdviceFreeSearchAgent(samples=3, depth=2)
+    assert (agent.samples, agent.depth, agent.name, agent.advice, agent.net) == (3, 2, "search", False, None)
+    assert agent.reads_view is True and agent.decisions == decision_kinds(list(DECISION_GROUPS))
+    config = GameConfig(num_players=3)
+    agent.reset(config, 1, np.random.default_rng(0))
+    assert agent.config is agent.rollout.config is config and (agent.seat, agent.plan) == (1, [])
+    with pytest.raises(ValueError) as error:
+        agent._choose(None, [(1,), (2,)], ())
+    assert str(error.value) == "search searches: seat it with a runner that attaches a sampler"
+    agent.attach_sampler(lambda rng: None)
+    agent._search = lambda candidates, default: candidates[1]  # what the search chose is played
+    assert agent._choose(None, [(1,), (2,)], ()) == (2,)
+
+
+@pytest.mark.parametrize("advice", [True, False])
+def test_a_labelling_agent_has_rollouts_for_its_search_with_or_without_advice(advice):
+    net = numpy_net(CandidateValueEnsemble(OBS_SIZES[1], hidden=8))
+    agent = LabellingValueAgent(net, list(DECISION_GROUPS), 1, samples=2, depth=1, advice=advice)
+    config = GameConfig(num_players=4)
+    agent.reset(config, 2, np.random.default_rng(0))
+    assert agent.advice is advice and agent.rollout.config is config
