@@ -185,6 +185,20 @@ def test_a_temporary_older_than_the_limit_is_removed_at_the_time_given(tmp_path)
     assert ckpt.remove_stale_temporaries(str(tmp_path), now=written + ckpt.STALE_SECONDS + 1) == [str(temporary)]
 
 
+def test_every_stale_temporary_is_removed_whatever_files_the_listing_gives_first(tmp_path, monkeypatch):
+    # os.listdir's order is the file system's: an ordinary file listed before a temporary must not end the
+    # cleanup (the listing is fixed here so that the order cannot make the test pass by luck)
+    names = ["ckpt_0000000100.zip", ".ckpt_0000000200.zip.tmp-1", "run.json", ".run.json.tmp-1"]
+    for name in names:
+        (tmp_path / name).write_bytes(b"")
+    monkeypatch.setattr(ckpt.os, "listdir", lambda directory: list(names))
+    written = os.path.getmtime(tmp_path / names[1])
+    removed = ckpt.remove_stale_temporaries(str(tmp_path), now=written + ckpt.STALE_SECONDS + 1)
+    assert removed == [str(tmp_path / names[1]), str(tmp_path / names[3])]
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["ckpt_0000000100.zip", "run.json"])
+
+
 def test_a_checkpoint_without_run_state_exports_too(tmp_path):
     ckpt.export_policy(handmade_checkpoint(tmp_path / "ckpt.zip"), str(tmp_path / "policy.zip"))
     assert ckpt.read_meta(str(tmp_path / "policy.zip"))["exported_from"] == "ckpt.zip"
