@@ -157,3 +157,44 @@ def test_a_callback_that_stops_ends_the_rollout_there_and_collect_rollouts_says_
     assert model.collect_rollouts(env, callback, model.rollout_buffer, 4) is False
     assert model.num_timesteps == 2 * 2 and model.rollout_buffer.pos == 1
     env.close()
+
+
+class _StepRecord(BaseCallback):
+    """Copies each step's rewards and infos as the env gave them (the rollout bootstraps truncated ones after)."""
+
+    def _init_callback(self):
+        self.steps = []
+
+    def _on_step(self):
+        self.steps.append((self.locals["rewards"].copy(), [dict(info) for info in self.locals["infos"]]))
+        return True
+
+
+@pytest.mark.parametrize("reward", ["win_loss", "score_delta"])
+def test_a_truncated_game_gets_the_value_of_its_last_observation_added_to_its_reward_as_sb3_does(reward):
+    # sb3's collect_rollouts: a done that is only a time limit is not the end of the return; its reward gets
+    # gamma * V(terminal observation). Games cut at 5 turns (R29) truncate in every env of the rollout.
+    from fifthave.train.opponents import ScriptedOpponents
+    from fifthave.train.vec_env import FifthAvenueVecEnv
+
+    # score_delta: the truncated step's own reward is not 0, so the value must be added to it, not replace it
+    env = FifthAvenueVecEnv(3, dict(num_players=2, max_turns=5, reward=reward), ScriptedOpponents(["random"]),
+                            workers=0)
+    model = PipelinedMaskablePPO("MlpPolicy", env, n_steps=96, batch_size=8, seed=0, device="cpu", gamma=0.9,
+                                 policy_kwargs={"net_arch": [8]})
+    record = _StepRecord()
+    _, callback = model._setup_learn(100, record)
+    assert model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
+    truncated, own_reward = 0, 0
+    for step, (rewards, infos) in enumerate(record.steps):
+        for i, info in enumerate(infos):
+            expected = rewards[i]
+            if info.get("TimeLimit.truncated", False):
+                truncated += 1
+                own_reward += rewards[i] != 0
+                terminal = model.policy.obs_to_tensor(info["terminal_observation"])[0]
+                expected += 0.9 * model.policy.predict_values(terminal)[0].item()
+            assert model.rollout_buffer.rewards[step, i] == pytest.approx(expected, abs=1e-6), (step, i)
+    assert truncated >= 3  # the test saw truncations to bootstrap
+    assert own_reward > 0 or reward == "win_loss"
+    env.close()
