@@ -163,20 +163,14 @@ def best_shop_gains(view: View, tiles: Sequence[int]) -> list[float]:
     scorings, crowded = scorings_table(view)  # expected_scorings of an open district (a shop plot's is)
     district_empty = view.district_empty
     for plot in compress(range(NUM_PLOTS), view.shop_room):  # shop_plots(view)
-        left, right = neighbors[plot]
         beside = []  # per neighbour with skyscrapers that count: (weight * height, what each shop type adds to it)
-        h = height[left]
-        if h:
-            slot = owner[left]
-            weight = 1.0 if slot == 0 else (other_weight if slot < n else 0.0)
-            if weight:
-                beside.append((weight * h, _TYPE_GAIN[beside_mask[left]]))
-        h = height[right]
-        if h:
-            slot = owner[right]
-            weight = 1.0 if slot == 0 else (other_weight if slot < n else 0.0)
-            if weight:
-                beside.append((weight * h, _TYPE_GAIN[beside_mask[right]]))
+        for side in neighbors[plot]:
+            h = height[side]
+            if h:
+                slot = owner[side]
+                weight = 1.0 if slot == 0 else (other_weight if slot < n else 0.0)
+                if weight:
+                    beside.append((weight * h, _TYPE_GAIN[beside_mask[side]]))
         if not beside:  # no skyscraper beside that counts: the shop adds nothing
             for i, value in enumerate(best):
                 if value < 0.0:
