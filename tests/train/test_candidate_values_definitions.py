@@ -466,3 +466,27 @@ def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_draw
             assert agent.args == (("a", "b")[rng.integers(2)],)
         assert (agent.config, agent.seat) == (cfg, s)
         assert agent.draw == np.random.default_rng(rng.integers(2**63)).integers(2**63)
+
+
+def test_each_dagger_round_seats_the_latest_fit_on_its_own_deals_and_no_games_means_no_rounds(tmp_path, monkeypatch):
+    played = []
+
+    def game(config, seed, student=None):
+        played.append((seed, student and os.path.basename(student)))
+        return fake_game(config, seed)
+
+    monkeypatch.setattr(cv, "play_labelled", game)
+    settings = {**TINY, "games": 2, "epochs": 1, "ensemble": 1}
+    cv.train_values(CandidateValueConfig(**settings, dagger_games=2, dagger_rounds=3, run_dir=str(tmp_path / "a")))
+    seed = CandidateValueConfig().seed
+    # round 0 keeps the seeds it had before there were several rounds (the committed runs reproduce); round r > 0
+    # plays deals of its own, seeded [seed, 0xDA, r]
+    round_seeds = [[int(s) for s in np.random.default_rng(key).integers(2**63, size=2)]
+                   for key in ([seed, 0xDA], [seed, 0xDA, 1], [seed, 0xDA, 2])]
+    assert played[3:] == [(s, student) for seeds, student in zip(
+        round_seeds, ["values_first.npz", "values_round1.npz", "values_round2.npz"]) for s in seeds]
+    # rounds of no games would only refit on the same labels: none is run, no student saved
+    played.clear()
+    cv.train_values(CandidateValueConfig(**settings, dagger_games=0, dagger_rounds=2, run_dir=str(tmp_path / "b")))
+    assert [student for _, student in played] == [None] * 3
+    assert sorted(os.listdir(tmp_path / "b")) == ["labels", "report.json", "values.npz"]
