@@ -71,6 +71,9 @@ _USABLE = {m: tuple(KIND_LIMIT[v] >= m for v in range(3)) for m in range(4)}  # 
 # _cheapest_counts' answers by its arguments (small counts: they recur across hands and games)
 _COUNTS: dict[tuple, Any] = {}
 _MAX_COUNTS = 100_000
+# and by what they depend on (see _cheapest_counts): a 40-game tournament asks ~2,600 distinct arguments,
+# which a search costs ~3.3 us each, but only a few hundred of these
+_COUNTS_THAT_MATTER: dict[tuple, Any] = {}
 _COLORED_KINDS = BLACK * 3  # kinds below are colored
 _BLACK_FOUR = BLACK * 3  # the black 4 (then 5, 6)
 
@@ -145,6 +148,29 @@ def _cheapest_counts(colored: tuple[int, int, int], black: tuple[int, int, int],
         return found
     c4, c5, c6 = colored
     a4, a5, a6 = c4 + black[0], c5 + black[1], c6 + black[2]
+    if need > 0:
+        # What the answer depends on: more cards of a value than the fewest that add ``need`` on their own
+        # are never in the cheapest set (one fewer would still add enough, for less), so the counts matter
+        # only up to there, and the colored ones only by whether there is one (the opening card).
+        general = (min(a4, (need + 3) // 4), min(a5, (need + 4) // 5), min(a6, (need + 5) // 6), need,
+                   opening and (c4 > 0, c5 > 0, c6 > 0))
+        found = _COUNTS_THAT_MATTER.get(general, False)
+        if found is False:
+            found = _COUNTS_THAT_MATTER[general] = _search_counts(colored, general[0], general[1], general[2], need,
+                                                                  opening)
+    else:
+        found = _search_counts(colored, a4, a5, a6, need, opening)
+    if len(_COUNTS) >= _MAX_COUNTS:
+        _COUNTS.clear()
+        _COUNTS_THAT_MATTER.clear()
+    _COUNTS[key] = found
+    return found
+
+
+def _search_counts(colored: tuple[int, int, int], a4: int, a5: int, a6: int, need: int,
+                   opening: bool) -> tuple[tuple[int, int], tuple[int, int, int]] | None:
+    """``_cheapest_counts`` with ``a4``, ``a5``, ``a6`` fours, fives and sixes in all (colored and black)."""
+    c4, c5, c6 = colored
     best = None
     best_total = best_cards = 0
     for n6 in range(a6 + 1):
@@ -165,9 +191,6 @@ def _cheapest_counts(colored: tuple[int, int, int], black: tuple[int, int, int],
                 break  # more fives only cost more
     if best is not None:
         best = ((best_total, best_cards), best)
-    if len(_COUNTS) >= _MAX_COUNTS:
-        _COUNTS.clear()
-    _COUNTS[key] = best
     return best
 
 
