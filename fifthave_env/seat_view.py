@@ -604,10 +604,10 @@ class StateView(_Fields):
         hands, known = g.hands, g.known
         points = []
         for s in (*range(seat, self.n), *range(seat)):  # relative seats
-            hand = hands[s]
-            cards = hand if s == seat else known[s]  # (_Fields.hand_points from the engine's lists)
-            k = sum(cards)  # most hands have no card known: no products to sum
-            points.append((sum(map(mul, KIND_VALUE, cards)) if k else 0) + 5 * (sum(hand) - k))
+            cards = hands[s] if s == seat else known[s]  # (_Fields.hand_points from the engine's lists)
+            # every card as a 5, a known 4 one less and a known 6 one more (kinds: color * 3 + value index):
+            # the same ints as the known cards' values plus 5 per unknown card, with no products
+            points.append(5 * sum(hands[s]) + sum(cards[2::3]) - sum(cards[0::3]))
         return points
 
     # ---- piles ------------------------------------------------------------------------
