@@ -391,7 +391,8 @@ class HeuristicAgent:
 
     def _new_district_bonus(self, view):
         """A first plot in a new district counts toward the special scorings still to come (R17)."""
-        key = (view.districts_owned[0] + 1, round(view.progress_shops * 12))  # (districts then owned, tiles placed)
+        # (districts then owned, tiles placed); districts_owned[0], from my plots alone
+        key = (NUM_DISTRICTS + 1 - view.plots_owned[0].count(-1), round(view.progress_shops * 12))
         bonus = _NEW_DISTRICT_BONUS.get(key)
         if bonus is None:
             owned, placed = key
