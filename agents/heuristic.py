@@ -143,12 +143,12 @@ class HeuristicAgent:
 
     def act_view(self, view: View) -> int:
         """The action for a seat view (a ``StateView`` from a runner, or the ``SeatView`` ``act`` builds)."""
-        legal = view.legal
+        legal, decision = view.legal, view.decision
         if not legal:
             raise ValueError(f"{self.name} was asked to act with no legal action (all-zero action mask)")
-        if len(legal) == 1 and view.decision != G.BID_DECISION:
+        if len(legal) == 1 and decision != G.BID_DECISION:
             return legal[0]
-        return self._handlers[view.decision](self, view)
+        return self._handlers[decision](self, view)
 
     def drop_plan(self) -> None:
         """Forget the bid plan in progress: the seat this agent advises played something else, so the
@@ -318,11 +318,12 @@ class HeuristicAgent:
             pending = self._pending = self._plan_bid(view)
         if pending is None:
             return self._finish_bid(BID_PASS)
+        legal = view.legal  # (both views have it: `in` here instead of a call to is_legal)
         while pending:
             action = BID_ADD + pending.pop(0)
-            if view.is_legal(action):
+            if action in legal:
                 return action
-        if view.is_legal(BID_CONFIRM):
+        if BID_CONFIRM in legal:
             return self._finish_bid(BID_CONFIRM)
         return self._finish_bid(BID_PASS)  # the plan fell short (cannot happen with a correct plan)
 
