@@ -287,14 +287,22 @@ class HeuristicAgent:
         # what leaving its district scores, and a return to City Hall (its marked districts' interests).
         leaving, returning = [], []
         for c in (0, 1):
-            markers = [d for d in range(NUM_DISTRICTS) if markers_of[c][d] and not closed[d]]
+            marked = markers_of[c]
             pos = at[c]
             score = 0.0
-            if pos < NUM_DISTRICTS and not closed[pos] and pos not in markers:
+            unmarked = pos < NUM_DISTRICTS and not closed[pos] and not marked[pos]
+            if unmarked:
                 score += interest[pos]
-                markers.append(pos)
             leaving.append(score)
-            returning.append(sum(interest[d] for d in markers) + 0.2 * strength)
+            # the marked open districts' interests, then its own district's if unmarked, added in that order
+            # (loops, not a comprehension and a generator: each is a call in Python 3.11)
+            total = 0.0
+            for d in range(NUM_DISTRICTS):
+                if marked[d] and not closed[d]:
+                    total += interest[d]
+            if unmarked:
+                total += interest[pos]
+            returning.append(total + 0.2 * strength)
         towards: dict[int, float] = {}  # district -> what moving there adds (the same for both commissioners)
         scored = []
         for a in view.legal:
