@@ -180,8 +180,12 @@ class HeuristicAgent:
     def _choose_action(self, view):
         legal = view.legal
         if ACTION_D in legal:
-            margin = max(district_margin(view, d) for d in self._scorable(view))
-            if margin >= self.score_margin:
+            margin = None  # the best district margin (a loop: a generator is a call in Python 3.11)
+            for d in self._scorable(view):
+                m = district_margin(view, d)
+                if margin is None or m > margin:
+                    margin = m
+            if margin >= self.score_margin:  # type: ignore[operator]  # D legal: a district is scorable
                 return ACTION_D
         if ACTION_B in legal:
             lead = projected_margin(view)
@@ -200,7 +204,12 @@ class HeuristicAgent:
         return ACTION_C
 
     def _scorable(self, view):
-        return sorted({loc for loc in view.commissioner_at if loc < NUM_DISTRICTS and not view.closed[loc]})
+        closed, scorable = view.closed, []  # the open districts with a commissioner, ascending
+        for loc in view.commissioner_at:
+            if loc < NUM_DISTRICTS and not closed[loc] and loc not in scorable:
+                scorable.append(loc)
+        scorable.sort()
+        return scorable
 
     def _score_district(self, view):
         return self._best([(district_margin(view, a - SCORE_DISTRICT), a) for a in view.legal])
@@ -389,10 +398,22 @@ class HeuristicAgent:
             per = table[beside_mask[plot]][beside_room[plot]] * future  # expected_plot_value, inlined
         else:
             plot_color, empty = view.tables.plot_color, view.empty
-            values = {p: table[beside_mask[p]][beside_room[p]] for p in view.tables.district_plots[loc]
-                      if empty[p] and plot_color[p] in allowed}
-            best = max(values.values(), default=0.0)
-            colors = tuple(plot_color[p] for p, value in values.items() if value >= 0.8 * best) or allowed
+            values = []  # (value, color) of the empty plots of an allowed color (loops: no comprehension calls)
+            best = None
+            for p in view.tables.district_plots[loc]:
+                if empty[p] and plot_color[p] in allowed:
+                    value = table[beside_mask[p]][beside_room[p]]
+                    values.append((value, plot_color[p]))
+                    if best is None or value > best:
+                        best = value
+            if best is None:
+                best = 0.0
+            colors = allowed
+            if values:
+                threshold = 0.8 * best
+                wanted = [color for value, color in values if value >= threshold]
+                if wanted:
+                    colors = tuple(wanted)
             per = best * future + self._new_district_bonus(view)
         stop = stop_value(view, loc) if view.auction_full else None
         values = memo[key] = (per, colors, stop, plot >= 0)
