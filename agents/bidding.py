@@ -99,7 +99,10 @@ def _cheapest_raise(hand: Sequence[int], table: Sequence[int], colors: Sequence[
     colored_laid = table[:_COLORED_KINDS]
     if any(colored_laid):
         opening = False
-        options = (next(k for k, n in enumerate(colored_laid) if n) // 3,)
+        for k, n in enumerate(colored_laid):  # the color laid (a loop: a generator is a call in Python 3.11)
+            if n:
+                options = (k // 3,)
+                break
     else:
         opening, options = True, colors
     four, five, six = _USABLE.get(min_limit) or tuple(KIND_LIMIT[v] >= min_limit for v in range(3))

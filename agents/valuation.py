@@ -239,9 +239,14 @@ def projected_margin(view: View) -> float:
     board = memo.get("projected")
     if board is None:  # what the board adds per seat: the open districts' VP (ints), Central Park's
         cp = central_park_value(view)
-        board = memo["projected"] = (view.open_district_scores, [cp * k for k in view.central_park])
+        park = []  # (loops: a comprehension is a call in Python 3.11)
+        for k in view.central_park:
+            park.append(cp * k)
+        board = memo["projected"] = (view.open_district_scores, park)
     districts, park = board
-    totals = [score + vp + cp for score, vp, cp in zip(view.scores, districts, park)]
+    totals = []
+    for score, vp, cp in zip(view.scores, districts, park):
+        totals.append(score + vp + cp)
     return totals[0] - max(totals[1:])
 
 
@@ -319,8 +324,10 @@ def _auction_interests(view: View) -> list[float]:
     """Per district: ``_interests`` of me minus 0.7 times the strongest other seat's (0 where closed)."""
     closed, n = view.closed, view.n
     # _interest's factors per seat: min(3, max(reserve, 1)) where it has a plot, min(2, ...) where not
-    has_plot = [3 if r >= 3 else (r if r > 1 else 1) for r in view.reserve]
-    no_plot = [2 if r >= 2 else 1 for r in view.reserve]
+    has_plot, no_plot = [], []  # (a loop: a comprehension is a call in Python 3.11)
+    for r in view.reserve:
+        has_plot.append(3 if r >= 3 else (r if r > 1 else 1))
+        no_plot.append(2 if r >= 2 else 1)
     table, beside_mask, beside_room = plot_value_table(view), view.beside_mask, view.beside_room
     empty, district_empty, district_plots = view.empty, view.district_empty, view.tables.district_plots
     plots_owned = view.plots_owned

@@ -513,7 +513,11 @@ class StateView(_Fields):
     def open_district_scores(self) -> list[int]:
         """Per relative seat: the VP scoring every open district now would give it."""
         vp, closed = self._game.district_vp, self.closed
-        totals = [sum(column) for column in zip(*[vp[d] for d in range(NUM_DISTRICTS) if not closed[d]])]
+        open_vp = []  # (loops and map: a comprehension is a call in Python 3.11)
+        for d in range(NUM_DISTRICTS):
+            if not closed[d]:
+                open_vp.append(vp[d])
+        totals = list(map(sum, zip(*open_vp)))
         if not totals:  # every district closed
             return [0] * self.n
         seat = self._seat
@@ -565,7 +569,9 @@ class StateView(_Fields):
         group = g._active_group()
         if group < 0:
             return []
-        return sorted({t for t in g.row[g.group_start[group]:g.group_start[group + 1]] if t >= 0})
+        tiles = set(g.row[g.group_start[group]:g.group_start[group + 1]])
+        tiles.discard(-1)  # a slot whose tile was taken
+        return sorted(tiles)
 
     # ---- players ----------------------------------------------------------------------
 
@@ -615,7 +621,10 @@ class StateView(_Fields):
     @cached_property
     def pile_top(self) -> list[int]:
         """Per color: the value index of the top card (face up), or -1 for an empty pile."""
-        return [pile[-1] if pile else -1 for pile in self._game.piles]
+        tops = []
+        for pile in self._game.piles:
+            tops.append(pile[-1] if pile else -1)
+        return tops
 
     # ---- the auction ------------------------------------------------------------------
 
