@@ -242,8 +242,13 @@ class BiddingStrategy:
             if laid_limit < min_limit:
                 continue
             target = above
-            if laid == 0:
-                target = max(target, min(int(self.opening_target(situation, limit)), int(limit)))
+            if laid == 0:  # max(target, min(opening, int(limit))), without the calls
+                opening = int(self.opening_target(situation, limit))
+                capped = int(limit)
+                if opening < capped:
+                    capped = opening
+                if capped > target:
+                    target = capped
             if target > limit:
                 continue  # every raise reaches the target, so it would pass the limit
             found = _cheapest_raise(hand, table, colors, target - laid, min_limit, use_black)

@@ -351,7 +351,8 @@ class HeuristicAgent:
     def _plan_bid(self, view):
         """The cards to lay this bidding turn (a new list), or None to pass."""
         ppv, bidding = self.points_per_vp, self.bidding
-        builds = _BUILD_OPTIONS[min(3, view.reserve[0])]
+        reserve = view.reserve[0]
+        builds = _BUILD_OPTIONS[reserve if reserve < 3 else 3]
         per, colors, stop, has_plot = self._auction_values(view)
         options = builds if stop is None else (0,) + (builds if has_plot else ())
         key = None

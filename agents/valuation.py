@@ -344,12 +344,16 @@ def _auction_interests(view: View) -> list[float]:
                     value = table[beside_mask[plot]][beside_room[plot]]  # expected_plot_value(view, plot)
                     if best_empty is None or value > best_empty:
                         best_empty = value
-        interests = []
+        mine = strongest = 0.0  # my interest and the strongest other seat's (max() of theirs, without the call)
         for slot in seats:
             plot = plots_owned[slot][d]
             if plot >= 0:
-                interests.append(table[beside_mask[plot]][beside_room[plot]] * has_plot[slot])
+                interest = table[beside_mask[plot]][beside_room[plot]] * has_plot[slot]
             else:
-                interests.append(0.6 * best_empty * no_plot[slot] if best_empty is not None else 0.0)
-        values.append(interests[0] - 0.7 * max(interests[1:]))
+                interest = 0.6 * best_empty * no_plot[slot] if best_empty is not None else 0.0
+            if not slot:
+                mine = interest
+            elif slot == 1 or interest > strongest:
+                strongest = interest
+        values.append(mine - 0.7 * strongest)
     return values
