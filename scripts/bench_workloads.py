@@ -12,7 +12,7 @@ first on ``PYTHONPATH``: it uses only APIs both have.
 Workloads (4 players, 5-plot board; one process, CPU time of this process unless said):
 
 - ``tournament``: ``fifthave.agents.tournament.run_tournament`` of four HeuristicAgents, decisions/s
-  (after an untimed 4-game tournament: one-time imports and caches are not a decision's cost), and
+  (after an untimed 8-game tournament of two deals: one-time imports and caches are not a decision's cost), and
   the garbage collector's runs during it;
 - ``bidlab``: ``fifthave.agents.bidlab.compare_many`` (value against conservative bidding, three
   HeuristicAgents around), deals/s (a deal is both arms over the seat rotations);
