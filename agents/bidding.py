@@ -115,7 +115,7 @@ def _cheapest_raise(hand: Sequence[int], table: Sequence[int], colors: Sequence[
     for color in options:
         k = color * 3
         colored = (hand[k] if four else 0, hand[k + 1] if five else 0, hand[k + 2] if six else 0)
-        if opening and not any(colored):
+        if opening and not (colored[0] or colored[1] or colored[2]):  # any(colored), without the call
             continue
         found = _COUNTS.get((colored, black, need, opening), False)
         if found is False:

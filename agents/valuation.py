@@ -117,7 +117,6 @@ def shop_gains(view: View, plots: Sequence[int], shop_type: int, own_weight: flo
     if other_weight is None:
         other_weight = -1.0 / (n - 1)
     neighbors, height, owner, beside_mask = view.tables.neighbors, view.height, view.owner, view.beside_mask
-    bit = 1 << shop_type
     scorings, crowded = scorings_table(view)
     closed, district_empty = view.closed, view.district_empty
     gains = []
@@ -129,9 +128,8 @@ def shop_gains(view: View, plots: Sequence[int], shop_type: int, own_weight: flo
                 continue
             slot = owner[q]
             weight = own_weight if slot == 0 else (other_weight if slot < n else 0.0)
-            if weight:
-                mask = beside_mask[q]  # q is beside plot (ring neighbours), so the shop reaches it
-                total += weight * h * (VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] - VP_BY_SHOP_TYPES[POPCOUNT4[mask]])
+            if weight:  # (q is beside plot, ring neighbours, so the shop reaches it)
+                total += weight * h * _TYPE_GAIN[beside_mask[q]][shop_type]
         if horizon and total:
             d = plot // PLOTS_PER_DISTRICT  # expected_scorings(view, d), inlined
             total *= 0.0 if closed[d] else (crowded if district_empty[d] <= 1 else scorings)

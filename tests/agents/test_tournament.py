@@ -246,7 +246,7 @@ class _BidTrace(GameHooks):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_auction_statistics_count_exactly_what_the_decisions_did(seed):
     """AuctionStatistics against a recount from the decisions: an auction is a run of bidding decisions at one
-    location (red on keeping one auction's confirmed seats into the next and on counting stops also after bids;
+    location (red on keeping one auction's confirmed seats into the next and on counting a stop twice;
     a new auction at the location of the one before, after other decisions, did not occur in 22 games checked)."""
     n = 4
     game = deal_game(n, 5, 1000, seed)
