@@ -71,6 +71,9 @@ _USABLE = {m: tuple(KIND_LIMIT[v] >= m for v in range(3)) for m in range(4)}  # 
 # _cheapest_counts' answers by its arguments (small counts: they recur across hands and games)
 _COUNTS: dict[tuple, Any] = {}
 _MAX_COUNTS = 100_000
+# and by what they depend on (see _cheapest_counts): a 40-game tournament asks ~2,600 distinct arguments,
+# which a search costs ~3.3 us each, but only a few hundred of these
+_COUNTS_THAT_MATTER: dict[tuple, Any] = {}
 _COLORED_KINDS = BLACK * 3  # kinds below are colored
 _BLACK_FOUR = BLACK * 3  # the black 4 (then 5, 6)
 
@@ -96,7 +99,10 @@ def _cheapest_raise(hand: Sequence[int], table: Sequence[int], colors: Sequence[
     colored_laid = table[:_COLORED_KINDS]
     if any(colored_laid):
         opening = False
-        options = (next(k for k, n in enumerate(colored_laid) if n) // 3,)
+        for k, n in enumerate(colored_laid):  # the color laid (a loop: a generator is a call in Python 3.11)
+            if n:
+                options = (k // 3,)
+                break
     else:
         opening, options = True, colors
     four, five, six = _USABLE.get(min_limit) or tuple(KIND_LIMIT[v] >= min_limit for v in range(3))
@@ -109,7 +115,7 @@ def _cheapest_raise(hand: Sequence[int], table: Sequence[int], colors: Sequence[
     for color in options:
         k = color * 3
         colored = (hand[k] if four else 0, hand[k + 1] if five else 0, hand[k + 2] if six else 0)
-        if opening and not any(colored):
+        if opening and not (colored[0] or colored[1] or colored[2]):  # any(colored), without the call
             continue
         found = _COUNTS.get((colored, black, need, opening), False)
         if found is False:
@@ -145,6 +151,29 @@ def _cheapest_counts(colored: tuple[int, int, int], black: tuple[int, int, int],
         return found
     c4, c5, c6 = colored
     a4, a5, a6 = c4 + black[0], c5 + black[1], c6 + black[2]
+    if need > 0:
+        # What the answer depends on: more cards of a value than the fewest that add ``need`` on their own
+        # are never in the cheapest set (one fewer would still add enough, for less), so the counts matter
+        # only up to there, and the colored ones only by whether there is one (the opening card).
+        general = (min(a4, (need + 3) // 4), min(a5, (need + 4) // 5), min(a6, (need + 5) // 6), need,
+                   opening and (c4 > 0, c5 > 0, c6 > 0))
+        found = _COUNTS_THAT_MATTER.get(general, False)
+        if found is False:
+            found = _COUNTS_THAT_MATTER[general] = _search_counts(colored, general[0], general[1], general[2], need,
+                                                                  opening)
+    else:
+        found = _search_counts(colored, a4, a5, a6, need, opening)
+    if len(_COUNTS) >= _MAX_COUNTS:
+        _COUNTS.clear()
+        _COUNTS_THAT_MATTER.clear()
+    _COUNTS[key] = found
+    return found
+
+
+def _search_counts(colored: tuple[int, int, int], a4: int, a5: int, a6: int, need: int,
+                   opening: bool) -> tuple[tuple[int, int], tuple[int, int, int]] | None:
+    """``_cheapest_counts`` with ``a4``, ``a5``, ``a6`` fours, fives and sixes in all (colored and black)."""
+    c4, c5, c6 = colored
     best = None
     best_total = best_cards = 0
     for n6 in range(a6 + 1):
@@ -165,9 +194,6 @@ def _cheapest_counts(colored: tuple[int, int, int], black: tuple[int, int, int],
                 break  # more fives only cost more
     if best is not None:
         best = ((best_total, best_cards), best)
-    if len(_COUNTS) >= _MAX_COUNTS:
-        _COUNTS.clear()
-    _COUNTS[key] = best
     return best
 
 
@@ -216,8 +242,13 @@ class BiddingStrategy:
             if laid_limit < min_limit:
                 continue
             target = above
-            if laid == 0:
-                target = max(target, min(int(self.opening_target(situation, limit)), int(limit)))
+            if laid == 0:  # max(target, min(opening, int(limit))), without the calls
+                opening = int(self.opening_target(situation, limit))
+                capped = int(limit)
+                if opening < capped:
+                    capped = opening
+                if capped > target:
+                    target = capped
             if target > limit:
                 continue  # every raise reaches the target, so it would pass the limit
             found = _cheapest_raise(hand, table, colors, target - laid, min_limit, use_black)

@@ -143,12 +143,12 @@ class HeuristicAgent:
 
     def act_view(self, view: View) -> int:
         """The action for a seat view (a ``StateView`` from a runner, or the ``SeatView`` ``act`` builds)."""
-        legal = view.legal
+        legal, decision = view.legal, view.decision
         if not legal:
             raise ValueError(f"{self.name} was asked to act with no legal action (all-zero action mask)")
-        if len(legal) == 1 and view.decision != G.BID_DECISION:
+        if len(legal) == 1 and decision != G.BID_DECISION:
             return legal[0]
-        return self._handlers[view.decision](self, view)
+        return self._handlers[decision](self, view)
 
     def drop_plan(self) -> None:
         """Forget the bid plan in progress: the seat this agent advises played something else, so the
@@ -180,8 +180,12 @@ class HeuristicAgent:
     def _choose_action(self, view):
         legal = view.legal
         if ACTION_D in legal:
-            margin = max(district_margin(view, d) for d in self._scorable(view))
-            if margin >= self.score_margin:
+            margin = None  # the best district margin (a loop: a generator is a call in Python 3.11)
+            for d in self._scorable(view):
+                m = district_margin(view, d)
+                if margin is None or m > margin:
+                    margin = m
+            if margin >= self.score_margin:  # type: ignore[operator]  # D legal: a district is scorable
                 return ACTION_D
         if ACTION_B in legal:
             lead = projected_margin(view)
@@ -200,7 +204,12 @@ class HeuristicAgent:
         return ACTION_C
 
     def _scorable(self, view):
-        return sorted({loc for loc in view.commissioner_at if loc < NUM_DISTRICTS and not view.closed[loc]})
+        closed, scorable = view.closed, []  # the open districts with a commissioner, ascending
+        for loc in view.commissioner_at:
+            if loc < NUM_DISTRICTS and not closed[loc] and loc not in scorable:
+                scorable.append(loc)
+        scorable.sort()
+        return scorable
 
     def _score_district(self, view):
         return self._best([(district_margin(view, a - SCORE_DISTRICT), a) for a in view.legal])
@@ -287,14 +296,22 @@ class HeuristicAgent:
         # what leaving its district scores, and a return to City Hall (its marked districts' interests).
         leaving, returning = [], []
         for c in (0, 1):
-            markers = [d for d in range(NUM_DISTRICTS) if markers_of[c][d] and not closed[d]]
+            marked = markers_of[c]
             pos = at[c]
             score = 0.0
-            if pos < NUM_DISTRICTS and not closed[pos] and pos not in markers:
+            unmarked = pos < NUM_DISTRICTS and not closed[pos] and not marked[pos]
+            if unmarked:
                 score += interest[pos]
-                markers.append(pos)
             leaving.append(score)
-            returning.append(sum(interest[d] for d in markers) + 0.2 * strength)
+            # the marked open districts' interests, then its own district's if unmarked, added in that order
+            # (loops, not a comprehension and a generator: each is a call in Python 3.11)
+            total = 0.0
+            for d in range(NUM_DISTRICTS):
+                if marked[d] and not closed[d]:
+                    total += interest[d]
+            if unmarked:
+                total += interest[pos]
+            returning.append(total + 0.2 * strength)
         towards: dict[int, float] = {}  # district -> what moving there adds (the same for both commissioners)
         scored = []
         for a in view.legal:
@@ -318,11 +335,12 @@ class HeuristicAgent:
             pending = self._pending = self._plan_bid(view)
         if pending is None:
             return self._finish_bid(BID_PASS)
+        legal = view.legal  # (both views have it: `in` here instead of a call to is_legal)
         while pending:
             action = BID_ADD + pending.pop(0)
-            if view.is_legal(action):
+            if action in legal:
                 return action
-        if view.is_legal(BID_CONFIRM):
+        if BID_CONFIRM in legal:
             return self._finish_bid(BID_CONFIRM)
         return self._finish_bid(BID_PASS)  # the plan fell short (cannot happen with a correct plan)
 
@@ -333,7 +351,8 @@ class HeuristicAgent:
     def _plan_bid(self, view):
         """The cards to lay this bidding turn (a new list), or None to pass."""
         ppv, bidding = self.points_per_vp, self.bidding
-        builds = _BUILD_OPTIONS[min(3, view.reserve[0])]
+        reserve = view.reserve[0]
+        builds = _BUILD_OPTIONS[reserve if reserve < 3 else 3]
         per, colors, stop, has_plot = self._auction_values(view)
         options = builds if stop is None else (0,) + (builds if has_plot else ())
         key = None
@@ -380,10 +399,22 @@ class HeuristicAgent:
             per = table[beside_mask[plot]][beside_room[plot]] * future  # expected_plot_value, inlined
         else:
             plot_color, empty = view.tables.plot_color, view.empty
-            values = {p: table[beside_mask[p]][beside_room[p]] for p in view.tables.district_plots[loc]
-                      if empty[p] and plot_color[p] in allowed}
-            best = max(values.values(), default=0.0)
-            colors = tuple(plot_color[p] for p, value in values.items() if value >= 0.8 * best) or allowed
+            values = []  # (value, color) of the empty plots of an allowed color (loops: no comprehension calls)
+            best = None
+            for p in view.tables.district_plots[loc]:
+                if empty[p] and plot_color[p] in allowed:
+                    value = table[beside_mask[p]][beside_room[p]]
+                    values.append((value, plot_color[p]))
+                    if best is None or value > best:
+                        best = value
+            if best is None:
+                best = 0.0
+            colors = allowed
+            if values:
+                threshold = 0.8 * best
+                wanted = [color for value, color in values if value >= threshold]
+                if wanted:
+                    colors = tuple(wanted)
             per = best * future + self._new_district_bonus(view)
         stop = stop_value(view, loc) if view.auction_full else None
         values = memo[key] = (per, colors, stop, plot >= 0)
@@ -391,7 +422,8 @@ class HeuristicAgent:
 
     def _new_district_bonus(self, view):
         """A first plot in a new district counts toward the special scorings still to come (R17)."""
-        key = (view.districts_owned[0] + 1, round(view.progress_shops * 12))  # (districts then owned, tiles placed)
+        # (districts then owned, tiles placed); districts_owned[0], from my plots alone
+        key = (NUM_DISTRICTS + 1 - view.plots_owned[0].count(-1), round(view.progress_shops * 12))
         bonus = _NEW_DISTRICT_BONUS.get(key)
         if bonus is None:
             owned, placed = key

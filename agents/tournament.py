@@ -80,6 +80,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from operator import mul
 from typing import Any, TypedDict, Union
 
 import numpy as np
@@ -90,7 +91,7 @@ from fifthave_env.replay import Recorder
 from fifthave_env.runner import Decision, GameHooks, play
 from fifthave_env.runtime import INTERRUPTED_EXIT, atomic_open, atomic_write_text, check_writable, die_with_parent
 from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP
-from fifthave_env.engine.cards import KIND_VALUE, NUM_KINDS
+from fifthave_env.engine.cards import KIND_VALUE
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES, Game, GameConfig
 
 from .base import AgentFactory
@@ -297,27 +298,30 @@ class AuctionStatistics(GameHooks):
         self.stops, self.act_seconds, self.act_calls = [0] * n, [0.0] * n, [0] * n
         self.auctions = 0
         self.confirmed_here: set[int] = set()
-        self.auction_location = -1  # the game's auc_loc before the decision at hand (after the one before)
+        self.auction_location = -1  # the game's auc_loc after the last decision that left it bidding
 
     def applied(self, decision: Decision) -> None:
-        game, seat, action, before = decision.game, decision.seat, decision.action, decision.kind
+        seat, game = decision.seat, decision.game
         self.act_seconds[seat] += decision.act_seconds
         self.act_calls[seat] += 1
-        if before == BID_DECISION and action == BID_CONFIRM and seat not in self.confirmed_here:
-            self.confirmed_here.add(seat)
-            self.entered[seat] += 1
-        if action == DECLARE_STOP:
+        bid = decision.kind == BID_DECISION
+        if bid:
+            if decision.action == BID_CONFIRM and seat not in self.confirmed_here:
+                self.confirmed_here.add(seat)
+                self.entered[seat] += 1
+            if game.decision == BUILD_DECISION:
+                winner, paid = game.auc_winner, game.auc_last_bid
+                self.won[winner] += 1
+                self.bid_points[winner] += sum(map(mul, KIND_VALUE, paid))
+                self.cards_spent[winner] += sum(paid)
+        elif decision.action == DECLARE_STOP:
             self.stops[seat] += 1
-        if before == BID_DECISION and game.decision == BUILD_DECISION:
-            winner, paid = game.auc_winner, game.auc_last_bid
-            self.won[winner] += 1
-            self.bid_points[winner] += sum(KIND_VALUE[k] * paid[k] for k in range(NUM_KINDS))
-            self.cards_spent[winner] += sum(paid)
-        location = game.auc_loc
-        if game.decision == BID_DECISION and (before != BID_DECISION or location != self.auction_location):
-            self.auctions += 1
-            self.confirmed_here = set()
-        self.auction_location = location
+        if game.decision == BID_DECISION:  # (only then is auction_location read, at the next decision)
+            location = game.auc_loc
+            if not bid or location != self.auction_location:  # a new auction (the next may follow at once)
+                self.auctions += 1
+                self.confirmed_here = set()
+            self.auction_location = location
 
 
 def play_game(setup: _Setup, game_index: int) -> dict[str, Any]:

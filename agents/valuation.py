@@ -117,7 +117,6 @@ def shop_gains(view: View, plots: Sequence[int], shop_type: int, own_weight: flo
     if other_weight is None:
         other_weight = -1.0 / (n - 1)
     neighbors, height, owner, beside_mask = view.tables.neighbors, view.height, view.owner, view.beside_mask
-    bit = 1 << shop_type
     scorings, crowded = scorings_table(view)
     closed, district_empty = view.closed, view.district_empty
     gains = []
@@ -129,9 +128,8 @@ def shop_gains(view: View, plots: Sequence[int], shop_type: int, own_weight: flo
                 continue
             slot = owner[q]
             weight = own_weight if slot == 0 else (other_weight if slot < n else 0.0)
-            if weight:
-                mask = beside_mask[q]  # q is beside plot (ring neighbours), so the shop reaches it
-                total += weight * h * (VP_BY_SHOP_TYPES[POPCOUNT4[mask | bit]] - VP_BY_SHOP_TYPES[POPCOUNT4[mask]])
+            if weight:  # (q is beside plot, ring neighbours, so the shop reaches it)
+                total += weight * h * _TYPE_GAIN[beside_mask[q]][shop_type]
         if horizon and total:
             d = plot // PLOTS_PER_DISTRICT  # expected_scorings(view, d), inlined
             total *= 0.0 if closed[d] else (crowded if district_empty[d] <= 1 else scorings)
@@ -206,7 +204,10 @@ def shop_gain_bound(view: View, tiles: Sequence[int]) -> float:
         left, right = neighbors[plot]
         if room[left] or room[right]:
             adds = _TYPE_GAIN[beside_mask[plot]]
-            most = max(adds[t] for t in tiles)
+            most = 0  # max(adds[t] for t in tiles): the gains are >= 0 (a loop costs less than a generator here)
+            for t in tiles:
+                if adds[t] > most:
+                    most = adds[t]
             if most:
                 value = height[plot] * most * (crowded if district_empty[d] <= 1 else scorings)
                 if value > bound:
@@ -236,9 +237,14 @@ def projected_margin(view: View) -> float:
     board = memo.get("projected")
     if board is None:  # what the board adds per seat: the open districts' VP (ints), Central Park's
         cp = central_park_value(view)
-        board = memo["projected"] = (view.open_district_scores, [cp * k for k in view.central_park])
+        park = []  # (loops: a comprehension is a call in Python 3.11)
+        for k in view.central_park:
+            park.append(cp * k)
+        board = memo["projected"] = (view.open_district_scores, park)
     districts, park = board
-    totals = [score + vp + cp for score, vp, cp in zip(view.scores, districts, park)]
+    totals = []
+    for score, vp, cp in zip(view.scores, districts, park):
+        totals.append(score + vp + cp)
     return totals[0] - max(totals[1:])
 
 
@@ -316,8 +322,10 @@ def _auction_interests(view: View) -> list[float]:
     """Per district: ``_interests`` of me minus 0.7 times the strongest other seat's (0 where closed)."""
     closed, n = view.closed, view.n
     # _interest's factors per seat: min(3, max(reserve, 1)) where it has a plot, min(2, ...) where not
-    has_plot = [3 if r >= 3 else (r if r > 1 else 1) for r in view.reserve]
-    no_plot = [2 if r >= 2 else 1 for r in view.reserve]
+    has_plot, no_plot = [], []  # (a loop: a comprehension is a call in Python 3.11)
+    for r in view.reserve:
+        has_plot.append(3 if r >= 3 else (r if r > 1 else 1))
+        no_plot.append(2 if r >= 2 else 1)
     table, beside_mask, beside_room = plot_value_table(view), view.beside_mask, view.beside_room
     empty, district_empty, district_plots = view.empty, view.district_empty, view.tables.district_plots
     plots_owned = view.plots_owned
@@ -334,12 +342,16 @@ def _auction_interests(view: View) -> list[float]:
                     value = table[beside_mask[plot]][beside_room[plot]]  # expected_plot_value(view, plot)
                     if best_empty is None or value > best_empty:
                         best_empty = value
-        interests = []
+        mine = strongest = 0.0  # my interest and the strongest other seat's (max() of theirs, without the call)
         for slot in seats:
             plot = plots_owned[slot][d]
             if plot >= 0:
-                interests.append(table[beside_mask[plot]][beside_room[plot]] * has_plot[slot])
+                interest = table[beside_mask[plot]][beside_room[plot]] * has_plot[slot]
             else:
-                interests.append(0.6 * best_empty * no_plot[slot] if best_empty is not None else 0.0)
-        values.append(interests[0] - 0.7 * max(interests[1:]))
+                interest = 0.6 * best_empty * no_plot[slot] if best_empty is not None else 0.0
+            if not slot:
+                mine = interest
+            elif slot == 1 or interest > strongest:
+                strongest = interest
+        values.append(mine - 0.7 * strongest)
     return values

@@ -451,7 +451,8 @@ class StateView(_Fields):
     def progress(self) -> float:
         """How far the game is towards its end, 0..1: the larger of shops placed / 12 and stops / 2."""
         g = self._game  # _Fields.progress from the engine's fields
-        return max(g.stops / 2, _SHOPS_FRACTION[g.shops_placed])
+        stops, shops = g.stops / 2, _SHOPS_FRACTION[g.shops_placed]
+        return shops if shops > stops else stops  # max(stops, shops), without the call
 
     @cached_property
     def progress_shops(self) -> float:
@@ -513,7 +514,11 @@ class StateView(_Fields):
     def open_district_scores(self) -> list[int]:
         """Per relative seat: the VP scoring every open district now would give it."""
         vp, closed = self._game.district_vp, self.closed
-        totals = [sum(column) for column in zip(*[vp[d] for d in range(NUM_DISTRICTS) if not closed[d]])]
+        open_vp = []  # (loops and map: a comprehension is a call in Python 3.11)
+        for d in range(NUM_DISTRICTS):
+            if not closed[d]:
+                open_vp.append(vp[d])
+        totals = list(map(sum, zip(*open_vp)))
         if not totals:  # every district closed
             return [0] * self.n
         seat = self._seat
@@ -565,7 +570,9 @@ class StateView(_Fields):
         group = g._active_group()
         if group < 0:
             return []
-        return sorted({t for t in g.row[g.group_start[group]:g.group_start[group + 1]] if t >= 0})
+        tiles = set(g.row[g.group_start[group]:g.group_start[group + 1]])
+        tiles.discard(-1)  # a slot whose tile was taken
+        return sorted(tiles)
 
     # ---- players ----------------------------------------------------------------------
 
@@ -604,10 +611,10 @@ class StateView(_Fields):
         hands, known = g.hands, g.known
         points = []
         for s in (*range(seat, self.n), *range(seat)):  # relative seats
-            hand = hands[s]
-            cards = hand if s == seat else known[s]  # (_Fields.hand_points from the engine's lists)
-            k = sum(cards)  # most hands have no card known: no products to sum
-            points.append((sum(map(mul, KIND_VALUE, cards)) if k else 0) + 5 * (sum(hand) - k))
+            cards = hands[s] if s == seat else known[s]  # (_Fields.hand_points from the engine's lists)
+            # every card as a 5, a known 4 one less and a known 6 one more (kinds: color * 3 + value index):
+            # the same ints as the known cards' values plus 5 per unknown card, with no products
+            points.append(5 * sum(hands[s]) + sum(cards[2::3]) - sum(cards[0::3]))
         return points
 
     # ---- piles ------------------------------------------------------------------------
@@ -615,7 +622,10 @@ class StateView(_Fields):
     @cached_property
     def pile_top(self) -> list[int]:
         """Per color: the value index of the top card (face up), or -1 for an empty pile."""
-        return [pile[-1] if pile else -1 for pile in self._game.piles]
+        tops = []
+        for pile in self._game.piles:
+            tops.append(pile[-1] if pile else -1)
+        return tops
 
     # ---- the auction ------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ first on ``PYTHONPATH``: it uses only APIs both have.
 Workloads (4 players, 5-plot board; one process, CPU time of this process unless said):
 
 - ``tournament``: ``fifthave.agents.tournament.run_tournament`` of four HeuristicAgents, decisions/s
-  (after an untimed 4-game tournament: one-time imports and caches are not a decision's cost), and
+  (after an untimed 8-game tournament of two deals: one-time imports and caches are not a decision's cost), and
   the garbage collector's runs during it;
 - ``bidlab``: ``fifthave.agents.bidlab.compare_many`` (value against conservative bidding, three
   HeuristicAgents around), deals/s (a deal is both arms over the seat rotations);
@@ -73,8 +73,10 @@ def tournament(games):
     from fifthave.agents.tournament import run_tournament
 
     # one-time costs (a lazy numpy import in the summary's statistics, ~15 ms, and first-use caches) are
-    # not a decision's: a small untimed tournament first (issue 36's fourth pass)
-    run_tournament([HeuristicAgent] * 4, games=4, seed=0, workers=1)
+    # not a decision's: a small untimed tournament first (issue 36's fourth pass), of two deals (8 games),
+    # since one deal skips the bootstrap whose np.percentile imports numpy.ma on first use (numpy 2.4:
+    # ~20 ms, ~8% of the timed 40 games; issue 36's eighth pass)
+    run_tournament([HeuristicAgent] * 4, games=8, seed=0, workers=1)
     collections = [generation["collections"] for generation in gc.get_stats()]
     start = time.process_time()
     result = run_tournament([HeuristicAgent] * 4, games=games, seed=1, workers=1)

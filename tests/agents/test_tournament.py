@@ -15,6 +15,7 @@ from fifthave.agents.stats import bradley_terry_elo, seat_ranks, wilson_interval
 from fifthave.agents.tournament import (
     TABLE_COLUMNS,
     AgentError,
+    AuctionStatistics,
     TournamentResult,
     agent_factory,
     deal_game,
@@ -27,7 +28,10 @@ from fifthave.agents.tournament import (
     summarize,
 )
 from fifthave_env import IllegalActionError
-from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, ActionTypeError
+from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, DECLARE_STOP, ActionTypeError
+from fifthave_env.engine.cards import KIND_VALUE
+from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION
+from fifthave_env.runner import GameHooks, play
 
 LINEUP = [("heuristic", HeuristicAgent), ("greedy", GreedyAgent), ("random", RandomAgent)]
 
@@ -220,6 +224,57 @@ def test_an_auction_counts_once_as_entered_however_often_a_seat_raises_in_it():
     for r in result.records:
         assert r["auctions"] > 0
         assert all(0 < entered <= r["auctions"] for entered in r["auctions_entered"])
+
+
+class _BidTrace(GameHooks):
+    """Every decision as (kind, seat, action, auction location before it, decision after it, the winner and the
+    cards paid after it)."""
+
+    def __init__(self):
+        self.rows, self.location = [], -1
+
+    def choose_agent(self, game, seat, agent):
+        self.location = game.auc_loc
+        return agent
+
+    def applied(self, decision):
+        g = decision.game
+        self.rows.append((decision.kind, decision.seat, decision.action, self.location, g.decision, g.auc_winner,
+                          list(g.auc_last_bid)))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_auction_statistics_count_exactly_what_the_decisions_did(seed):
+    """AuctionStatistics against a recount from the decisions: an auction is a run of bidding decisions at one
+    location (red on keeping one auction's confirmed seats into the next and on counting a stop twice;
+    a new auction at the location of the one before, after other decisions, did not occur in 22 games checked)."""
+    n = 4
+    game = deal_game(n, 5, 1000, seed)
+    agents = [HeuristicAgent(bidding) for bidding in ("value", "aggressive", "conservative", "value")]
+    for seat, agent in enumerate(agents):
+        agent.reset(game.config, seat, np.random.default_rng([seed, seat]))
+    statistics, trace = AuctionStatistics(n), _BidTrace()
+    play(game, agents, [statistics, trace])
+    auctions, entered, won, points, cards, stops = 0, [0] * n, [0] * n, [0] * n, [0] * n, [0] * n
+    confirmed, previous = set(), None  # the seats that confirmed in this auction; the last bid decision's location
+    for index, (kind, seat, action, location, after, winner, paid) in enumerate(trace.rows):
+        if kind == BID_DECISION:
+            if previous is None or location != previous:  # the first bid decision of an auction
+                auctions, confirmed = auctions + 1, set()
+            previous = location
+            if action == BID_CONFIRM and seat not in confirmed:
+                confirmed.add(seat)
+                entered[seat] += 1
+            if after == BUILD_DECISION:
+                won[winner] += 1
+                points[winner] += sum(v * k for v, k in zip(KIND_VALUE, paid))
+                cards[winner] += sum(paid)
+        else:
+            previous = None
+            stops[seat] += action == DECLARE_STOP
+    assert auctions > 3 and sum(won) > 0
+    assert (statistics.auctions, statistics.entered, statistics.won, statistics.bid_points, statistics.cards_spent,
+            statistics.stops) == (auctions, entered, won, points, cards, stops)
 
 
 def record(scores, winners, entries, game=0, cards=None):
