@@ -247,7 +247,7 @@ def _fit(config, member, data, held_out, log):
             rows = np.concatenate([order_by_owner[first[d]:first[d] + counts[d]] for d in chosen])
             local = np.repeat(np.arange(len(chosen)), counts[chosen])
             predicted = net(observations[chosen], features[rows], torch.as_tensor(local))
-            loss = torch.nn.functional.mse_loss(predicted, targets[rows])
+            loss = fit_loss(config, predicted, targets[rows], torch.as_tensor(local), len(chosen))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -258,6 +258,29 @@ def _fit(config, member, data, held_out, log):
         log(f"  epoch {epoch + 1}/{config.epochs}: train loss {total / len(targets):.4f}, "
             f"held-out loss {error:.4f}, best candidate agrees {best:.3f}", flush=True)
     return net
+
+
+def listwise_loss(predicted, targets, owner, decisions, temperature):
+    """Mean over ``decisions`` of the cross-entropy of softmax(``predicted`` / T) against softmax(``targets`` /
+    T), each softmax over the candidates of one decision (``owner`` [N]: each candidate's decision, 0 to
+    ``decisions`` - 1)."""
+    def log_softmax(x):
+        top = torch.full((decisions,), -torch.inf).scatter_reduce(0, owner, x.detach(), "amax")
+        shifted = x - top[owner]
+        return shifted - torch.zeros(decisions).index_add(0, owner, shifted.exp()).log()[owner]
+    return -(log_softmax(targets / temperature).exp() * log_softmax(predicted / temperature)).sum() / decisions
+
+
+def fit_loss(config, predicted, targets, owner, decisions):
+    """The fit's loss of a minibatch: ``config.mse_weight`` times the squared error plus
+    ``config.listwise_weight`` times ``listwise_loss`` (the squared error alone by default, as before)."""
+    loss = torch.nn.functional.mse_loss(predicted, targets)
+    if config.mse_weight != 1:
+        loss = config.mse_weight * loss
+    if config.listwise_weight:
+        loss = loss + config.listwise_weight * listwise_loss(predicted, targets, owner, decisions,
+                                                             config.listwise_temperature)
+    return loss
 
 
 def _check_store(store, config):

@@ -427,6 +427,19 @@ class CandidateValuesSection:
     against three heuristics, 1,000 games, seed 7)."""
     weight_decay: float = 1e-5
     """Adam's L2 penalty."""
+    mse_weight: float = 1.0
+    """Weight of the squared error of each candidate's value in the fit's loss."""
+    listwise_weight: float = 0.0
+    """Weight of a listwise term added to the fit's loss (0: none, the squared error alone as before it
+    existed): per decision, the cross-entropy of the softmax of the network's values over the decision's
+    candidates against the softmax of their labels, both divided by ``listwise_temperature`` (ListNet: Cao et
+    al., 2007; the policy target of AlphaZero). The agent plays the candidate valued most, and the squared error
+    weighs every candidate alike, while this term weighs how the values of one decision's candidates are
+    ordered; it is least when the values are the labels plus a constant per decision."""
+    listwise_temperature: float = 1.0
+    """Temperature of ``listwise_weight``'s softmaxes, in the scaled label units (labels are value differences
+    times ``VALUE_SCALE``, 10): small makes the labels' softmax nearly the best candidate's one-hot (split among
+    candidates tied at the best)."""
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -621,6 +634,12 @@ class CandidateValueConfig:
         self.dagger_rounds = checks.integer("dagger_rounds", self.dagger_rounds, 1)
         self.learning_rate = checks.real("learning_rate", self.learning_rate, 0.0, low_included=False)
         self.weight_decay = checks.real("weight_decay", self.weight_decay, 0.0)
+        self.mse_weight = checks.real("mse_weight", self.mse_weight, 0.0)
+        self.listwise_weight = checks.real("listwise_weight", self.listwise_weight, 0.0)
+        if self.mse_weight == self.listwise_weight == 0:
+            raise checks.InvalidValueError("mse_weight and listwise_weight are both 0: the fit would have no loss")
+        self.listwise_temperature = checks.real("listwise_temperature", self.listwise_temperature, 0.0,
+                                                low_included=False)
         self.eval_games = checks.integer("eval_games", self.eval_games, 0)
         if self.eval_games % self.num_players:
             raise checks.InvalidValueError(f"eval_games must be a multiple of num_players ({self.num_players}) "
