@@ -218,7 +218,8 @@ def fit(config, data, held_out, log=print):
         nets = [_fit(config, member, data, held_out, log) for member in range(config.ensemble)]
     finally:
         torch.set_num_threads(threads)
-    ensemble = CandidateValueEnsemble(OBS_SIZES[config.observation_layout], config.embedding_width, config.ensemble)
+    ensemble = CandidateValueEnsemble(OBS_SIZES[config.observation_layout], config.embedding_width, config.ensemble,
+                                      config.head_width)
     for target, net in zip(ensemble.members, nets):
         target.load_state_dict(net.state_dict())
     return ensemble
@@ -228,7 +229,7 @@ def _fit(config, member, data, held_out, log):
     log(f"  network {member + 1}/{config.ensemble}", flush=True)
     rng = np.random.default_rng([config.seed, 0xF17, member])
     torch.manual_seed(int(rng.integers(2**63)))
-    net = CandidateValueNet(OBS_SIZES[config.observation_layout], config.embedding_width)
+    net = CandidateValueNet(OBS_SIZES[config.observation_layout], config.embedding_width, config.head_width)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     steps = config.epochs * -(-len(data[0]) // config.batch_size)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1 - step / steps)

@@ -411,7 +411,11 @@ class CandidateValuesSection:
     the network choosing the positions it labels."""
     embedding_width: int = 256
     """Width of the observation and candidate embeddings (the observation's is two layers of this width; the
-    value head that reads their sum has 128 units). Not a ``net_arch``: the agent file stores this one shape."""
+    value head that reads their sum has ``head_width`` units). Not a ``net_arch``: the agent file stores this one
+    shape."""
+    head_width: int = 128
+    """Units of the value head's hidden layer, which reads the sum of the observation's and the candidate's
+    embeddings."""
     epochs: int = 20
     """Passes over the data."""
     ensemble: int = 3
@@ -627,8 +631,8 @@ class CandidateValueConfig:
         self.advice = check_advice(self.groups, self.played_groups, self.advice)
         check_agent_names("opponents", self.opponents)
         self.depth = checks.integer("depth", self.depth, 0)
-        for name in ("samples", "games", "held_out_games", "workers", "embedding_width", "epochs", "ensemble",
-                     "batch_size"):
+        for name in ("samples", "games", "held_out_games", "workers", "embedding_width", "head_width", "epochs",
+                     "ensemble", "batch_size"):
             setattr(self, name, checks.integer(name, getattr(self, name), 1))
         self.dagger_games = checks.integer("dagger_games", self.dagger_games, 0)
         self.dagger_rounds = checks.integer("dagger_rounds", self.dagger_rounds, 1)

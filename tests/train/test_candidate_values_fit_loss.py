@@ -75,3 +75,21 @@ def test_a_listwise_fit_is_seeded_and_differs_from_the_squared_error_fit(tmp_pat
         net = fit(dataclasses.replace(config, **settings), data, held_out, **quiet)
         digests.append(save_values(tmp_path / f"{k}.npz", net, dataclasses.asdict(config), {}))
     assert digests[1] == digests[2] != digests[0]
+
+
+def test_head_width_sets_the_value_heads_units_and_the_agent_file_plays_it(tmp_path):
+    from fifthave.train.values_agent import load_values
+    config = CandidateValueConfig(**dict(TINY, epochs=1), head_width=8)
+    rng = np.random.default_rng(0)
+    held_out, data = collect(config, 1, rng), collect(config, 1, rng)
+    net = fit(config, data, held_out, log=lambda *a, **k: None)
+    assert net.members[0].head[1].out_features == 8
+    save_values(tmp_path / "v.npz", net, dataclasses.asdict(config), {})
+    played, _, _, meta = load_values(tmp_path / "v.npz")
+    assert meta["architecture"]["head"] == 8
+    observations, features, owners, _ = data
+    with torch.no_grad():
+        expected = net(*(torch.as_tensor(a) for a in (observations, features, owners))).numpy()
+    assert np.allclose(played.values(observations[0], features[owners == 0]), expected[owners == 0], atol=1e-5)
+    with pytest.raises(ValueError, match="head_width must be an int >= 1"):
+        CandidateValueConfig(head_width=0)
