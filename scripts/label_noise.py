@@ -8,7 +8,7 @@ disturbed: the seat plays the original search's choice). It writes, per decision
 of every further search, so that one can measure how often two independent 4-sample labelings agree on the best
 candidate (the ceiling of "held-out agreement"), how far a network is from it, and what 16 or 64 samples change:
 
-    PYTHONPATH=$PWD python scripts/label_noise.py /work/runs/values-all-4p-r6 --games 40 --out build/noise.npz
+    PYTHONPATH=$PWD python scripts/label_noise.py runs/values-all-4p-r6 --games 40 --out build/noise.npz
 """
 
 import argparse

@@ -29,7 +29,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("noise")
     parser.add_argument("--network", nargs="*", default=[], help="agent files to judge too (their predictions)")
-    parser.add_argument("--run-dir", default="/work/runs/values-all-4p-r6")
+    parser.add_argument("--run-dir", default="runs/values-all-4p-r6")
     args = parser.parse_args()
     f = np.load(args.noise)
     counts, samples = f["counts"], list(f["extra_samples"])

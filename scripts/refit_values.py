@@ -11,7 +11,7 @@ minus label of the network's choice, in scaled label units); with ``--noise`` (`
 output on the same games), also against the independent, less noisy labels of its searches (the last, 64
 samples, by default).
 
-    PYTHONPATH=$PWD python scripts/refit_values.py /work/runs/values-all-4p-r6 --set listwise_weight=1 \\
+    PYTHONPATH=$PWD python scripts/refit_values.py runs/values-all-4p-r6 --set listwise_weight=1 \\
         --noise build/noise40.npz --out build/refit/listwise
 """
 
@@ -65,6 +65,29 @@ def decision_metrics(predicted, labels, owners, first_actions):
                    "with_signal": round(float(np.mean([x[2] for x in r])), 4)} for kind, r in rows.items()}
 
 
+def with_action_head():
+    """Experiment (``--action-head``; torch only, no agent file can hold it): each network also gets a linear
+    output per action id from the observation's embedding, added to the value of candidates with that first
+    action, as a DQN-style Q-head has - a direct way for the observation to value each plot, location or choice.
+    """
+    from torch import nn
+
+    from fifthave.train import candidate_values, values_agent
+    from fifthave_env.engine.actions import NUM_ACTIONS
+
+    class ActionHeadNet(values_agent.CandidateValueNet):
+        def __init__(self, obs_size, hidden=256, head=128):
+            super().__init__(obs_size, hidden, head)
+            self.action = nn.Linear(hidden, NUM_ACTIONS)
+
+        def forward(self, observations, candidates, owner):
+            state = self.state(observations)
+            value = self.head(state[owner] + self.candidate(candidates)).squeeze(-1)
+            return value + (self.action(state)[owner] * candidates[:, :NUM_ACTIONS]).sum(-1)
+
+    values_agent.CandidateValueNet = candidate_values.CandidateValueNet = ActionHeadNet
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run_dir")
@@ -72,6 +95,7 @@ def main():
                         help="a candidate_values fit field (repeatable)")
     parser.add_argument("--noise", help="scripts/label_noise.py's output on the run's held-out games")
     parser.add_argument("--noise-search", type=int, default=-1, help="which further search of --noise to judge by")
+    parser.add_argument("--action-head", action="store_true", help="experiment: see with_action_head")
     parser.add_argument("--evaluate", metavar="AGENT_FILE", help="judge this network instead of fitting one")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
@@ -83,6 +107,9 @@ def main():
     data, held_out = stored_labels(args.run_dir, config)
     print(f"{len(data[0])} decisions, {len(data[3])} candidates; held out {len(held_out[0])}", flush=True)
     observations, features, owners, targets = held_out
+    if args.action_head:
+        with_action_head()
+        changes["action_head"] = True
     if args.evaluate:  # an agent file's network, as it plays (numpy)
         net = load_values(args.evaluate)[0]
         predicted = np.concatenate([net.values(observations[d], features[owners == d])
@@ -103,7 +130,7 @@ def main():
         assert np.array_equal(noise["label"], targets[:n]), "--noise is not of these held-out games"
         report["independent_labels"] = decision_metrics(predicted[:n], noise["further"][args.noise_search],
                                                         owners[:n], first_actions[:n])
-    if not args.evaluate:
+    if not (args.evaluate or args.action_head):
         report["weights_sha256"] = save_values(os.path.join(args.out, "values.npz"), net,
                                                dataclasses.asdict(config), report)
     with open(os.path.join(args.out, "report.json"), "w") as f:
