@@ -65,15 +65,6 @@ def decision_metrics(predicted, labels, owners, first_actions):
                    "with_signal": round(float(np.mean([x[2] for x in r])), 4)} for kind, r in rows.items()}
 
 
-def with_tie_bonus(owners, targets, bonus):
-    """``targets`` with ``bonus`` added to the first candidate of every decision whose targets are all equal."""
-    starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
-    tied = np.maximum.reduceat(targets, starts) == np.minimum.reduceat(targets, starts)
-    targets = targets.copy()
-    targets[starts[tied]] += bonus
-    return targets
-
-
 def with_action_head():
     """Experiment (``--action-head``; torch only, no agent file can hold it): each network also gets a linear
     output per action id from the observation's embedding, added to the value of candidates with that first
@@ -104,9 +95,6 @@ def main():
                         help="a candidate_values fit field (repeatable)")
     parser.add_argument("--noise", help="scripts/label_noise.py's output on the run's held-out games")
     parser.add_argument("--noise-search", type=int, default=-1, help="which further search of --noise to judge by")
-    parser.add_argument("--tie-bonus", type=float, default=0.0,
-                        help="experiment: add this to the first candidate's label where all of a decision's labels "
-                             "are equal (the search plays the first of tied candidates; scaled label units)")
     parser.add_argument("--action-head", action="store_true", help="experiment: see with_action_head")
     parser.add_argument("--evaluate", metavar="AGENT_FILE", help="judge this network instead of fitting one")
     parser.add_argument("--out", required=True)
@@ -118,9 +106,6 @@ def main():
     started = time.perf_counter()
     data, held_out = stored_labels(args.run_dir, config)
     print(f"{len(data[0])} decisions, {len(data[3])} candidates; held out {len(held_out[0])}", flush=True)
-    if args.tie_bonus:
-        data = (*data[:3], with_tie_bonus(data[2], data[3], args.tie_bonus))
-        changes["tie_bonus"] = args.tie_bonus
     observations, features, owners, targets = held_out
     if args.action_head:
         with_action_head()

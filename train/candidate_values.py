@@ -209,9 +209,21 @@ def evaluate_fit(net, data):
     return error, float(np.mean(same)) if same else float("nan")
 
 
+def with_tie_bonus(owners, targets, bonus):
+    """``targets`` with ``bonus`` added to the first candidate of every decision whose targets are all equal
+    (``owners`` sorted: each decision's candidates in a row, in the order the agent lists them)."""
+    starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+    tied = np.maximum.reduceat(targets, starts) == np.minimum.reduceat(targets, starts)
+    targets = targets.copy()
+    targets[starts[tied]] += bonus
+    return targets
+
+
 def fit(config, data, held_out, log=print):
     """The ensemble fitted to ``data``: ``config.ensemble`` networks, each with its own seed (one torch thread,
     so the weights do not depend on the machine's cores)."""
+    if config.tie_bonus:
+        data = (*data[:3], with_tie_bonus(data[2], data[3], config.tie_bonus))
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:

@@ -93,3 +93,27 @@ def test_head_width_sets_the_value_heads_units_and_the_agent_file_plays_it(tmp_p
     assert np.allclose(played.values(observations[0], features[owners == 0]), expected[owners == 0], atol=1e-5)
     with pytest.raises(ValueError, match="head_width must be an int >= 1"):
         CandidateValueConfig(head_width=0)
+
+
+def test_tie_bonus_raises_the_first_candidate_of_decisions_whose_labels_are_all_equal():
+    from fifthave.train.candidate_values import with_tie_bonus
+    owners = np.array([0, 0, 1, 1, 1, 2, 2, 3])  # decision 1 has a difference; 3 has one candidate
+    targets = np.array([0.0, 0.0, 1.0, -1.0, 0.0, 0.0, 0.0, 0.0], dtype=np.float32)
+    got = with_tie_bonus(owners, targets, 0.5)
+    assert got.tolist() == [0.5, 0.0, 1.0, -1.0, 0.0, 0.5, 0.0, 0.5]
+    assert targets[0] == 0.0  # a copy: the stored labels stay as searched
+
+
+def test_a_tie_bonus_fit_is_the_fit_of_the_raised_labels(tmp_path):
+    from fifthave.train.candidate_values import with_tie_bonus
+    config = CandidateValueConfig(**dict(TINY, epochs=1))
+    rng = np.random.default_rng(0)
+    held_out, data = collect(config, 1, rng), collect(config, 1, rng)
+    quiet = dict(log=lambda *a, **k: None)
+    raised = (*data[:3], with_tie_bonus(data[2], data[3], 0.3))
+    digests = [save_values(tmp_path / f"{k}.npz", net, dataclasses.asdict(config), {}) for k, net in enumerate([
+        fit(dataclasses.replace(config, tie_bonus=0.3), data, held_out, **quiet),
+        fit(config, raised, held_out, **quiet), fit(config, data, held_out, **quiet)])]
+    assert digests[0] == digests[1] != digests[2]
+    with pytest.raises(ValueError, match="tie_bonus must be a number from 0.0"):
+        CandidateValueConfig(tie_bonus=-0.1)
