@@ -209,16 +209,29 @@ def evaluate_fit(net, data):
     return error, float(np.mean(same)) if same else float("nan")
 
 
+def with_tie_bonus(owners, targets, bonus):
+    """``targets`` with ``bonus`` added to the first candidate of every decision whose targets are all equal
+    (``owners`` sorted: each decision's candidates in a row, in the order the agent lists them)."""
+    starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+    tied = np.maximum.reduceat(targets, starts) == np.minimum.reduceat(targets, starts)
+    targets = targets.copy()
+    targets[starts[tied]] += bonus
+    return targets
+
+
 def fit(config, data, held_out, log=print):
     """The ensemble fitted to ``data``: ``config.ensemble`` networks, each with its own seed (one torch thread,
     so the weights do not depend on the machine's cores)."""
+    if config.tie_bonus:
+        data = (*data[:3], with_tie_bonus(data[2], data[3], config.tie_bonus))
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         nets = [_fit(config, member, data, held_out, log) for member in range(config.ensemble)]
     finally:
         torch.set_num_threads(threads)
-    ensemble = CandidateValueEnsemble(OBS_SIZES[config.observation_layout], config.embedding_width, config.ensemble)
+    ensemble = CandidateValueEnsemble(OBS_SIZES[config.observation_layout], config.embedding_width, config.ensemble,
+                                      config.head_width)
     for target, net in zip(ensemble.members, nets):
         target.load_state_dict(net.state_dict())
     return ensemble
@@ -228,7 +241,7 @@ def _fit(config, member, data, held_out, log):
     log(f"  network {member + 1}/{config.ensemble}", flush=True)
     rng = np.random.default_rng([config.seed, 0xF17, member])
     torch.manual_seed(int(rng.integers(2**63)))
-    net = CandidateValueNet(OBS_SIZES[config.observation_layout], config.embedding_width)
+    net = CandidateValueNet(OBS_SIZES[config.observation_layout], config.embedding_width, config.head_width)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     steps = config.epochs * -(-len(data[0]) // config.batch_size)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1 - step / steps)
@@ -247,7 +260,7 @@ def _fit(config, member, data, held_out, log):
             rows = np.concatenate([order_by_owner[first[d]:first[d] + counts[d]] for d in chosen])
             local = np.repeat(np.arange(len(chosen)), counts[chosen])
             predicted = net(observations[chosen], features[rows], torch.as_tensor(local))
-            loss = torch.nn.functional.mse_loss(predicted, targets[rows])
+            loss = fit_loss(config, predicted, targets[rows], torch.as_tensor(local), len(chosen))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -258,6 +271,29 @@ def _fit(config, member, data, held_out, log):
         log(f"  epoch {epoch + 1}/{config.epochs}: train loss {total / len(targets):.4f}, "
             f"held-out loss {error:.4f}, best candidate agrees {best:.3f}", flush=True)
     return net
+
+
+def listwise_loss(predicted, targets, owner, decisions, temperature):
+    """Mean over ``decisions`` of the cross-entropy of softmax(``predicted`` / T) against softmax(``targets`` /
+    T), each softmax over the candidates of one decision (``owner`` [N]: each candidate's decision, 0 to
+    ``decisions`` - 1)."""
+    def log_softmax(x):
+        top = torch.full((decisions,), -torch.inf).scatter_reduce(0, owner, x.detach(), "amax")
+        shifted = x - top[owner]
+        return shifted - torch.zeros(decisions).index_add(0, owner, shifted.exp()).log()[owner]
+    return -(log_softmax(targets / temperature).exp() * log_softmax(predicted / temperature)).sum() / decisions
+
+
+def fit_loss(config, predicted, targets, owner, decisions):
+    """The fit's loss of a minibatch: ``config.mse_weight`` times the squared error plus
+    ``config.listwise_weight`` times ``listwise_loss`` (the squared error alone by default, as before)."""
+    loss = torch.nn.functional.mse_loss(predicted, targets)
+    if config.mse_weight != 1:
+        loss = config.mse_weight * loss
+    if config.listwise_weight:
+        loss = loss + config.listwise_weight * listwise_loss(predicted, targets, owner, decisions,
+                                                             config.listwise_temperature)
+    return loss
 
 
 def _check_store(store, config):

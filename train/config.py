@@ -411,7 +411,12 @@ class CandidateValuesSection:
     the network choosing the positions it labels."""
     embedding_width: int = 256
     """Width of the observation and candidate embeddings (the observation's is two layers of this width; the
-    value head that reads their sum has 128 units). Not a ``net_arch``: the agent file stores this one shape."""
+    value head that reads their sum has ``head_width`` units). Not a ``net_arch``: the agent file stores this one
+    shape."""
+    head_width: int = 128
+    """Units of the value head's hidden layer, which reads the sum of the observation's and the candidate's
+    embeddings. 512 fits the six-round advice-free labels no better than 128 (held-out agreement with the
+    search 0.820 against 0.817)."""
     epochs: int = 20
     """Passes over the data."""
     ensemble: int = 3
@@ -427,6 +432,29 @@ class CandidateValuesSection:
     against three heuristics, 1,000 games, seed 7)."""
     weight_decay: float = 1e-5
     """Adam's L2 penalty."""
+    mse_weight: float = 1.0
+    """Weight of the squared error of each candidate's value in the fit's loss."""
+    listwise_weight: float = 0.0
+    """Weight of a listwise term added to the fit's loss (0: none, the squared error alone as before it
+    existed): per decision, the cross-entropy of the softmax of the network's values over the decision's
+    candidates against the softmax of their labels, both divided by ``listwise_temperature`` (ListNet: Cao et
+    al., 2007; the policy target of AlphaZero). The agent plays the candidate valued most, and the squared error
+    weighs every candidate alike, while this term weighs how the values of one decision's candidates are
+    ordered; it is least when the values are the labels plus a constant per decision. Measured on the six-round
+    advice-free labels (``results/training/values_all/README.md``): with weight 1 and temperature 0.3 the
+    held-out choices agree slightly more with the search's (0.832 against 0.817, one network) but the ensemble
+    wins less (0.142 against 0.195 against three heuristics, paired by deal -0.053 [-0.086, -0.020])."""
+    tie_bonus: float = 0.0
+    """Added to the label of a decision's first candidate where the search valued all of its candidates alike
+    (scaled label units; 0: labels as searched). The search then plays the first candidate, and 37% of the
+    advice-free decisions are such ties (85% of draws); without it the network learns nothing there and
+    breaks the ties its own way. Refitted on the six-round advice-free labels with 0.1, the ensemble won 0.219
+    against 0.191 for the committed fit (three heuristics, 2,000 games on 500 deals, seeds 2026 and 7; paired by
+    deal +0.028 [+0.004, +0.052]): ``results/training/values_all/README.md``."""
+    listwise_temperature: float = 1.0
+    """Temperature of ``listwise_weight``'s softmaxes, in the scaled label units (labels are value differences
+    times ``VALUE_SCALE``, 10): small makes the labels' softmax nearly the best candidate's one-hot (split among
+    candidates tied at the best)."""
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -614,13 +642,20 @@ class CandidateValueConfig:
         self.advice = check_advice(self.groups, self.played_groups, self.advice)
         check_agent_names("opponents", self.opponents)
         self.depth = checks.integer("depth", self.depth, 0)
-        for name in ("samples", "games", "held_out_games", "workers", "embedding_width", "epochs", "ensemble",
-                     "batch_size"):
+        for name in ("samples", "games", "held_out_games", "workers", "embedding_width", "head_width", "epochs",
+                     "ensemble", "batch_size"):
             setattr(self, name, checks.integer(name, getattr(self, name), 1))
         self.dagger_games = checks.integer("dagger_games", self.dagger_games, 0)
         self.dagger_rounds = checks.integer("dagger_rounds", self.dagger_rounds, 1)
         self.learning_rate = checks.real("learning_rate", self.learning_rate, 0.0, low_included=False)
         self.weight_decay = checks.real("weight_decay", self.weight_decay, 0.0)
+        self.mse_weight = checks.real("mse_weight", self.mse_weight, 0.0)
+        self.listwise_weight = checks.real("listwise_weight", self.listwise_weight, 0.0)
+        if self.mse_weight == self.listwise_weight == 0:
+            raise checks.InvalidValueError("mse_weight and listwise_weight are both 0: the fit would have no loss")
+        self.tie_bonus = checks.real("tie_bonus", self.tie_bonus, 0.0)
+        self.listwise_temperature = checks.real("listwise_temperature", self.listwise_temperature, 0.0,
+                                                low_included=False)
         self.eval_games = checks.integer("eval_games", self.eval_games, 0)
         if self.eval_games % self.num_players:
             raise checks.InvalidValueError(f"eval_games must be a multiple of num_players ({self.num_players}) "

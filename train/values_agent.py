@@ -41,9 +41,9 @@ class CandidateValueNet(nn.Module):
 class CandidateValueEnsemble(nn.Module):
     """The mean value of ``members`` networks (fitted with different seeds)."""
 
-    def __init__(self, obs_size, hidden=256, members=1):
+    def __init__(self, obs_size, hidden=256, members=1, head=128):
         super().__init__()
-        self.members = nn.ModuleList(CandidateValueNet(obs_size, hidden) for _ in range(members))
+        self.members = nn.ModuleList(CandidateValueNet(obs_size, hidden, head) for _ in range(members))
 
     def forward(self, observations, candidates, owner):
         return torch.stack([m(observations, candidates, owner) for m in self.members]).mean(dim=0)
