@@ -36,8 +36,8 @@ declare -A MODULES=(
   [bidlab]="fifthave/agents/bidlab.py|test_bidlab.py test_bidlab_reference.py test_bidlab_definitions.py"
   [search]="fifthave/agents/search.py|test_search.py test_search_reference.py"
   [ppo]="fifthave/train/ppo.py|test_ppo_setup.py test_ppo.py test_ppo_kl.py test_ppo_definitions.py test_train.py test_reproduce.py"
-  [candidate_values]="fifthave/train/candidate_values.py|test_candidate_values_definitions.py test_candidate_values_pool.py test_candidate_values_reference.py test_candidate_values_advice_free.py test_candidate_values.py|not trains_evaluates_and_reproduces and not interrupted_collection_resumes and not ctrl_c"
-  [values_agent]="fifthave/train/values_agent.py|test_candidate_values.py test_candidate_values_advice_free.py test_values_agent_definitions.py"
+  [candidate_values]="fifthave/train/candidate_values.py|test_candidate_values_definitions.py test_candidate_values_fit_loss.py test_candidate_values_pool.py test_candidate_values_reference.py test_candidate_values_advice_free.py test_candidate_values.py|not trains_evaluates_and_reproduces and not interrupted_collection_resumes and not ctrl_c"
+  [values_agent]="fifthave/train/values_agent.py|test_candidate_values.py test_candidate_values_advice_free.py test_values_agent_definitions.py test_candidate_values_fit_loss.py"
   [checkpoint]="fifthave/train/checkpoint.py|test_checkpoint.py test_checkpoint_definitions.py test_league.py"
   [openspiel_game]="fifthave_env/openspiel_game.py|test_openspiel_game.py test_openspiel_game_definitions.py"
 )
