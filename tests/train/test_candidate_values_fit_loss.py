@@ -54,6 +54,9 @@ def test_the_fit_loss_is_the_squared_error_unless_listwise_weight_is_set():
     both = CandidateValueConfig(mse_weight=0.5, listwise_weight=2.0, listwise_temperature=0.5)
     expected = 0.5 * mse + 2.0 * listwise_loss(PREDICTED, TARGETS, OWNER, 2, 0.5)
     assert fit_loss(both, PREDICTED, TARGETS, OWNER, 2).item() == pytest.approx(expected.item(), rel=1e-6)
+    for weight in (0.25, 2.0, 3.0):  # any weight scales the squared error, not only the ones written above
+        scaled = fit_loss(CandidateValueConfig(mse_weight=weight), PREDICTED, TARGETS, OWNER, 2)
+        assert scaled.item() == pytest.approx(weight * mse.item(), rel=1e-6)
 
 
 def test_config_refuses_bad_loss_fields():
@@ -102,6 +105,9 @@ def test_tie_bonus_raises_the_first_candidate_of_decisions_whose_labels_are_all_
     got = with_tie_bonus(owners, targets, 0.5)
     assert got.tolist() == [0.5, 0.0, 1.0, -1.0, 0.0, 0.5, 0.0, 0.5]
     assert targets[0] == 0.0  # a copy: the stored labels stay as searched
+    # the bonus is added to the tied value, whatever it is (labels relative to another candidate tie at 0; others
+    # need not)
+    assert with_tie_bonus(np.array([0, 0]), np.array([2.0, 2.0], dtype=np.float32), 0.5).tolist() == [2.5, 2.0]
 
 
 def test_a_tie_bonus_fit_is_the_fit_of_the_raised_labels(tmp_path):

@@ -33,7 +33,8 @@ from fifthave_env.observation import OBS_SIZES  # noqa: E402
 
 def test_the_default_network_has_the_committed_models_shapes():
     net = CandidateValueEnsemble(OBS_SIZES[1])  # defaults: one member, hidden 256, head 128 (values-4p's)
-    assert len(net.members) == 1 and CandidateValueNet(OBS_SIZES[1]).state[0].out_features == 256
+    single = CandidateValueNet(OBS_SIZES[1])  # its own defaults too: hidden 256, head 128
+    assert len(net.members) == 1 and single.state[0].out_features == 256 and single.head[1].out_features == 128
     exported = {k: v.shape for k, v in numpy_net(net).to_arrays()[1].items()}
     assert exported["member0.head.1.weight"] == (256, 128) and exported["member0.state.0.weight"] == (OBS_SIZES[1], 256)
     if os.path.exists(MODELS["values-4p"].file):  # not in mutmut's scratch copy
