@@ -29,13 +29,9 @@ import torch
 
 from fifthave.agents.search import projected_scores, projected_value
 from fifthave.train import candidate_values, values_agent
-from fifthave.train.candidate_values import _as_arrays, _Labeller, _load_chunk, concatenate, fit
+from fifthave.train.candidate_values import _as_arrays, _load_chunk, concatenate, fit
 from fifthave.train.config import load_run_config
 from fifthave.train.values_agent import AdviceFreeSearchAgent
-from fifthave_env.engine.game import Game
-from fifthave_env.env_common import game_config
-from fifthave_env.observation import Observer
-from fifthave_env.runner import play
 from fifthave_env.seat_view import StateView
 from fifthave.agents.registry import AGENT_FACTORIES
 from fifthave.agents.learned import CANDIDATE_FEATURES
@@ -106,24 +102,11 @@ class EffectSearch(AdviceFreeSearchAgent):
 
 def replay(config, seed, follow_up):
     """``play_labelled``'s game of ``seed`` (advice-free, no student): its labelled arrays and effect features."""
-    rng = np.random.default_rng(seed)
-    cfg = game_config("win_loss", None, num_players=config.num_players, board=config.board)
-    game = Game(cfg, rng=np.random.default_rng(rng.integers(2**63)))
-    observer = Observer(cfg, version=config.observation_layout)
-    seat = int(rng.integers(config.num_players))
-    players = []
-    for s in range(config.num_players):
-        if s == seat:
-            agent = EffectSearch(config.samples, config.depth, np.random.default_rng([0xEF, seed]), follow_up)
-        else:
-            agent = AGENT_FACTORIES[config.opponents[rng.integers(len(config.opponents))]]()
-        agent.reset(cfg, s, np.random.default_rng(rng.integers(2**63)))
-        players.append(agent)
-    labeller = _Labeller(players[seat], observer, cfg)
-    play(game, players, [labeller])
-    effects = players[seat].effects
-    assert len(effects) == len(labeller.observations), "a search without a label"
-    return (labeller.observations, labeller.features, labeller.owners, labeller.targets,
+    searcher = EffectSearch(config.samples, config.depth, np.random.default_rng([0xEF, seed]), follow_up)
+    observations, features, owners, targets = candidate_values.play_labelled(config, seed, searcher=searcher)
+    effects = searcher.effects
+    assert len(effects) == len(observations), "a search without a label"
+    return (observations, features, owners, targets,
             np.concatenate(effects) if effects else np.zeros((0, EFFECTS + FOLLOW_UP * follow_up), np.float32))
 
 

@@ -62,10 +62,11 @@ from .values_agent import (
 )
 
 
-def play_labelled(config, seed, student=None):
+def play_labelled(config, seed, student=None, searcher=None):
     """One game, one seat searched; returns (observations, candidate features, decision of each candidate,
     value differences) of that seat's searched decisions. With ``student`` (the path of a saved network),
-    that network plays the seat and the search only labels its decisions."""
+    that network plays the seat and the search only labels its decisions. ``searcher``: an agent seated
+    there instead of the config's search (one that records more about each search, in the same game)."""
     rng = np.random.default_rng(seed)
     cfg = game_config("win_loss", None, num_players=config.num_players, board=config.board)
     game = Game(cfg, rng=np.random.default_rng(rng.integers(2**63)))
@@ -73,7 +74,9 @@ def play_labelled(config, seed, student=None):
     seat = int(rng.integers(config.num_players))
     players = []
     for s in range(config.num_players):
-        if s == seat and student:
+        if s == seat and searcher is not None:
+            agent = searcher
+        elif s == seat and student:
             net, groups, layout, meta = load_values(student)  # not cached: a rerun may rewrite the file
             agent = LabellingValueAgent(net, groups, layout, config.samples, config.depth, meta.get("advice", True))
         elif s == seat and not config.advice:

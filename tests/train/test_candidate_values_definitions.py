@@ -490,3 +490,22 @@ def test_each_dagger_round_seats_the_latest_fit_on_its_own_deals_and_no_games_me
     cv.train_values(CandidateValueConfig(**settings, dagger_games=0, dagger_rounds=2, run_dir=str(tmp_path / "b")))
     assert [student for _, student in played] == [None] * 3
     assert sorted(os.listdir(tmp_path / "b")) == ["labels", "report.json", "values.npz"]
+
+
+def test_a_given_searcher_is_seated_instead_of_the_search_with_the_same_draws(monkeypatch):
+    seated = []
+    monkeypatch.setattr(cv, "Game", lambda cfg, rng: "game")
+    monkeypatch.setattr(cv, "play", lambda game, players, hooks: seated.extend(players))
+    monkeypatch.setattr(cv, "AdviceFreeSearchAgent", lambda *args: pytest.fail("the config's search was built"))
+    monkeypatch.setitem(cv.AGENT_FACTORIES, "a", lambda: Recorded("a"))
+    from fifthave.agents.search import DECISION_GROUPS
+
+    config = CandidateValueConfig(**{**TINY, "num_players": 3, "opponents": ["a"], "advice": False,
+                                     "groups": list(DECISION_GROUPS)})
+    given = Recorded("given")
+    assert cv.play_labelled(config, 12, searcher=given) == ([], [], [], [])
+    rng = np.random.default_rng(12)
+    rng.integers(2**63)  # the game's generator
+    seat = int(rng.integers(3))
+    assert seated[seat] is given and given.seat == seat
+    assert [agent.args for agent in seated if agent is not given] == [("a",), ("a",)]
