@@ -17,7 +17,9 @@ little-endian, C order) and a ``meta.json`` member::
      "training": {...}, "versions": {...}}   # the training config, report and library versions: not read to play
 
 A ``candidate-values`` file also names the decision ``groups`` it learned and ``played_groups`` (null: all), and
-may hold ``"advice": false``: the network plays every decision group with no scripted agent (absent: true).
+may hold ``"advice": false``: the network plays every decision group with no scripted agent (absent: true), and
+``"effects": true``: each candidate's features end with ``EFFECT_FEATURES`` columns of what it does on a
+determinization (``fifthave.agents.learned.effect_features``; absent: false, the older files).
 
 ``np.load(path)`` lists and reads the arrays for inspection (``unzip -p PATH meta.json`` shows the metadata).
 
@@ -63,6 +65,13 @@ ACTIVATIONS = ("tanh", "relu")
 
 CANDIDATE_FEATURES = NUM_ACTIONS + NUM_KINDS + 9
 """Features of one candidate of a decision (``fifthave.agents.learned.candidate_features``)."""
+EFFECT_FEATURES = 6
+"""Columns ``fifthave.agents.learned.effect_features`` adds to each candidate's features (``"effects": true``)."""
+
+
+def candidate_width(effects: bool) -> int:
+    """Input width of a candidate-value network's candidate layer, with or without the effect features."""
+    return CANDIDATE_FEATURES + EFFECT_FEATURES * bool(effects)
 
 MAX_META_BYTES = 1 << 20
 MAX_WIDTH = 4096
@@ -144,10 +153,12 @@ def _check_architecture(kind, meta, where):
                 and _int_in(members, 1, MAX_MEMBERS)):
             raise AgentFileError(f"{where}: architecture.hidden and head must be widths from 1 to {MAX_WIDTH} and "
                                  f"members from 1 to {MAX_MEMBERS}, got {arch!r}"[:300])
-        for key, value in {"input": OBS_SIZES[layout], "candidate_features": CANDIDATE_FEATURES}.items():
+        effects = meta.get("effects", False)
+        expected = {"input": OBS_SIZES[layout], "candidate_features": candidate_width(effects)}
+        for key, value in expected.items():
             if arch.get(key) != value:
-                raise AgentFileError(f"{where}: architecture.{key} must be {value} (observation layout {layout}), "
-                                     f"got {arch.get(key)!r}"[:300])
+                raise AgentFileError(f"{where}: architecture.{key} must be {value} (observation layout {layout}, "
+                                     f"effects {str(effects).lower()}), got {arch.get(key)!r}"[:300])
         shapes = value_arrays(arch)
     total = sum(int(np.prod(shape)) for shape in shapes.values())
     if total > MAX_PARAMETERS:
@@ -188,6 +199,7 @@ def check_meta(meta: Any, where: str) -> dict[str, tuple[int, ...]]:
         try:
             check_value_groups(meta.get("groups"), meta.get("played_groups"))
             check_advice(meta["groups"], meta.get("played_groups"), meta.get("advice", True))
+            checks.boolean("effects", meta.get("effects", False))
         except ValueError as error:
             raise AgentFileError(f"{where}: {error}") from None
     digest = meta.get("weights_sha256")

@@ -30,7 +30,7 @@ from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, MLP_KINDS, POLICY_KINDS,
 from .base import Agent
 from .bidding import cheapest_raise, table_limit, table_total
 from .registry import AGENT_FACTORIES
-from .search import DECISION_GROUPS, SearchAgent
+from .search import DECISION_GROUPS, SearchAgent, projected_scores, projected_value
 
 OTHER_GAMES = ("error", "warn")
 """What an agent does when seated in a game of another player count or board than it was trained for."""
@@ -389,6 +389,29 @@ def candidate_features(view: Any, macro: Sequence[int], default: Sequence[int] |
     return x
 
 
+def effect_features(root: Any, seat: int, candidates: Sequence[Sequence[int]]) -> np.ndarray:
+    """``EFFECT_FEATURES`` columns per candidate (rows): what it does for ``seat`` on ``root``, a determinization
+    the seat's sampler drew (not modified). The search's evaluator right after the candidate (``projected_value``
+    x10, no rollout) minus the candidates' mean and minus their best; the change of the seat's projected margin
+    over the best other seat, of its projected VP and of its scored VP (/10); whether the seat still acts after
+    it. Issue 35's probe (``scripts/candidate_effects.py``): the old features cannot tell which shop plot or
+    starting plot is worth most (held-out agreement with the search 0.55 and 0.59); these can (0.97 and 1.0)."""
+    before = projected_scores(root)
+    margin_before = before[seat] - max(before[q] for q in range(root.n) if q != seat)
+    rows = np.empty((len(candidates), 5), dtype=np.float64)
+    for i, macro in enumerate(candidates):
+        g = root.clone()
+        for action in macro:
+            g.apply(action)
+        after = projected_scores(g)
+        margin = after[seat] - max(after[q] for q in range(g.n) if q != seat)
+        rows[i] = (projected_value(g, seat) * 10.0, (margin - margin_before) / 10.0,
+                   (after[seat] - before[seat]) / 10.0, (g.scores[seat] - root.scores[seat]) / 10.0,
+                   not g.is_over and g.actor == seat)
+    value = rows[:, 0]
+    return np.column_stack([value - value.mean(), value - value.max(), rows[:, 1:]]).astype(np.float32)
+
+
 def enumerated_bid_candidates(view: Any) -> list[tuple[int, ...]]:
     """Whole bids for a bidding turn that no scripted agent advises (``CandidateValueAgent`` with
     ``advice=False``): pass, and for every colour the bid may have and every building limit 1-3 the cheapest
@@ -462,13 +485,15 @@ class CandidateValueAgent(SearchAgent):
     ``advice``: True (the ``values-4p`` kind) lists the search's bid candidates, which include the heuristic's
     planned bid, and tells the network which candidate is the heuristic's; False plays every decision group
     with no scripted agent at all: bids from ``enumerated_bid_candidates``, every legal move elsewhere, and the
-    "heuristic's candidate" feature always 0 (no HeuristicAgent is built)."""
+    "heuristic's candidate" feature always 0 (no HeuristicAgent is built). ``effects``: each candidate's
+    features also hold ``effect_features`` on a determinization drawn from the sampler every fifthave runner
+    attaches (what the seat may know only); such an agent refuses to act without one."""
 
     reads_view = False  # its network reads the observation: runners call ``act``
 
     def __init__(self, net: "NumpyValueNet", groups: Sequence[str], observation_layout: int = 0, prior: float = 0.0,
                  name: str = "values", trained_for: tuple[int, int] | None = None,
-                 other_games: str = "error", advice: bool = True) -> None:
+                 other_games: str = "error", advice: bool = True, effects: bool = False) -> None:
         super().__init__(rollouts=1, depth=0, prior=prior, name=name, groups=groups)
         if other_games not in OTHER_GAMES:
             raise ValueError(f"other_games must be one of {OTHER_GAMES}, got {other_games!r}")
@@ -476,7 +501,7 @@ class CandidateValueAgent(SearchAgent):
         self.net = net
         self.observation_layout = observation_layout  # the tournament builds this layout for it
         self.trained_for, self.other_games = trained_for, other_games
-        self.advice = advice
+        self.advice, self.effects = advice, effects
         self.decided = self.deviated = 0  # decisions its network chose, and those not the heuristic's choice
 
     def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:
@@ -513,6 +538,13 @@ class CandidateValueAgent(SearchAgent):
 
     def _choose(self, view, candidates, default):
         features = np.stack([candidate_features(view, m, default) for m in candidates])
+        if self.effects:
+            if self.sampler is None:
+                raise ValueError(f"{self.name} reads what each candidate does on a determinization of its seat's "
+                                 "view: play it through a fifthave runner (tournament, fifthave_env.runner.play, "
+                                 "an environment's opponents), which attaches its sampler")
+            features = np.concatenate([features, effect_features(self.sampler(self.rng), self.seat, candidates)],
+                                      axis=1)
         values = self.net.values(np.asarray(self._observation, dtype=np.float32), features) / VALUE_SCALE
         values += self.prior * features[:, _BID + 8]
         chosen = candidates[int(values.argmax())]
@@ -545,7 +577,8 @@ def agent_from_file(meta: Mapping[str, Any], network: Any, deterministic: bool =
         return PolicyAgent(network, deterministic, name, meta, other_games=other_games)
     return CandidateValueAgent(network, groups_played(meta["groups"], meta.get("played_groups")),
                                meta["observation_layout"], name=name, trained_for=(meta["num_players"], meta["board"]),
-                               other_games=other_games, advice=meta.get("advice", True))
+                               other_games=other_games, advice=meta.get("advice", True),
+                               effects=meta.get("effects", False))
 
 
 def checkpoint_agent_file(directory: str | os.PathLike[str]) -> str:

@@ -49,8 +49,10 @@ from fifthave_env.runner import GameHooks, play
 from fifthave_env.runtime import atomic_write_text
 
 from .config import CandidateValueConfig  # noqa: F401 (its flat config, imported from here before)
+from fifthave.agents.agentfile import candidate_width
+from fifthave.agents.learned import effect_features
+
 from .values_agent import (
-    CANDIDATE_FEATURES,
     VALUE_SCALE,
     AdviceFreeSearchAgent,
     CandidateValueEnsemble,
@@ -78,7 +80,8 @@ def play_labelled(config, seed, student=None, searcher=None):
             agent = searcher
         elif s == seat and student:
             net, groups, layout, meta = load_values(student)  # not cached: a rerun may rewrite the file
-            agent = LabellingValueAgent(net, groups, layout, config.samples, config.depth, meta.get("advice", True))
+            agent = LabellingValueAgent(net, groups, layout, config.samples, config.depth, meta.get("advice", True),
+                                        meta.get("effects", False))
         elif s == seat and not config.advice:
             agent = AdviceFreeSearchAgent(config.samples, config.depth)
         elif s == seat:
@@ -87,17 +90,21 @@ def play_labelled(config, seed, student=None, searcher=None):
             agent = AGENT_FACTORIES[config.opponents[rng.integers(len(config.opponents))]]()
         agent.reset(cfg, s, np.random.default_rng(rng.integers(2**63)))
         players.append(agent)
-    labeller = _Labeller(players[seat], observer, cfg)
+    # the effect features' determinizations come from a generator of their own: the game and the search draw
+    # as in a run without them
+    effects_rng = np.random.default_rng([0xEF, seed]) if config.effects else None
+    labeller = _Labeller(players[seat], observer, cfg, effects_rng)
     play(game, players, [labeller])
     return labeller.observations, labeller.features, labeller.owners, labeller.targets
 
 
 class _Labeller(GameHooks):
     """After each decision of the searched seat that ran a search: the seat's observation and, per candidate, its
-    features and its value minus the heuristic candidate's."""
+    features (with ``effects_rng``, also ``effect_features`` on a determinization it draws) and its value minus
+    the heuristic candidate's."""
 
-    def __init__(self, searcher, observer, cfg):
-        self.searcher, self.observer, self.cfg = searcher, observer, cfg
+    def __init__(self, searcher, observer, cfg, effects_rng=None):
+        self.searcher, self.observer, self.cfg, self.effects_rng = searcher, observer, cfg, effects_rng
         self.observations, self.features, self.owners, self.targets = [], [], [], []
 
     def choose_agent(self, game, seat, agent):
@@ -116,8 +123,11 @@ class _Labeller(GameHooks):
         else:  # a network that reads the observation (a student)
             view = SeatView(observation, game.action_mask(), self.cfg)
         base = values[candidates.index(default)] if default in candidates else values.mean()
-        for macro, value in zip(candidates, values):
-            self.features.append(candidate_features(view, macro, default))
+        effects = (effect_features(searcher.sampler(self.effects_rng), s, candidates)
+                   if self.effects_rng is not None else None)
+        for i, (macro, value) in enumerate(zip(candidates, values)):
+            features = candidate_features(view, macro, default)
+            self.features.append(features if effects is None else np.concatenate([features, effects[i]]))
             self.owners.append(len(self.observations))
             self.targets.append(value - base)
         self.observations.append(observation.copy())
@@ -128,13 +138,13 @@ def _play_labelled(job):
 
 
 LABELLING_FIELDS = ("seed", "num_players", "board", "observation_layout", "groups", "opponents", "samples", "depth",
-                    "games", "held_out_games", "dagger_games")  # what the labelled games depend on
+                    "games", "held_out_games", "dagger_games")  # and advice, effects when not their defaults  # what the labelled games depend on
 CHUNK_GAMES = 50  # games per saved file of labels: an interrupted run loses at most this many
 
 
 def _as_arrays(config, observations, features, owners, targets):
     return (np.asarray(observations, dtype=np.float32).reshape(-1, OBS_SIZES[config.observation_layout]),
-            np.asarray(features, dtype=np.float32).reshape(-1, CANDIDATE_FEATURES),
+            np.asarray(features, dtype=np.float32).reshape(-1, candidate_width(config.effects)),
             np.asarray(owners, dtype=np.int64), np.asarray(targets, dtype=np.float32) * VALUE_SCALE)
 
 
@@ -142,7 +152,7 @@ def _load_chunk(path, config):
     with np.load(path, allow_pickle=False) as f:
         arrays = tuple(f[f"arr_{i}"] for i in range(4))
     observations, features, owners, targets = arrays
-    if (observations.shape[1:] != (OBS_SIZES[config.observation_layout],) or features.shape[1:] != (CANDIDATE_FEATURES,)
+    if (observations.shape[1:] != (OBS_SIZES[config.observation_layout],) or features.shape[1:] != (candidate_width(config.effects),)
             or not len(features) == len(owners) == len(targets)
             or (len(owners) and (owners.min() < 0 or owners.max() >= len(observations)))):
         raise ValueError(f"{path} does not hold labels of this config; delete it to label those games again")
@@ -193,7 +203,7 @@ def concatenate(config, parts):
     """One data set of several (observations, features, owners, targets) parts; owners renumbered."""
     offsets = np.cumsum([0] + [len(p[0]) for p in parts[:-1]])
     return (np.concatenate([p[0] for p in parts]).reshape(-1, OBS_SIZES[config.observation_layout]),
-            np.concatenate([p[1] for p in parts]).reshape(-1, CANDIDATE_FEATURES),
+            np.concatenate([p[1] for p in parts]).reshape(-1, candidate_width(config.effects)),
             np.concatenate([p[2] + offset for p, offset in zip(parts, offsets)]).astype(np.int64),
             np.concatenate([p[3] for p in parts]).astype(np.float32))
 
@@ -234,7 +244,7 @@ def fit(config, data, held_out, log=print):
     finally:
         torch.set_num_threads(threads)
     ensemble = CandidateValueEnsemble(OBS_SIZES[config.observation_layout], config.embedding_width, config.ensemble,
-                                      config.head_width)
+                                      config.head_width, config.effects)
     for target, net in zip(ensemble.members, nets):
         target.load_state_dict(net.state_dict())
     return ensemble
@@ -244,7 +254,8 @@ def _fit(config, member, data, held_out, log):
     log(f"  network {member + 1}/{config.ensemble}", flush=True)
     rng = np.random.default_rng([config.seed, 0xF17, member])
     torch.manual_seed(int(rng.integers(2**63)))
-    net = CandidateValueNet(OBS_SIZES[config.observation_layout], config.embedding_width, config.head_width)
+    net = CandidateValueNet(OBS_SIZES[config.observation_layout], config.embedding_width, config.head_width,
+                            config.effects)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     steps = config.epochs * -(-len(data[0]) // config.batch_size)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1 - step / steps)
@@ -304,6 +315,8 @@ def _check_store(store, config):
     labelling = {k: v for k, v in dataclasses.asdict(config).items() if k in LABELLING_FIELDS}
     if not config.advice:  # recorded only when false: stores written before the option still match
         labelling["advice"] = False
+    if config.effects:  # likewise
+        labelling["effects"] = True
     path = os.path.join(store, "config.json")
     if os.path.exists(path):
         with open(path) as f:

@@ -390,6 +390,12 @@ class CandidateValuesSection:
     groups outside ``played_groups`` (``values-4p``). False: no scripted agent at play time - the network plays
     every decision group (``groups`` must be all four), bids from ``fifthave.agents.learned.enumerated_bid_candidates``,
     and the search labels the same candidates (the search's rollouts still play the heuristic: labelling only)."""
+    effects: bool = False
+    """Whether each candidate's features also say what it does: ``fifthave.agents.learned.effect_features``, the
+    search's evaluator and the seat's projected margin and VP right after it, on a determinization of the seat's
+    own view (labelling draws it from a generator of its own, so the labels and the search are those of the same
+    run without it). The agent then needs the sampler every fifthave runner attaches. Issue 35's probe: held-out
+    agreement with the search 0.813 -> 0.853 on 2,000 advice-free games, shop plots 0.55 -> 0.97."""
     opponents: list = field(default_factory=lambda: ["heuristic"])
     """Scripted agents in the other seats while labelling."""
     samples: int = 8
@@ -640,6 +646,7 @@ class CandidateValueConfig:
         self.observation_layout = _layout("observation_layout", self.observation_layout)
         check_value_groups(self.groups, self.played_groups)
         self.advice = check_advice(self.groups, self.played_groups, self.advice)
+        self.effects = checks.boolean("effects", self.effects)
         check_agent_names("opponents", self.opponents)
         self.depth = checks.integer("depth", self.depth, 0)
         for name in ("samples", "games", "held_out_games", "workers", "embedding_width", "head_width", "epochs",

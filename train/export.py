@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 import fifthave_env
-from fifthave.agents.agentfile import AGENT_FILE, CANDIDATE_FEATURES, VALUE_PARTS, AgentFileError, is_agent_file, write_agent_file
+from fifthave.agents.agentfile import AGENT_FILE, VALUE_PARTS, AgentFileError, candidate_width, is_agent_file, write_agent_file
 from fifthave.agents.learned import ActorNet, NumpyValueNet
 from fifthave_env.engine import safejson
 from fifthave_env.engine.actions import NUM_ACTIONS
@@ -54,7 +54,9 @@ def write_values(path, net, config, report=None, name="values", versions=None):
     meta = {"kind": "candidate-values", "name": name, "num_players": config["num_players"],
             "board": config["board"], "observation_layout": layout, "groups": list(config["groups"]),
             "played_groups": config.get("played_groups"), "advice": config.get("advice", True),
-            "architecture": {"input": OBS_SIZES[layout], "candidate_features": CANDIDATE_FEATURES, **architecture},
+            **({"effects": True} if config.get("effects") else {}),  # absent in the older files
+            "architecture": {"input": OBS_SIZES[layout], "candidate_features": candidate_width(config.get("effects")),
+                             **architecture},
             "training": {"method": "candidate-values", "config": config, "report": report or {}},
             "versions": _versions(**(versions or {}))}
     return write_agent_file(path, meta, arrays)
