@@ -13,7 +13,8 @@ held-out agreement (ties count) and regret per decision kind (``scripts/refit_va
         --replayed build/effects300.npz --out build/effects300
 
 ``--replayed``: the replay's arrays are written there, and read back instead of replaying when it exists.
-The effect features are not used by any committed model (``candidate_features`` is unchanged).
+The six effect features became the library's (``effects: true`` in a candidate-value config); the follow-up
+columns are this probe's only.
 """
 
 import argparse
@@ -34,50 +35,38 @@ from fifthave.train.config import load_run_config
 from fifthave.train.values_agent import AdviceFreeSearchAgent
 from fifthave_env.seat_view import StateView
 from fifthave.agents.registry import AGENT_FACTORIES
+from fifthave.agents import learned
+from fifthave.agents.agentfile import EFFECT_FEATURES
 from fifthave.agents.learned import CANDIDATE_FEATURES
 
 from refit_values import decision_metrics  # noqa: E402  (scripts/ is on sys.path when run as a script)
 
-EFFECTS = 6  # effect features per candidate
 FOLLOW_UP = 2  # more with a follow-up agent
 
 
 def effect_features(root, seat, candidates, follow_up=None):
-    """Per candidate (rows), what it does for ``seat`` on ``root`` (a determinization; not modified): the
-    evaluator's value right after it (depth 0, no rollout: x10 as the labels, minus the candidates' mean, and
-    minus their best), the change of the seat's projected margin over the best other seat and of its own
-    projected VP and its scored VP (/10), and whether the seat is still to act after it. With ``follow_up`` (an
-    agent reset for ``seat``), also the evaluator's value (minus the mean) and the margin change after that
-    agent has played the rest of the seat's own decisions (until another seat acts; no other seat plays)."""
+    """``fifthave.agents.learned.effect_features`` of the candidates (6 columns; the library's since the probe)
+    and, with ``follow_up`` (an agent reset for ``seat``), 2 more: the evaluator's value (x10, minus the
+    candidates' mean) and the change of the seat's projected margin after that agent has played the rest of the
+    seat's own decisions (until another seat acts; no other seat plays)."""
+    x = learned.effect_features(root, seat, candidates)
+    if follow_up is None:
+        return x
     before = projected_scores(root)
     margin_before = before[seat] - max(before[q] for q in range(root.n) if q != seat)
-    score_before = root.scores[seat]
-    rows = []
-    for macro in candidates:
+    later = np.empty((len(candidates), 2))
+    for i, macro in enumerate(candidates):
         g = root.clone()
         for action in macro:
             g.apply(action)
-        after = projected_scores(g)
-        margin = after[seat] - max(after[q] for q in range(g.n) if q != seat)
-        score = g.scores[seat]
-        row = [projected_value(g, seat) * 10.0, (margin - margin_before) / 10.0,
-               (after[seat] - before[seat]) / 10.0, (score - score_before) / 10.0,
-               float(not g.is_over and g.actor == seat)]
-        if follow_up is not None:
-            for _ in range(40):
-                if g.is_over or g.actor != seat:
-                    break
-                g.apply(int(follow_up.act_view(StateView(g, seat))))
-            later = projected_scores(g)
-            row += [projected_value(g, seat) * 10.0,
-                    (later[seat] - max(later[q] for q in range(g.n) if q != seat) - margin_before) / 10.0]
-        rows.append(row)
-    x = np.asarray(rows, dtype=np.float32)
-    value = x[:, 0].copy()
-    columns = [value - value.mean(), value - value.max(), x[:, 1:5]]
-    if follow_up is not None:
-        columns += [x[:, 5] - x[:, 5].mean(), x[:, 6]]
-    return np.column_stack(columns).astype(np.float32)
+        for _ in range(40):
+            if g.is_over or g.actor != seat:
+                break
+            g.apply(int(follow_up.act_view(StateView(g, seat))))
+        scores = projected_scores(g)
+        later[i] = (projected_value(g, seat) * 10.0,
+                    (scores[seat] - max(scores[q] for q in range(g.n) if q != seat) - margin_before) / 10.0)
+    return np.column_stack([x, later[:, 0] - later[:, 0].mean(), later[:, 1]]).astype(np.float32)
 
 
 class EffectSearch(AdviceFreeSearchAgent):
@@ -107,7 +96,7 @@ def replay(config, seed, follow_up):
     effects = searcher.effects
     assert len(effects) == len(observations), "a search without a label"
     return (observations, features, owners, targets,
-            np.concatenate(effects) if effects else np.zeros((0, EFFECTS + FOLLOW_UP * follow_up), np.float32))
+            np.concatenate(effects) if effects else np.zeros((0, EFFECT_FEATURES + FOLLOW_UP * follow_up), np.float32))
 
 
 def _replay(job):
@@ -143,15 +132,15 @@ def check_reproduced(replayed, stored, name):
 
 def fit_and_judge(config, data, held_out, extra):
     """Fit on ``data`` (features widened by ``extra`` columns); held-out measures of the fitted network."""
-    values_agent.CANDIDATE_FEATURES = CANDIDATE_FEATURES + extra  # the torch net's candidate input width
-    candidate_values.CANDIDATE_FEATURES = CANDIDATE_FEATURES + extra
+    width = values_agent.candidate_width
+    values_agent.candidate_width = lambda effects: CANDIDATE_FEATURES + extra  # the torch net's candidate input
     try:
         started = time.perf_counter()
         net = fit(config, data, held_out)
         with torch.no_grad():
             predicted = net(*(torch.as_tensor(a) for a in held_out[:3])).numpy()
     finally:
-        values_agent.CANDIDATE_FEATURES = candidate_values.CANDIDATE_FEATURES = CANDIDATE_FEATURES
+        values_agent.candidate_width = width
     observations, features, owners, targets = held_out
     first_actions = features[:, :147].argmax(axis=1)
     return {"fit_seconds": round(time.perf_counter() - started, 1),

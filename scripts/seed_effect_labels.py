@@ -11,14 +11,16 @@ bit for bit; a game that does not replay (a choice the stored labels cannot tell
 
     PYTHONPATH=$PWD:$PWD/scripts python scripts/seed_effect_labels.py runs/values-all-4p-r6 \\
         train/configs/candidate_values_effects_4p.json runs/values-effects-4p
-    fifthave train train/configs/candidate_values_effects_4p.json --out runs/values-effects-4p --resume
+    fifthave train --resume runs/values-effects-4p
 
-trains what the second command alone would train (``--check-chunk`` compares replayed chunks with chunks
+trains what ``fifthave train train/configs/candidate_values_effects_4p.json --out runs/values-effects-4p`` trains
+(the script writes the run's ``run_config.json`` as that command does) (``--check-chunk`` compares replayed chunks with chunks
 labelled by the search, bit for bit: the held-out chunk ``held_out`` or a training chunk number).
 """
 
 import argparse
 import dataclasses
+import json
 import multiprocessing
 import os
 import time
@@ -29,6 +31,8 @@ import numpy as np
 from fifthave.train.candidate_values import (CHUNK_GAMES, _as_arrays, _check_store, _load_chunk, collect,
                                              play_labelled)
 from fifthave.train.config import load_run_config
+from fifthave.train.run import RUN_CONFIG
+from fifthave_env.runtime import atomic_write_text
 from fifthave.train.values_agent import AdviceFreeSearchAgent
 
 
@@ -95,7 +99,8 @@ def main():
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--check-chunk", default=None, help="also label this chunk by the search and compare")
     args = parser.parse_args()
-    config = load_run_config(args.config).trainer_config(args.run_dir)
+    run_config = load_run_config(args.config)
+    config = run_config.trainer_config(args.run_dir)
     if not config.effects:
         raise SystemExit("the config must have effects: true")
     source = dataclasses.replace(config, effects=False)
@@ -103,6 +108,7 @@ def main():
     _check_store(source_store, source)  # the source labels are this config's games
     os.makedirs(store, exist_ok=True)
     _check_store(store, config)
+    atomic_write_text(os.path.join(args.run_dir, RUN_CONFIG), json.dumps(run_config.to_dict(), indent=2))
     rng = np.random.default_rng([config.seed, 0xCA])  # train_values' order: held-out seeds, then training
     held = [int(s) for s in rng.integers(2**63, size=config.held_out_games)]
     train = [int(s) for s in rng.integers(2**63, size=config.games)]

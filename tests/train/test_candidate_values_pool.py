@@ -19,7 +19,7 @@ import pool_probe
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
-CONFIG = types.SimpleNamespace(workers=2, observation_layout=0)  # what collect reads; pickles without torch
+CONFIG = types.SimpleNamespace(workers=2, observation_layout=0, effects=False)  # what collect reads (pickles)
 
 
 def test_the_pools_workers_are_spawned_not_forked(tmp_path, monkeypatch):

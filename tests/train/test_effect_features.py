@@ -1,0 +1,197 @@
+"""Candidate-value networks with effect features (``effects: true``, issue 35): what each candidate does on a
+determinization of the seat's own view, in labelling, in the agent file and at play time."""
+
+import dataclasses
+import functools
+import json
+import os
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+
+from fifthave.agents.agentfile import CANDIDATE_FEATURES, EFFECT_FEATURES, AgentFileError, read_agent_file
+from fifthave.agents.learned import effect_features
+from fifthave.agents.search import DECISION_GROUPS, projected_scores, projected_value
+from fifthave.agents.tournament import agent_factory, run_tournament
+from fifthave.agents.view import SeatView
+from fifthave.train.candidate_values import CandidateValueConfig, play_labelled, train_values
+from fifthave.train.values_agent import CandidateValueEnsemble, load_values, save_values
+from fifthave_env.engine import Game, GameConfig
+from fifthave_env.engine.determinize import SeatSampler
+from fifthave_env.observation import OBS_SIZES, Observer
+from fifthave_env.random_agent import RandomAgent
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TINY = dict(samples=1, observation_layout=0, games=2, held_out_games=1, workers=1, embedding_width=16, epochs=1,
+            ensemble=1, eval_games=0, groups=list(DECISION_GROUPS), advice=False, effects=True)
+
+
+def saved_network(tmp_path, num_players=4, board=5, seed=0):
+    config = CandidateValueConfig(**{**TINY, "num_players": num_players, "board": board})
+    torch.manual_seed(seed)
+    path = tmp_path / f"values_{num_players}_{board}.npz"
+    save_values(path, CandidateValueEnsemble(OBS_SIZES[0], 16, 1, effects=True), dataclasses.asdict(config), {})
+    return path
+
+
+def positions(games=4, num_players=4):
+    """(game, seat, legal moves as candidates) at decisions with several legal moves of random games."""
+    for seed in range(games):
+        game = Game(GameConfig(num_players=num_players), seed=seed)
+        rng = np.random.default_rng(seed)
+        while not game.is_over:
+            legal = game.legal_actions()
+            if len(legal) > 1:
+                yield game, game.actor, [(a,) for a in legal]
+            game.apply(legal[rng.integers(len(legal))])
+
+
+def test_effect_features_are_what_each_candidate_does_and_leave_the_game_alone():
+    checked = 0
+    for game, seat, candidates in positions(games=2):
+        before = game.clone()
+        x = effect_features(game, seat, candidates)
+        assert x.shape == (len(candidates), EFFECT_FEATURES) and x.dtype == np.float32
+        assert np.array_equal(game.action_mask(), before.action_mask()) and game.scores == before.scores
+        value = np.empty(len(candidates))
+        for i, macro in enumerate(candidates):
+            g = game.clone()
+            g.apply(macro[0])
+            value[i] = projected_value(g, seat) * 10
+            after, start = projected_scores(g), projected_scores(game)
+            others = max(after[q] for q in range(g.n) if q != seat)
+            others_before = max(start[q] for q in range(g.n) if q != seat)
+            assert x[i, 2] == pytest.approx(((after[seat] - others) - (start[seat] - others_before)) / 10, abs=1e-5)
+            assert x[i, 3] == pytest.approx((after[seat] - start[seat]) / 10, abs=1e-5)
+            assert x[i, 4] == pytest.approx((g.scores[seat] - game.scores[seat]) / 10, abs=1e-5)
+            assert x[i, 5] == (not g.is_over and g.actor == seat)
+        assert np.allclose(x[:, 0], value - value.mean(), atol=1e-5)
+        assert np.allclose(x[:, 1], value - value.max(), atol=1e-5) and x[:, 1].max() == 0
+        checked += 1
+    assert checked > 50
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("board", [5, 6])
+def test_an_effects_agent_plays_only_legal_moves_everywhere(tmp_path, num_players, board):
+    path = saved_network(tmp_path, num_players, board)
+    assert load_values(path)[3]["effects"] is True
+    result = run_tournament([agent_factory(str(path))] + [RandomAgent] * (num_players - 1), num_players=num_players,
+                            board=board, games=num_players, seed=3)  # an illegal action raises
+    assert result.table[0]["seat_games"] == num_players
+    assert not any(record["truncated"] for record in result.records)
+
+
+def test_an_effects_agent_reads_its_determinization_and_refuses_to_act_without_a_sampler(tmp_path):
+    agent = agent_factory(str(saved_network(tmp_path)))()
+    assert agent.effects
+    game = Game(GameConfig(num_players=4), seed=1)
+    while len(game.legal_actions()) < 2:
+        game.apply(game.legal_actions()[0])
+    agent.reset(game.config, game.actor, np.random.default_rng(0))
+    observation = Observer(game.config, version=0).observe(game, game.actor)
+    with pytest.raises(ValueError, match="determinization of its seat's view: play it through a fifthave runner"):
+        agent.act(observation, game.action_mask())
+    agent.attach_sampler(SeatSampler(game, game.actor))
+    assert game.action_mask()[agent.act(observation, game.action_mask())]
+    # the network reads the effect columns: zeroing their weights changes the values
+    view = SeatView(observation, game.action_mask(), game.config)
+    candidates = [(a,) for a in view.legal]
+
+    def values():
+        agent.rng = np.random.default_rng(5)
+        agent._choose(view, candidates, ())
+        return [c["value"] for c in agent.explanation["candidates"]]
+    first = values()
+    assert values() == first
+    for member in agent.net.members:
+        member[4][CANDIDATE_FEATURES:] = 0
+    assert values() != first
+
+
+def test_effects_labels_are_the_same_games_and_values_plus_the_effect_columns():
+    plain = play_labelled(CandidateValueConfig(**{**TINY, "effects": False}), 7)
+    with_effects = play_labelled(CandidateValueConfig(**TINY), 7)
+    assert np.array_equal(np.asarray(plain[0]), np.asarray(with_effects[0]))  # the same decisions
+    features = np.asarray(with_effects[1])
+    assert features.shape[1] == CANDIDATE_FEATURES + EFFECT_FEATURES
+    assert np.array_equal(np.asarray(plain[1]), features[:, :CANDIDATE_FEATURES])
+    assert np.array_equal(np.asarray(plain[3]), np.asarray(with_effects[3]))  # the same search values
+    assert np.any(features[:, CANDIDATE_FEATURES:] != 0)
+
+
+def test_a_run_with_effects_trains_saves_and_resumes_with_the_same_weights(tmp_path):
+    config = CandidateValueConfig(**{**TINY, "dagger_games": 1, "run_dir": str(tmp_path / "a")})
+    first = train_values(config)
+    again = train_values(config)  # the labels are read back from the store
+    assert first["weights_sha256"] == again["weights_sha256"]
+    meta = read_agent_file(tmp_path / "a" / "values.npz")[0]
+    assert meta["effects"] is True
+    assert meta["architecture"]["candidate_features"] == CANDIDATE_FEATURES + EFFECT_FEATURES
+    other = dataclasses.replace(config, effects=False)
+    with pytest.raises(ValueError, match="holds labels of another config"):
+        train_values(other)  # a store labelled with effects is not one without
+
+
+def _rewritten(path, tmp_path, change):
+    with zipfile.ZipFile(path) as z:
+        members = {name: z.read(name) for name in z.namelist()}
+    meta = json.loads(members["meta.json"])
+    change(meta)
+    members["meta.json"] = json.dumps(meta).encode()
+    bad = tmp_path / "bad.npz"
+    with zipfile.ZipFile(bad, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return bad
+
+
+def test_an_agent_file_must_declare_effects_that_match_its_candidate_layer(tmp_path):
+    path = saved_network(tmp_path)
+    with pytest.raises(AgentFileError, match="candidate_features must be 174 .*effects false"):
+        read_agent_file(_rewritten(path, tmp_path, lambda meta: meta.pop("effects")))
+    with pytest.raises(AgentFileError, match="effects must be True or False, got 'yes'"):
+        read_agent_file(_rewritten(path, tmp_path, lambda meta: meta.update(effects="yes")))
+    config = CandidateValueConfig(**{**TINY, "effects": False})
+    old = tmp_path / "old.npz"
+    save_values(old, CandidateValueEnsemble(OBS_SIZES[0], 16, 1), dataclasses.asdict(config), {})
+    meta = read_agent_file(old)[0]
+    assert "effects" not in meta and agent_factory(str(old))().effects is False  # the older files play as before
+    with pytest.raises(AgentFileError, match="candidate_features must be 180 .*effects true"):
+        read_agent_file(_rewritten(old, tmp_path, lambda meta: meta.update(effects=True)))
+
+
+def test_effects_must_be_a_bool():
+    with pytest.raises(ValueError, match="effects must be True or False, got 1"):
+        CandidateValueConfig(**{**TINY, "effects": 1})
+
+
+def test_seeding_a_run_from_labels_without_effects_gives_the_searchs_labels_bit_for_bit(tmp_path):
+    source = {"method": "candidate_values", "run": {"seed": 3, "workers": 1}, "evaluation": {"games": 0},
+              "game": {"observation_layout": 0},
+              "candidate_values": {**{k: v for k, v in TINY.items() if k not in (
+                  "observation_layout", "workers", "eval_games", "effects")}, "games": 3, "dagger_games": 0}}
+    (tmp_path / "source.json").write_text(json.dumps(source))
+    source["candidate_values"]["effects"] = True
+    (tmp_path / "effects.json").write_text(json.dumps(source))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.path.join(ROOT, "scripts")]))
+    run = functools.partial(subprocess.run, env=env, capture_output=True, text=True, timeout=300)
+    made = run([sys.executable, "-m", "fifthave.cli", "train", str(tmp_path / "source.json"), "--out",
+                str(tmp_path / "source")])
+    assert made.returncode == 0, made.stderr
+    seeded = run([sys.executable, os.path.join(ROOT, "scripts", "seed_effect_labels.py"), str(tmp_path / "source"),
+                  str(tmp_path / "effects.json"), str(tmp_path / "seeded"), "--workers", "1",
+                  "--check-chunk", "held_out"])
+    assert seeded.returncode == 0, seeded.stderr
+    assert "bit for bit: True" in seeded.stdout
+    resumed = run([sys.executable, "-m", "fifthave.cli", "train", "--resume", str(tmp_path / "seeded")])
+    assert resumed.returncode == 0, resumed.stderr
+    fresh = run([sys.executable, "-m", "fifthave.cli", "train", str(tmp_path / "effects.json"), "--out",
+                 str(tmp_path / "fresh")])
+    assert fresh.returncode == 0, fresh.stderr
+    digests = [read_agent_file(tmp_path / d / "values.npz")[0]["weights_sha256"] for d in ("seeded", "fresh")]
+    assert digests[0] == digests[1]
