@@ -59,7 +59,7 @@ from fifthave_env.engine import game as G
 from fifthave_env.engine.board import NUM_DISTRICTS
 from fifthave_env.engine.cards import BLACK, NUM_COLORS
 from fifthave_env.engine.scoring import district_scores
-from fifthave_env.agent_protocol import observation_layout, reads_view
+from fifthave_env.agent_protocol import LayoutObservations, act, observation_layout, reads_view
 from fifthave_env.observation import Observer
 from fifthave_env.random_agent import RandomAgent
 
@@ -116,20 +116,31 @@ def projected_value(g: G.Game, seat: int) -> float:
 
 
 class Rollout:
-    """Plays ``depth`` turns (all seats) with one agent per seat made by ``factory``.
+    """Plays ``depth`` turns (all seats) with one agent per seat made by ``factory`` (or by ``factory[seat]``:
+    a list of one factory per seat, e.g. the agents seated in the game searched).
 
     Agents that read a seat view (``reads_view``, the scripted ones) get a ``StateView`` of the
     rollout's game: no observation is built; the others get their observation."""
 
-    def __init__(self, factory: AgentFactory, config: G.GameConfig) -> None:
+    def __init__(self, factory: AgentFactory | list[AgentFactory], config: G.GameConfig) -> None:
         self.config = config
-        self.agents: list[Any] = [factory() for _ in range(config.num_players)]
+        factories = factory if isinstance(factory, list) else [factory] * config.num_players
+        if len(factories) != config.num_players:
+            raise ValueError(f"a rollout needs one agent factory per seat ({config.num_players}), got "
+                             f"{len(factories)}")
+        self.agents: list[Any] = [make() for make in factories]
         for agent in self.agents:
             if isinstance(agent, HeuristicAgent):
                 agent.share_plans = True  # the same auctions recur across samples and candidates
-        self.views = reads_view(self.agents[0])
-        self.observer = None if self.views else Observer(config, version=observation_layout(self.agents[0]))
-        self.uniform = isinstance(self.agents[0], RandomAgent)  # needs no observation
+        first = self.agents[0]
+        # agents of several kinds, not all reading views, act seat by seat as runners seat them (_run_mixed)
+        self.mixed = (not all(reads_view(agent) for agent in self.agents)
+                      and any(type(agent) is not type(first) for agent in self.agents))
+        self.observations = (LayoutObservations(config, dict(enumerate(self.agents)), env_layout=None)
+                             if self.mixed else None)
+        self.views = reads_view(first)
+        self.observer = None if self.views else Observer(config, version=observation_layout(first))
+        self.uniform = not self.mixed and isinstance(first, RandomAgent)  # needs no observation
         self._rng = np.random.default_rng(0)
         self._seed: int | None = None
         self._start: Any = None  # the generator's state at self._seed
@@ -156,6 +167,9 @@ class Rollout:
         for seat, agent in enumerate(self.agents):
             agent.reset(self.config, seat, rng)
         agents, observer = self.agents, self.observer
+        if self.mixed:
+            self._run_mixed(g, stop, max_decisions)
+            return
         for _ in range(max_decisions):
             if g.is_over or g.turn >= stop:
                 return
@@ -165,6 +179,16 @@ class Rollout:
             else:
                 action = agents[seat].act(observer.observe(g, seat), g.action_mask())
             g.apply(int(action))
+
+    def _run_mixed(self, g: G.Game, stop: int, max_decisions: int) -> None:
+        """``run`` with agents of several kinds: each acts from what it reads (``fifthave_env.agent_protocol``)."""
+        observations = self.observations
+        assert observations is not None
+        for _ in range(max_decisions):
+            if g.is_over or g.turn >= stop:
+                return
+            seat = g.actor
+            g.apply(int(act(self.agents[seat], g, seat, observations)))
 
 
 class SearchAgent:

@@ -39,7 +39,7 @@ import torch
 
 from fifthave.agents.base import reads_view
 from fifthave.agents.registry import AGENT_FACTORIES
-from fifthave.agents.search import SearchAgent
+from fifthave.agents.search import Rollout, SearchAgent
 from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave.agents.view import SeatView, StateView
 from fifthave_env.engine.game import Game
@@ -74,7 +74,7 @@ def play_labelled(config, seed, student=None, searcher=None):
     game = Game(cfg, rng=np.random.default_rng(rng.integers(2**63)))
     observer = Observer(cfg, version=config.observation_layout)
     seat = int(rng.integers(config.num_players))
-    players = []
+    players, seated = [], ["heuristic"] * config.num_players
     for s in range(config.num_players):
         if s == seat and searcher is not None:
             agent = searcher
@@ -87,9 +87,12 @@ def play_labelled(config, seed, student=None, searcher=None):
         elif s == seat:
             agent = SearchAgent(samples=config.samples, depth=config.depth, groups=config.groups)
         else:
-            agent = AGENT_FACTORIES[config.opponents[rng.integers(len(config.opponents))]]()
+            seated[s] = config.opponents[rng.integers(len(config.opponents))]
+            agent = AGENT_FACTORIES[seated[s]]()
         agent.reset(cfg, s, np.random.default_rng(rng.integers(2**63)))
         players.append(agent)
+    if config.seated_rollouts:  # the search rolls each seat out with the agent seated there
+        players[seat].rollout = Rollout([AGENT_FACTORIES[name] for name in seated], cfg)
     # the effect features' determinizations come from a generator of their own: the game and the search draw
     # as in a run without them
     effects_rng = np.random.default_rng([0xEF, seed]) if config.effects else None
@@ -138,7 +141,7 @@ def _play_labelled(job):
 
 
 LABELLING_FIELDS = ("seed", "num_players", "board", "observation_layout", "groups", "opponents", "samples", "depth",
-                    "games", "held_out_games", "dagger_games")  # and advice, effects when not their defaults  # what the labelled games depend on
+                    "games", "held_out_games", "dagger_games")  # and advice, effects, seated_rollouts if not default  # what the labelled games depend on
 CHUNK_GAMES = 50  # games per saved file of labels: an interrupted run loses at most this many
 
 
@@ -315,8 +318,9 @@ def _check_store(store, config):
     labelling = {k: v for k, v in dataclasses.asdict(config).items() if k in LABELLING_FIELDS}
     if not config.advice:  # recorded only when false: stores written before the option still match
         labelling["advice"] = False
-    if config.effects:  # likewise
-        labelling["effects"] = True
+    for name in ("effects", "seated_rollouts"):  # likewise
+        if getattr(config, name):
+            labelling[name] = True
     path = os.path.join(store, "config.json")
     if os.path.exists(path):
         with open(path) as f:

@@ -398,6 +398,11 @@ class CandidateValuesSection:
     agreement with the search 0.813 -> 0.853 on 2,000 advice-free games, shop plots 0.55 -> 0.97."""
     opponents: list = field(default_factory=lambda: ["heuristic"])
     """Scripted agents in the other seats while labelling."""
+    seated_rollouts: bool = False
+    """Whether the labelling search's rollouts play each other seat with the agent seated there (the labeller
+    knows who sits where; the agent at play does not) and the searched seat with the HeuristicAgent. False:
+    every seat of the rollouts plays the HeuristicAgent, whose values are those of the wrong opponents when
+    ``opponents`` holds other agents (the league run of issue 35 lost 0.097 against three heuristics)."""
     samples: int = 8
     """Determinizations per searched decision; every candidate is rolled out on each."""
     depth: int = 1
@@ -647,6 +652,7 @@ class CandidateValueConfig:
         check_value_groups(self.groups, self.played_groups)
         self.advice = check_advice(self.groups, self.played_groups, self.advice)
         self.effects = checks.boolean("effects", self.effects)
+        self.seated_rollouts = checks.boolean("seated_rollouts", self.seated_rollouts)
         check_agent_names("opponents", self.opponents)
         self.depth = checks.integer("depth", self.depth, 0)
         for name in ("samples", "games", "held_out_games", "workers", "embedding_width", "head_width", "epochs",
