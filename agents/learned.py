@@ -502,6 +502,7 @@ class CandidateValueAgent(SearchAgent):
         self.observation_layout = observation_layout  # the tournament builds this layout for it
         self.trained_for, self.other_games = trained_for, other_games
         self.advice, self.effects = advice, effects
+        self.needs_sampler = effects  # a rollout of the search attaches one too (fifthave.agents.search.Rollout)
         self.decided = self.deviated = 0  # decisions its network chose, and those not the heuristic's choice
 
     def reset(self, config: GameConfig, seat: int, rng: np.random.Generator) -> None:

@@ -58,6 +58,7 @@ from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS
 from fifthave_env.engine import game as G
 from fifthave_env.engine.board import NUM_DISTRICTS
 from fifthave_env.engine.cards import BLACK, NUM_COLORS
+from fifthave_env.engine.determinize import SeatSampler
 from fifthave_env.engine.scoring import district_scores
 from fifthave_env.agent_protocol import LayoutObservations, act, observation_layout, reads_view
 from fifthave_env.observation import Observer
@@ -141,6 +142,8 @@ class Rollout:
         self.views = reads_view(first)
         self.observer = None if self.views else Observer(config, version=observation_layout(first))
         self.uniform = not self.mixed and isinstance(first, RandomAgent)  # needs no observation
+        # agents that read determinizations of their seat's view (a candidate-value network with effect features)
+        self.sampled = [seat for seat, agent in enumerate(self.agents) if getattr(agent, "needs_sampler", False)]
         self._rng = np.random.default_rng(0)
         self._seed: int | None = None
         self._start: Any = None  # the generator's state at self._seed
@@ -166,6 +169,8 @@ class Rollout:
             return
         for seat, agent in enumerate(self.agents):
             agent.reset(self.config, seat, rng)
+        for seat in self.sampled:
+            self.agents[seat].attach_sampler(SeatSampler(g, seat))
         agents, observer = self.agents, self.observer
         if self.mixed:
             self._run_mixed(g, stop, max_decisions)

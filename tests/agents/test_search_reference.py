@@ -428,3 +428,39 @@ def test_a_rollout_stops_after_400_decisions():
     game.apply = lambda action: applied.append(action) or apply(action)
     Rollout(RandomAgent, game.config).run(game, MAX_DEPTH, seed=3)
     assert len(applied) == 400 and not game.is_over
+
+
+@pytest.mark.parametrize("layout", [0, 1])
+def test_a_rollout_of_one_factory_per_seat_seats_each_and_every_agent_acts_from_what_it_reads(layout):
+    from fifthave.agents.greedy import GreedyAgent
+    from fifthave.agents.search import Rollout
+    from fifthave_env.random_agent import RandomAgent
+
+    game = random_game(3, seed=9, moves=30)
+    acted = []
+
+    class Reader:  # reads observations of its layout
+        observation_layout = layout
+
+        def reset(self, config, seat, rng):
+            self.rng = rng
+
+        def act(self, observation, action_mask):
+            assert np.array_equal(observation, Observer(game.config, version=layout).observe(game, game.actor))
+            acted.append(("reader", game.actor))
+            legal = np.flatnonzero(action_mask)
+            return int(legal[self.rng.integers(len(legal))])
+
+    class Viewer(GreedyAgent):
+        def act_view(self, view):
+            assert view._seat == game.actor
+            acted.append(("viewer", game.actor))
+            return super().act_view(view)
+
+    rollout = Rollout([Viewer, Reader, RandomAgent], game.config)
+    assert [type(a) for a in rollout.agents] == [Viewer, Reader, RandomAgent]
+    rollout.run(game, 3, seed=4)
+    assert {("viewer", 0), ("reader", 1)} <= set(acted) and all(
+        who == ("viewer", "reader")[seat] for who, seat in acted)  # seat 2 (random) reads the mask alone
+    with pytest.raises(ValueError, match="one agent factory per seat \\(3\\), got 2"):
+        Rollout([Viewer, Reader], game.config)

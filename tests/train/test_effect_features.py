@@ -195,3 +195,58 @@ def test_seeding_a_run_from_labels_without_effects_gives_the_searchs_labels_bit_
     assert fresh.returncode == 0, fresh.stderr
     digests = [read_agent_file(tmp_path / d / "values.npz")[0]["weights_sha256"] for d in ("seeded", "fresh")]
     assert digests[0] == digests[1]
+
+
+def test_seated_rollouts_roll_each_seat_out_with_the_agent_seated_there():
+    from fifthave.agents.greedy import GreedyAgent
+    from fifthave.agents.heuristic import HeuristicAgent
+    from fifthave.train.values_agent import AdviceFreeSearchAgent
+
+    config = CandidateValueConfig(**{**TINY, "effects": False, "opponents": ["greedy", "random"],
+                                     "seated_rollouts": True})
+    searcher = AdviceFreeSearchAgent(config.samples, config.depth)
+    play_labelled(config, 4, searcher=searcher)
+    rng = np.random.default_rng(4)  # play_labelled's draws: the game, the searched seat, then per seat
+    rng.integers(2**63)
+    seat = int(rng.integers(4))
+    expected = []
+    for s in range(4):
+        if s == seat:
+            expected.append(HeuristicAgent)
+        else:
+            expected.append((GreedyAgent, RandomAgent)[rng.integers(2)])
+        rng.integers(2**63)
+    assert [type(agent) for agent in searcher.rollout.agents] == expected
+    assert len(set(expected)) == 3  # the seed seats both kinds of opponent
+    # with the heuristic in every rollout seat instead, the first search values the candidates otherwise
+    plain = play_labelled(dataclasses.replace(config, seated_rollouts=False), 4)
+    seated = play_labelled(config, 4)
+    first = np.flatnonzero(np.asarray(plain[2]) == 0)
+    assert not np.array_equal(np.asarray(plain[3])[first], np.asarray(seated[3])[first])
+
+
+def test_seated_rollouts_must_be_a_bool_and_mark_the_label_store(tmp_path):
+    with pytest.raises(ValueError, match="seated_rollouts must be True or False, got 'yes'"):
+        CandidateValueConfig(**{**TINY, "seated_rollouts": "yes"})
+    config = CandidateValueConfig(**{**TINY, "seated_rollouts": True, "run_dir": str(tmp_path)})
+    train_values(config)
+    assert json.loads((tmp_path / "labels" / "config.json").read_text())["seated_rollouts"] is True
+    with pytest.raises(ValueError, match="holds labels of another config"):
+        train_values(dataclasses.replace(config, seated_rollouts=False))
+
+
+def test_a_search_rolls_out_with_an_effects_network_each_seat_reading_its_own_determinization(tmp_path, monkeypatch):
+    from fifthave.agents import learned
+
+    path = saved_network(tmp_path)
+    drawn = []
+    real = learned.effect_features
+
+    def recording(root, seat, candidates):
+        drawn.append(seat)
+        return real(root, seat, candidates)
+    monkeypatch.setattr(learned, "effect_features", recording)
+    result = run_tournament([agent_factory(f"search:2:1:{path}")] + [RandomAgent] * 3, num_players=4, games=4,
+                            seed=5)  # without a sampler in the rollouts the network would raise
+    assert result.table[0]["seat_games"] == 4
+    assert set(drawn) == {0, 1, 2, 3}  # the network played every seat of the rollouts
