@@ -1,12 +1,13 @@
 """The search agent guided by the self-play network: expert iteration's expert, improving with its apprentice.
 
 ``GuidedSearchAgent`` is ``fifthave.agents.search.SearchAgent`` (the same candidates, determinizations and rollouts)
-with an action-value network (``fifthave.agents.learned.ActionValueAgent``, trained by ``fifthave.train.generations``) in two
-places:
+with a network in two places: an action-value network (``fifthave.agents.learned.ActionValueAgent``, trained by
+``fifthave.train.generations``) or a candidate-value network (``fifthave.agents.learned.CandidateValueAgent``, trained
+by ``fifthave.train.candidate_values``; its values are value differences in the search's own units).
 
-* **prior**: each candidate's mean rollout value gets ``prior_weight`` times the network's value of its first
-  action minus the best candidate's (0 for the network's favourite), so that between candidates the
-  samples cannot separate, the network's choice wins;
+* **prior**: each candidate's mean rollout value gets ``prior_weight`` times the network's value of it (an
+  action-value network: of its first action) minus the best candidate's (0 for the network's favourite), so
+  that between candidates the samples cannot separate, the network's choice wins;
 * **rollout policy** (``network_rollouts``): every seat of the rollouts is played by the network instead of the
   HeuristicAgent (AlphaZero-style guidance of the simulations; cheaper per step than the heuristic).
 
@@ -45,10 +46,12 @@ class GuidedSearchAgent(SearchAgent):
                  prior_weight: float = 0.5, network_rollouts: bool = False, name: str | None = None) -> None:
         super().__init__(rollouts=rollouts, depth=depth, rollout=network_factory if network_rollouts else "heuristic",
                          name=name or f"guided:{rollouts}:{depth}")
-        network: Any = network_factory()  # an action-value agent: checked below
+        network: Any = network_factory()  # an action-value or a candidate-value agent: checked below
         self.network = network
-        if not hasattr(network, "net") or not hasattr(network.net, "logits"):
-            raise TypeError(f"the guiding network must be an action-value agent, got {type(network).__name__}")
+        self.candidate_network = hasattr(network, "candidate_values")
+        if not self.candidate_network and not (hasattr(network, "net") and hasattr(network.net, "logits")):
+            raise TypeError(f"the guiding network must be an action-value or a candidate-value agent, got "
+                            f"{type(network).__name__}")
         if not 0 <= prior_weight <= 100:
             raise ValueError(f"prior_weight must be from 0 to 100, got {prior_weight!r}")
         self.observation_layout = network.observation_layout
@@ -59,13 +62,22 @@ class GuidedSearchAgent(SearchAgent):
         self.network.reset(config, seat, np.random.default_rng(rng.integers(1 << 63)))  # refuses another game
         super().reset(config, seat, rng)
 
+    def attach_sampler(self, sampler) -> None:
+        super().attach_sampler(sampler)
+        if getattr(self.network, "needs_sampler", False):  # a candidate-value network with effect features
+            self.network.attach_sampler(sampler)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         self._observation = observation
         return super().act(observation, action_mask)
 
     def _choose(self, view, candidates, default):
-        values = self.network.net.logits(self._observation)
-        bonus = self.prior_weight * np.array([values[macro[0]] for macro in candidates], dtype=np.float64)
+        if self.candidate_network:  # the network values these very candidates (no heuristic's one for it)
+            self.network._observation = self._observation
+            bonus = self.prior_weight * self.network.candidate_values(view, candidates, ()).astype(np.float64)
+        else:
+            values = self.network.net.logits(self._observation)
+            bonus = self.prior_weight * np.array([values[macro[0]] for macro in candidates], dtype=np.float64)
         bonus -= bonus.max()
         if self.sampler is None:
             return candidates[int(bonus.argmax())]
@@ -79,10 +91,11 @@ class GuidedSearchAgent(SearchAgent):
 
 def guided_factory(path: str | os.PathLike[str], rollouts: int = 16, depth: int = 1, prior_weight: float = 0.5,
                    network_rollouts: bool = False) -> functools.partial[GuidedSearchAgent]:
-    """A picklable factory of ``GuidedSearchAgent`` guided by the action-value agent file at ``path``."""
+    """A picklable factory of ``GuidedSearchAgent`` guided by the action-value or candidate-value agent file at
+    ``path``."""
     from .learned import AgentFileFactory
 
-    network = AgentFileFactory(path, kinds=("action-values",))
+    network = AgentFileFactory(path, kinds=("action-values", "candidate-values"))
     return functools.partial(GuidedSearchAgent, network, rollouts=rollouts, depth=depth, prior_weight=prior_weight,
                              network_rollouts=network_rollouts)
 
@@ -91,7 +104,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     from .tournament import agent_factory, run_tournament
 
     parser = argparse.ArgumentParser(description="Play the network-guided search against three agents.")
-    parser.add_argument("path", help="an action-value agent file (fifthave.train.generations)")
+    parser.add_argument("path", help="an action-value (fifthave.train.generations) or candidate-value "
+                        "(fifthave.train.candidate_values) agent file")
     parser.add_argument("--rollouts", type=int, default=16)
     parser.add_argument("--depth", type=int, default=1)
     parser.add_argument("--prior-weight", type=float, default=0.5)

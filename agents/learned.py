@@ -538,6 +538,18 @@ class CandidateValueAgent(SearchAgent):
         return super().act(observation, action_mask)
 
     def _choose(self, view, candidates, default):
+        values = self.candidate_values(view, candidates, default)
+        chosen = candidates[int(values.argmax())]
+        self.explanation = {"kind": "values", "value": "the network's value of the candidate", "default": list(default),
+                            "candidates": [{"actions": list(m), "value": round(float(v), 3)}
+                                           for m, v in zip(candidates, values)]}
+        self.decided += 1
+        self.deviated += chosen != default
+        return chosen
+
+    def candidate_values(self, view: Any, candidates: Sequence[Sequence[int]], default: Sequence[int]) -> np.ndarray:
+        """The network's value of each candidate at the decision of ``view`` (the observation given to ``act``),
+        in the search's units (a value difference; ``prior`` added to ``default``'s)."""
         features = np.stack([candidate_features(view, m, default) for m in candidates])
         if self.effects:
             if self.sampler is None:
@@ -547,14 +559,7 @@ class CandidateValueAgent(SearchAgent):
             features = np.concatenate([features, effect_features(self.sampler(self.rng), self.seat, candidates)],
                                       axis=1)
         values = self.net.values(np.asarray(self._observation, dtype=np.float32), features) / VALUE_SCALE
-        values += self.prior * features[:, _BID + 8]
-        chosen = candidates[int(values.argmax())]
-        self.explanation = {"kind": "values", "value": "the network's value of the candidate", "default": list(default),
-                            "candidates": [{"actions": list(m), "value": round(float(v), 3)}
-                                           for m, v in zip(candidates, values)]}
-        self.decided += 1
-        self.deviated += chosen != default
-        return chosen
+        return values + self.prior * features[:, _BID + 8]
 
 
 # ---- agents from agent files -----------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from fifthave.agents.agentfile import CANDIDATE_FEATURES, EFFECT_FEATURES, AgentFileError, read_agent_file
-from fifthave.agents.learned import effect_features
+from fifthave.agents.learned import NumpyValueNet, effect_features
 from fifthave.agents.search import DECISION_GROUPS, projected_scores, projected_value
 from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave.agents.view import SeatView
@@ -250,3 +250,39 @@ def test_a_search_rolls_out_with_an_effects_network_each_seat_reading_its_own_de
                             seed=5)  # without a sampler in the rollouts the network would raise
     assert result.table[0]["seat_games"] == 4
     assert set(drawn) == {0, 1, 2, 3}  # the network played every seat of the rollouts
+
+
+def test_a_guided_search_takes_an_effects_network_as_its_prior(tmp_path, monkeypatch):
+    from fifthave.agents.guided_search import guided_factory
+    from fifthave.agents.learned import CandidateValueAgent
+
+    path = saved_network(tmp_path)
+    asked = []
+    real = CandidateValueAgent.candidate_values
+
+    def recording(self, view, candidates, default):
+        asked.append((list(candidates), default))
+        return real(self, view, candidates, default)
+    monkeypatch.setattr(CandidateValueAgent, "candidate_values", recording)
+    for network_rollouts in (False, True):
+        factory = guided_factory(path, rollouts=2, depth=1, prior_weight=0.5, network_rollouts=network_rollouts)
+        result = run_tournament([factory] + [RandomAgent] * 3, games=4, seed=2, max_turns=30)
+        assert all(r["act_calls"] for r in result.records)  # every act legal, else AgentError
+    assert asked and all(default == () for _, default in asked)  # no heuristic's candidate for the network
+    # with an overwhelming prior the search plays the network's favourite among its candidates (or one it values
+    # within what the search's values can add)
+    agent = guided_factory(path, rollouts=1, depth=0, prior_weight=100)()
+    agent.network.net = NumpyValueNet([(*m[:8], m[8] * 1000, m[9]) for m in agent.network.net.members])  # spread out
+    chosen = []
+    real_choose = agent._choose
+
+    def choose(view, candidates, default):
+        made = real_choose(view, candidates, default)
+        values = real(agent.network, view, candidates, ())  # search values and the default's bonus: at most
+        chosen.append(values[candidates.index(made)] >= values.max() - 1.02 / 100)  # 1.02, shrunk 100 times
+        spread.append(np.ptp(values))
+        return made
+    agent._choose = choose
+    spread = []
+    run_tournament([lambda: agent] + [RandomAgent] * 3, games=4, seed=3, max_turns=20, workers=1)
+    assert chosen and all(chosen) and np.median(spread) > 0.1  # the network's values differ by more than that
