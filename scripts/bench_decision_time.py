@@ -4,7 +4,8 @@ Run: ``PYTHONPATH=. .venv/bin/python scripts/bench_decision_time.py values-all-4
 
 Each agent named (any name ``fifthave tournament`` takes) plays seat ``game % 4`` of the same games; the figure is
 this process's CPU time inside its ``act`` / ``act_view`` per call, mean and 99th percentile, the observation
-built outside the clock (the runner builds it for every agent). The agents run one after another in one process,
+built outside the clock (the runner builds it for every agent); a network with effect features draws its
+determinizations inside the clock. The agents run one after another in one process,
 so a shared machine slows all alike: compare the ratios.
 """
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from fifthave.agents.tournament import agent_factory
 from fifthave.agents.view import StateView
-from fifthave_env.agent_protocol import observation_layout, reads_view
+from fifthave_env.agent_protocol import give_sampler, observation_layout, reads_view
 from fifthave_env.engine import Game, GameConfig
 from fifthave_env.observation import Observer
 
@@ -32,6 +33,7 @@ def decision_seconds(name, games):
         observers = [None if reads_view(a) else Observer(config, version=observation_layout(a)) for a in agents]
         for s, agent in enumerate(agents):
             agent.reset(config, s, np.random.default_rng([seed, s]))
+            give_sampler(agent, game, s)  # as every runner does: a network with effect features draws from it
         while not game.is_over:
             s = game.actor
             agent = agents[s]
