@@ -49,7 +49,7 @@ def test_every_committed_config_validates_and_set_overrides_reach_the_trainer():
     # one folder: every old config converted, the iterated self-play learner's (new with the schema) and the
     # advice-free candidate values', without and with effect features (issue 35)
     assert sorted([*CONVERTED.values(), "generations_4p.json", "candidate_values_all_4p.json",
-                   "candidate_values_effects_4p.json"]) == names
+                   *(f"candidate_values_effects_{n}p.json" for n in (2, 3, 4))]) == names
     generations = load_run_config(os.path.join(CONFIGS, "generations_4p.json"))
     assert generations.method == "generations" and generations.sections["generations"]["num_players"] == 4
     from fifthave.train.generations import GenerationsConfig, load_config
