@@ -49,6 +49,10 @@ MODELS = {model.name: model for model in (
           "candidate values fitted to search values with expert iteration (DAgger rounds), plays every decision "
           "with no scripted agent (advice: false), but is still weak against the scripted agents "
           "(results/training/values_all/README.md)"),
+    Model("values-effects-4p", "training/values_effects/values.npz", "candidate-values", 4, 5,
+          "candidate values with what each candidate does (effect features on a determinization of the seat's "
+          "view), six expert-iteration rounds: plays every decision with no scripted agent, wins 0.30 against "
+          "three heuristics (results/training/values_effects/README.md)"),
     Model("dmc-4p", "generations/4p/agent.npz", "action-values", 4, 5,
           "iterated Deep Monte-Carlo self-play, generation 10 of train/configs/generations_4p.json: plays every "
           "decision alone, but wins almost nothing against the scripted agents yet (results/generations/README.md)"),
