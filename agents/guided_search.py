@@ -26,12 +26,12 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from fifthave_env.engine.game import GameConfig
+from fifthave_env.engine.game import Game, GameConfig
 
 from .base import AgentFactory
 from .search import DEFAULT_DEPTH, SearchAgent
@@ -62,7 +62,7 @@ class GuidedSearchAgent(SearchAgent):
         self.network.reset(config, seat, np.random.default_rng(rng.integers(1 << 63)))  # refuses another game
         super().reset(config, seat, rng)
 
-    def attach_sampler(self, sampler) -> None:
+    def attach_sampler(self, sampler: Callable[[np.random.Generator], Game]) -> None:
         super().attach_sampler(sampler)
         if getattr(self.network, "needs_sampler", False):  # a candidate-value network with effect features
             self.network.attach_sampler(sampler)
