@@ -73,8 +73,8 @@ class GuidedSearchAgent(SearchAgent):
 
     def _choose(self, view, candidates, default):
         if self.candidate_network:  # the network values these very candidates (no heuristic's one for it)
-            self.network._observation = self._observation
-            bonus = self.prior_weight * self.network.candidate_values(view, candidates, ()).astype(np.float64)
+            values = self.network.candidate_values(self._observation, view, candidates, ())
+            bonus = self.prior_weight * values.astype(np.float64)
         else:
             values = self.network.net.logits(self._observation)
             bonus = self.prior_weight * np.array([values[macro[0]] for macro in candidates], dtype=np.float64)

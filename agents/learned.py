@@ -538,7 +538,7 @@ class CandidateValueAgent(SearchAgent):
         return super().act(observation, action_mask)
 
     def _choose(self, view, candidates, default):
-        values = self.candidate_values(view, candidates, default)
+        values = self.candidate_values(self._observation, view, candidates, default)
         chosen = candidates[int(values.argmax())]
         self.explanation = {"kind": "values", "value": "the network's value of the candidate", "default": list(default),
                             "candidates": [{"actions": list(m), "value": round(float(v), 3)}
@@ -547,9 +547,10 @@ class CandidateValueAgent(SearchAgent):
         self.deviated += chosen != default
         return chosen
 
-    def candidate_values(self, view: Any, candidates: Sequence[Sequence[int]], default: Sequence[int]) -> np.ndarray:
-        """The network's value of each candidate at the decision of ``view`` (the observation given to ``act``),
-        in the search's units (a value difference; ``prior`` added to ``default``'s)."""
+    def candidate_values(self, observation: np.ndarray, view: Any, candidates: Sequence[Sequence[int]],
+                         default: Sequence[int]) -> np.ndarray:
+        """The network's value of each candidate at the decision of ``view`` (whose observation is
+        ``observation``), in the search's units (a value difference; ``prior`` added to ``default``'s)."""
         features = np.stack([candidate_features(view, m, default) for m in candidates])
         if self.effects:
             if self.sampler is None:
@@ -558,7 +559,7 @@ class CandidateValueAgent(SearchAgent):
                                  "an environment's opponents), which attaches its sampler")
             features = np.concatenate([features, effect_features(self.sampler(self.rng), self.seat, candidates)],
                                       axis=1)
-        values = self.net.values(np.asarray(self._observation, dtype=np.float32), features) / VALUE_SCALE
+        values = self.net.values(np.asarray(observation, dtype=np.float32), features) / VALUE_SCALE
         return values + self.prior * features[:, _BID + 8]
 
 

@@ -260,9 +260,9 @@ def test_a_guided_search_takes_an_effects_network_as_its_prior(tmp_path, monkeyp
     asked = []
     real = CandidateValueAgent.candidate_values
 
-    def recording(self, view, candidates, default):
+    def recording(self, observation, view, candidates, default):
         asked.append((list(candidates), default))
-        return real(self, view, candidates, default)
+        return real(self, observation, view, candidates, default)
     monkeypatch.setattr(CandidateValueAgent, "candidate_values", recording)
     for network_rollouts in (False, True):
         factory = guided_factory(path, rollouts=2, depth=1, prior_weight=0.5, network_rollouts=network_rollouts)
@@ -278,7 +278,7 @@ def test_a_guided_search_takes_an_effects_network_as_its_prior(tmp_path, monkeyp
 
     def choose(view, candidates, default):
         made = real_choose(view, candidates, default)
-        values = real(agent.network, view, candidates, ())  # search values and the default's bonus: at most
+        values = real(agent.network, agent._observation, view, candidates, ())  # search values and the default's bonus: at most
         chosen.append(values[candidates.index(made)] >= values.max() - 1.02 / 100)  # 1.02, shrunk 100 times
         spread.append(np.ptp(values))
         return made
