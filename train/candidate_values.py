@@ -42,7 +42,8 @@ from fifthave.agents.registry import AGENT_FACTORIES
 from fifthave.agents.search import Rollout, SearchAgent
 from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave.agents.view import SeatView, StateView
-from fifthave_env.engine.game import Game
+from fifthave_env.engine.actions import CHOOSE_ACTION, DECLARE_STOP
+from fifthave_env.engine.game import ACTION_B, Game
 from fifthave_env.env_common import game_config
 from fifthave_env.observation import OBS_SIZES, Observer
 from fifthave_env.runner import GameHooks, play
@@ -225,6 +226,19 @@ def evaluate_fit(net, data):
     return error, float(np.mean(same)) if same else float("nan")
 
 
+def ends_nearer(features):
+    """Which candidates (``features``' rows, whose first columns are the first action's one-hot) bring the game's
+    end nearer (R27): the A/B/C/D choice of B, which places a tile of the row, and a declared building stop."""
+    return (features[:, CHOOSE_ACTION + ACTION_B] == 1) | (features[:, DECLARE_STOP] == 1)
+
+
+def with_end_bonus(features, targets, bonus):
+    """``targets`` with ``bonus`` added to every candidate that brings the game's end nearer (``ends_nearer``)."""
+    targets = targets.copy()
+    targets[ends_nearer(features)] += bonus
+    return targets
+
+
 def with_tie_bonus(owners, targets, bonus):
     """``targets`` with ``bonus`` added to the first candidate of every decision whose targets are all equal
     (``owners`` sorted: each decision's candidates in a row, in the order the agent lists them)."""
@@ -238,6 +252,8 @@ def with_tie_bonus(owners, targets, bonus):
 def fit(config, data, held_out, log=print):
     """The ensemble fitted to ``data``: ``config.ensemble`` networks, each with its own seed (one torch thread,
     so the weights do not depend on the machine's cores)."""
+    if config.end_bonus:  # first: a tie that holds a candidate ending the game sooner is then no tie
+        data = (*data[:3], with_end_bonus(data[1], data[3], config.end_bonus))
     if config.tie_bonus:
         data = (*data[:3], with_tie_bonus(data[2], data[3], config.tie_bonus))
     threads = torch.get_num_threads()

@@ -462,6 +462,15 @@ class CandidateValuesSection:
     breaks the ties its own way. Refitted on the six-round advice-free labels with 0.1, the ensemble won 0.219
     against 0.191 for the committed fit (three heuristics, 2,000 games on 500 deals, seeds 2026 and 7; paired by
     deal +0.028 [+0.004, +0.052]): ``results/training/values_all/README.md``."""
+    end_bonus: float = 0.0
+    """Added to the label of every candidate that brings the game's end nearer (the A/B/C/D choice of B, which
+    places a tile of the row, and a declared building stop: R27), before ``tie_bonus`` looks for ties (scaled
+    label units; 0: labels as searched): a small cost of the game's length. A lost game is worth 0 whatever
+    the seat does, so nothing told the network to end one: against three GreedyAgents, who rarely end a game,
+    the six-round league network let 49 of 400 games run into truncation (R29), each a loss for it and each
+    counted by issue 35's panel. Refitted on that run's labels: 0.03 left 5 of 400, 0.1 none; giving only the
+    exact ties to such a candidate left 40 (a lost game's labels tie only once the margin saturates the
+    evaluator's logistic)."""
     listwise_temperature: float = 1.0
     """Temperature of ``listwise_weight``'s softmaxes, in the scaled label units (labels are value differences
     times ``VALUE_SCALE``, 10): small makes the labels' softmax nearly the best candidate's one-hot (split among
@@ -667,6 +676,7 @@ class CandidateValueConfig:
         if self.mse_weight == self.listwise_weight == 0:
             raise checks.InvalidValueError("mse_weight and listwise_weight are both 0: the fit would have no loss")
         self.tie_bonus = checks.real("tie_bonus", self.tie_bonus, 0.0)
+        self.end_bonus = checks.real("end_bonus", self.end_bonus, 0.0)
         self.listwise_temperature = checks.real("listwise_temperature", self.listwise_temperature, 0.0,
                                                 low_included=False)
         self.eval_games = checks.integer("eval_games", self.eval_games, 0)
