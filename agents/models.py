@@ -53,6 +53,11 @@ MODELS = {model.name: model for model in (
           "candidate values with what each candidate does (effect features on a determinization of the seat's "
           "view), six expert-iteration rounds: plays every decision with no scripted agent, wins 0.30 against "
           "three heuristics (results/training/values_effects/README.md)"),
+    Model("values-league-4p", "training/values_league/values.npz", "candidate-values", 4, 5,
+          "values-effects-4p's learner with labels from games against a league of every scripted anchor "
+          "(seated rollouts) and a small cost of the game's length (end_bonus): plays every decision with no "
+          "scripted agent, at or above fair share against every field of the panel "
+          "(results/training/values_league/README.md)"),
     Model("dmc-4p", "generations/4p/agent.npz", "action-values", 4, 5,
           "iterated Deep Monte-Carlo self-play, generation 10 of train/configs/generations_4p.json: plays every "
           "decision alone, but wins almost nothing against the scripted agents yet (results/generations/README.md)"),
