@@ -405,7 +405,7 @@ def effect_features(root: Any, seat: int, candidates: Sequence[Sequence[int]]) -
             g.apply(action)
         after = projected_scores(g)
         margin = after[seat] - max(after[q] for q in range(g.n) if q != seat)
-        rows[i] = (projected_value(g, seat) * 10.0, (margin - margin_before) / 10.0,
+        rows[i] = (projected_value(g, seat, after) * 10.0, (margin - margin_before) / 10.0,
                    (after[seat] - before[seat]) / 10.0, (g.scores[seat] - root.scores[seat]) / 10.0,
                    not g.is_over and g.actor == seat)
     value = rows[:, 0]

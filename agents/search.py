@@ -106,11 +106,13 @@ def projected_scores(g: G.Game) -> list[float]:
     return projected
 
 
-def projected_value(g: G.Game, seat: int) -> float:
-    """A value in [0, 1] for ``seat``: the win share at the end, else a logistic of its projected margin."""
+def projected_value(g: G.Game, seat: int, projected: list[float] | None = None) -> float:
+    """A value in [0, 1] for ``seat``: the win share at the end, else a logistic of its projected margin
+    (``projected``: ``projected_scores(g)`` if the caller has it already)."""
     if g.is_over:
         return 1.0 / len(g.winners) if seat in g.winners else 0.0
-    projected = projected_scores(g)
+    if projected is None:
+        projected = projected_scores(g)
     best_other = max(projected[q] for q in range(g.n) if q != seat)
     margin = (projected[seat] - best_other) / MARGIN_SCALE
     return 1.0 / (1.0 + math.exp(-max(-MAX_EXPONENT, min(MAX_EXPONENT, margin))))

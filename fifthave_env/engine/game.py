@@ -802,7 +802,8 @@ class Game:
         original's until one of them changes, which renews its own token, so an observer
         that last saw either need not rebuild them (search clones a game at every step)."""
         game = self._copy_state()
-        game.rng = np.random.Generator(type(self.rng.bit_generator)())
+        # seeded with 0, not from the OS's entropy (twice the cost), then given the original's state
+        game.rng = np.random.Generator(type(self.rng.bit_generator)(0))
         game.rng.bit_generator.state = self.rng.bit_generator.state
         return game
 
