@@ -1,4 +1,4 @@
-"""The candidate-value fit's listwise term (``listwise_weight``, issue 35): a softmax per decision, hand-computed."""
+"""The candidate-value fit: its listwise term (``listwise_weight``, issue 35), the tie and the end bonus."""
 
 import dataclasses
 import math
@@ -123,8 +123,6 @@ def test_a_tie_bonus_fit_is_the_fit_of_the_raised_labels(tmp_path):
     assert digests[0] == digests[1] != digests[2]
     with pytest.raises(ValueError, match="tie_bonus must be a number from 0.0"):
         CandidateValueConfig(tie_bonus=-0.1)
-
-
 
 
 def test_end_bonus_raises_the_candidates_that_bring_the_end_nearer_and_so_takes_their_ties():
