@@ -129,28 +129,32 @@ def test_end_bonus_raises_the_candidates_that_bring_the_end_nearer_and_so_takes_
     from fifthave.train.candidate_values import ends_nearer, with_end_bonus, with_tie_bonus
     from fifthave_env.engine.actions import BUILD, DECLARE_STOP, NUM_ACTIONS
     # decision 0: the A/B/C/D choice, all tied (a lost game); 1: a build after winning, all tied; 2: A/B/D with
-    # the search preferring D by more than the bonus; 3: a tie with no such candidate (C, D)
+    # the search preferring D to B by more than the bonus; 3: a tie with no such candidate (C, D)
     firsts = [0, 1, 2, 3, BUILD, BUILD + 3, DECLARE_STOP, 0, 1, 3, 2, 3]
     owners = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3])
     features = np.zeros((len(firsts), NUM_ACTIONS + 20), dtype=np.float32)
     features[np.arange(len(firsts)), firsts] = 1.0
     assert ends_nearer(features).tolist() == [f in (1, DECLARE_STOP) for f in firsts]
-    targets = np.array([0, 0, 0, 0, 0, 0, 0, 0, 0, 0.5, 0, 0], dtype=np.float32)
+    targets = np.array([0, 0, 0, 0, 0, 0, 0, 0, 0.25, 0.5, 0, 0], dtype=np.float32)
     raised = with_end_bonus(features, targets, 0.2)
-    assert raised.tolist() == pytest.approx([0, 0.2, 0, 0, 0, 0, 0.2, 0, 0.2, 0.5, 0, 0])
-    assert targets.tolist() == pytest.approx([0, 0, 0, 0, 0, 0, 0, 0, 0, 0.5, 0, 0])  # a copy: labels as searched
+    assert raised.tolist() == pytest.approx([0, 0.2, 0, 0, 0, 0, 0.2, 0, 0.45, 0.5, 0, 0])  # added to the label
+    assert targets.tolist() == pytest.approx([0, 0, 0, 0, 0, 0, 0, 0, 0.25, 0.5, 0, 0])  # a copy: labels as searched
     # fit() adds it before the tie bonus: decisions 0 and 1 are no longer ties, 3 still is
     assert with_tie_bonus(owners, raised, 0.1).tolist() == pytest.approx(
-        [0, 0.2, 0, 0, 0, 0, 0.2, 0, 0.2, 0.5, 0.1, 0])
+        [0, 0.2, 0, 0, 0, 0, 0.2, 0, 0.45, 0.5, 0.1, 0])
 
 
 def test_an_end_bonus_fit_is_the_fit_of_the_raised_labels(tmp_path):
-    from fifthave.train.candidate_values import with_end_bonus, with_tie_bonus
+    from fifthave.train.candidate_values import ends_nearer, with_end_bonus, with_tie_bonus
     config = CandidateValueConfig(**dict(TINY, epochs=1, groups=["choose", "board"]))
     rng = np.random.default_rng(0)
     held_out, data = collect(config, 1, rng), collect(config, 1, rng)
+    targets = data[3].copy()
+    targets[data[2] == data[2][ends_nearer(data[1])][0]] = 0.0  # as if lost at its first A/B/C/D choice with B
+    data = (*data[:3], targets)
     raised = with_tie_bonus(data[2], with_end_bonus(data[1], data[3], 0.3), 0.1)
-    assert (raised != with_tie_bonus(data[2], data[3], 0.1)).any()  # the game has A/B/C/D choices with B legal
+    # the labels tell the bonuses' order apart: the end bonus first, the tie is B's, not A's
+    assert (raised != with_end_bonus(data[1], with_tie_bonus(data[2], data[3], 0.1), 0.3)).any()
     quiet = dict(log=lambda *a, **k: None)
     digests = [save_values(tmp_path / f"{k}.npz", net, dataclasses.asdict(config), {}) for k, net in enumerate([
         fit(dataclasses.replace(config, end_bonus=0.3, tie_bonus=0.1), data, held_out, **quiet),
