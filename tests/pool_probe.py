@@ -21,14 +21,14 @@ def record(directory, seed):
 
 def empty_game(job):
     """A game without labels that records its start."""
-    _, seed, directory = job
+    _, seed, directory, *_ = job  # (config, seed, student, searcher, generations)
     record(directory, seed)
     return [], [], [], []
 
 
 def slow_game(job):
     """A game without labels that records its start, then lasts GAME_SECONDS."""
-    _, seed, directory = job
+    _, seed, directory, *_ = job  # (config, seed, student, searcher, generations)
     record(directory, seed)
     time.sleep(GAME_SECONDS)
     return [], [], [], []
@@ -65,7 +65,7 @@ class InterruptedWhenRead:
 def interrupting_game(job):
     """The game of seed ``config.interrupt_seed`` returns labels whose reading interrupts the parent at
     once; the others are slow_game."""
-    config, seed, directory = job
+    config, seed, directory, *_ = job
     if seed == config.interrupt_seed:
         record(directory, seed)
         return [], [], InterruptedWhenRead(), []

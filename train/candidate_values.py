@@ -38,7 +38,6 @@ import numpy as np
 import torch
 
 from fifthave.agents.base import reads_view
-from fifthave.agents.registry import AGENT_FACTORIES
 from fifthave.agents.search import Rollout, SearchAgent
 from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave.agents.view import SeatView, StateView
@@ -65,16 +64,18 @@ from .values_agent import (
 )
 
 
-def play_labelled(config, seed, student=None, searcher=None):
+def play_labelled(config, seed, student=None, searcher=None, generations=()):
     """One game, one seat searched; returns (observations, candidate features, decision of each candidate,
     value differences) of that seat's searched decisions. With ``student`` (the path of a saved network),
     that network plays the seat and the search only labels its decisions. ``searcher``: an agent seated
-    there instead of the config's search (one that records more about each search, in the same game)."""
+    there instead of the config's search (one that records more about each search, in the same game).
+    ``generations``: paths of the run's saved networks, league entries beside ``config.opponents``."""
     rng = np.random.default_rng(seed)
     cfg = game_config("win_loss", None, num_players=config.num_players, board=config.board)
     game = Game(cfg, rng=np.random.default_rng(rng.integers(2**63)))
     observer = Observer(cfg, version=config.observation_layout)
     seat = int(rng.integers(config.num_players))
+    league = list(config.opponents) + [f"values:{path}" for path in generations]
     players, seated = [], ["heuristic"] * config.num_players
     for s in range(config.num_players):
         if s == seat and searcher is not None:
@@ -88,12 +89,12 @@ def play_labelled(config, seed, student=None, searcher=None):
         elif s == seat:
             agent = SearchAgent(samples=config.samples, depth=config.depth, groups=config.groups)
         else:
-            seated[s] = config.opponents[rng.integers(len(config.opponents))]
-            agent = AGENT_FACTORIES[seated[s]]()
+            seated[s] = league[rng.integers(len(league))]
+            agent = agent_factory(seated[s])()
         agent.reset(cfg, s, np.random.default_rng(rng.integers(2**63)))
         players.append(agent)
     if config.seated_rollouts:  # the search rolls each seat out with the agent seated there
-        players[seat].rollout = Rollout([AGENT_FACTORIES[name] for name in seated], cfg)
+        players[seat].rollout = Rollout([agent_factory(name) for name in seated], cfg)
     # the effect features' determinizations come from a generator of their own: the game and the search draw
     # as in a run without them
     effects_rng = np.random.default_rng([0xEF, seed]) if config.effects else None
@@ -142,7 +143,7 @@ def _play_labelled(job):
 
 
 LABELLING_FIELDS = ("seed", "num_players", "board", "observation_layout", "groups", "opponents", "samples", "depth",
-                    "games", "held_out_games", "dagger_games")  # and advice, effects, seated_rollouts if not default  # what the labelled games depend on
+                    "games", "held_out_games", "dagger_games")  # and advice, effects, seated_rollouts, past_generations if not default  # what the labelled games depend on
 CHUNK_GAMES = 50  # games per saved file of labels: an interrupted run loses at most this many
 
 
@@ -163,10 +164,10 @@ def _load_chunk(path, config):
     return arrays
 
 
-def collect(config, games, rng, log=print, store=None, tag="labels", student=None):
+def collect(config, games, rng, log=print, store=None, tag="labels", student=None, generations=()):
     """Labelled data of ``games`` games as arrays (observations, candidate features, each candidate's
-    decision, scaled value differences). Each game's seed is drawn from ``rng`` first, so the data does not
-    depend on the number of workers. With ``store`` (a directory), every ``CHUNK_GAMES`` games are saved
+    decision, scaled value differences); ``student`` and ``generations`` as in ``play_labelled``. Each game's
+    seed is drawn from ``rng`` first, so the data does not depend on the number of workers. With ``store`` (a directory), every ``CHUNK_GAMES`` games are saved
     there as ``TAG_K.npz`` and a rerun loads them instead of playing them again: an interrupted run resumes
     with the same data."""
     seeds = [int(s) for s in rng.integers(2**63, size=games)]
@@ -183,7 +184,7 @@ def collect(config, games, rng, log=print, store=None, tag="labels", student=Non
             if path and os.path.exists(path):
                 parts.append(_load_chunk(path, config))
             else:
-                jobs = [(config, seed, student) for seed in chunk]
+                jobs = [(config, seed, student, None, tuple(generations)) for seed in chunk]
                 results = pool.map(_play_labelled, jobs) if pool else map(_play_labelled, jobs)
                 observations, features, owners, targets = [], [], [], []
                 for obs, feats, own, tgt in results:
@@ -334,9 +335,9 @@ def _check_store(store, config):
     labelling = {k: v for k, v in dataclasses.asdict(config).items() if k in LABELLING_FIELDS}
     if not config.advice:  # recorded only when false: stores written before the option still match
         labelling["advice"] = False
-    for name in ("effects", "seated_rollouts"):  # likewise
+    for name in ("effects", "seated_rollouts", "past_generations"):  # likewise
         if getattr(config, name):
-            labelling[name] = True
+            labelling[name] = getattr(config, name)
     path = os.path.join(store, "config.json")
     if os.path.exists(path):
         with open(path) as f:
@@ -375,14 +376,18 @@ def train_values(config):
     collected = time.perf_counter() - started
     print(f"labelled {len(data[0])} decisions ({len(data[3])} candidates) in {collected:.0f} s", flush=True)
     net = fit(config, data, held_out)
+    students = []
     for round_ in range(config.dagger_rounds if config.dagger_games else 0):
         # DAgger: the fitted ensemble plays the searched seat and the search labels the positions it reaches.
-        # Those labels depend on its weights, so their files are named after the weights' hash.
+        # Those labels depend on its weights (and on the earlier generations, which the same config and the
+        # same weights imply), so their files are named after the weights' hash.
         student = os.path.join(config.run_dir, "values_first.npz" if round_ == 0 else f"values_round{round_}.npz")
         first = save_values(student, net, dataclasses.asdict(config), {})
+        students.append(student)
+        generations = students[-config.past_generations:] if config.past_generations else []
         seeds = [config.seed, 0xDA] + ([round_] if round_ else [])  # the first round's as before rounds existed
         extra = collect(config, config.dagger_games, np.random.default_rng(seeds), store=store,
-                        tag=f"dagger_{first[:12]}", student=student)
+                        tag=f"dagger_{first[:12]}", student=student, generations=generations)
         data = concatenate(config, [data, extra])
         net = fit(config, data, held_out)
     error, best = evaluate_fit(net, held_out)

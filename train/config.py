@@ -35,7 +35,7 @@ import sys
 from dataclasses import dataclass, field
 
 from fifthave.agents.agentfile import MAX_LAYERS, MAX_WIDTH, check_advice, check_value_groups
-from fifthave.agents.registry import check_agent_names
+from fifthave.agents.registry import AGENT_FACTORIES, check_agent_names
 from fifthave.agents.search import search_factory
 from fifthave_env.engine import checks, safejson
 from fifthave_env.env_common import game_config
@@ -397,7 +397,16 @@ class CandidateValuesSection:
     run without it). The agent then needs the sampler every fifthave runner attaches. Issue 35's probe: held-out
     agreement with the search 0.813 -> 0.853 on 2,000 advice-free games, shop plots 0.55 -> 0.97."""
     opponents: list = field(default_factory=lambda: ["heuristic"])
-    """Scripted agents in the other seats while labelling."""
+    """Agents in the other seats while labelling, each seat drawn uniformly from the list (repeat a name to weight
+    it): scripted agents (names of ``fifthave.agents.registry.AGENT_FACTORIES``) or the search
+    (``search[:ROLLOUTS[:DEPTH[:POLICY]]]``; in the labelling search's rollouts it plays as the HeuristicAgent,
+    since a rollout gives it no sampler)."""
+    past_generations: int = 0
+    """The league's own generations: in each DAgger round, the run's latest networks saved so far (``values_first``,
+    ``values_round1``, ..., the one playing the searched seat included), at most this many, join ``opponents``
+    as further entries (with ``seated_rollouts`` the search rolls their seats out with them, at ~50x a
+    scripted agent's cost per rollout decision). 0: the scripted league alone. The first labels, made before any
+    network exists, never hold them."""
     seated_rollouts: bool = False
     """Whether the labelling search's rollouts play each other seat with the agent seated there (the labeller
     knows who sits where; the agent at play does not) and the searched seat with the HeuristicAgent. False:
@@ -646,6 +655,19 @@ class TrainConfig:
 
 
 
+def check_league_names(names):
+    """Raise ``ValueError`` unless ``names`` is a non-empty list of scripted agent names and search names
+    (``search[:ROLLOUTS[:DEPTH[:POLICY]]]``)."""
+    if not (isinstance(names, (list, tuple)) and names and all(isinstance(n, str) for n in names)):
+        check_agent_names("opponents", names)  # raises, saying what is allowed
+    for name in names:
+        if name.split(":")[0] == "search":
+            search_factory(name)  # a malformed search name fails here, saying what is allowed
+        elif name not in AGENT_FACTORIES:
+            raise ValueError(f"unknown agent {name!r} in opponents; choose from {sorted(AGENT_FACTORIES)} or "
+                             "search[:ROLLOUTS[:DEPTH[:POLICY]]]")
+
+
 @_flat_config("candidate_values")
 class CandidateValueConfig:
     """The flat form of a candidate-value run (method ``candidate_values``): what
@@ -662,7 +684,8 @@ class CandidateValueConfig:
         self.advice = check_advice(self.groups, self.played_groups, self.advice)
         self.effects = checks.boolean("effects", self.effects)
         self.seated_rollouts = checks.boolean("seated_rollouts", self.seated_rollouts)
-        check_agent_names("opponents", self.opponents)
+        check_league_names(self.opponents)
+        self.past_generations = checks.integer("past_generations", self.past_generations, 0)
         self.depth = checks.integer("depth", self.depth, 0)
         for name in ("samples", "games", "held_out_games", "workers", "embedding_width", "head_width", "epochs",
                      "ensemble", "batch_size"):

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 import fifthave.train.candidate_values as cv
+from fifthave.agents.registry import AGENT_FACTORIES
 from fifthave.agents.learned import CANDIDATE_FEATURES, VALUE_SCALE, candidate_features
 from fifthave.agents.view import SeatView, StateView
 from fifthave.train.candidate_values import CandidateValueConfig
@@ -27,7 +28,7 @@ TINY = dict(samples=1, observation_layout=0, games=2, held_out_games=1, workers=
 OBS = OBS_SIZES[0]
 
 
-def fake_game(config, seed, student=None):
+def fake_game(config, seed, student=None, searcher=None, generations=()):
     """What play_labelled returns, made from the seed alone: (seed % 3) + 1 decisions of 2 candidates."""
     k = seed % 3 + 1
     rng = np.random.default_rng(seed)
@@ -78,18 +79,19 @@ def test_collect_draws_every_games_seed_first_and_keeps_the_labels_in_chunks(tmp
     assert same(default_tag, cv._load_chunk(str(tmp_path / "labels_0000.npz"), config))
 
 
-def test_collect_without_a_store_and_with_a_student_passes_the_student_to_every_game(monkeypatch):
+def test_collect_without_a_store_passes_the_student_and_the_generations_to_every_game(monkeypatch):
     calls = []
 
-    def recording(config, seed, student=None):
-        calls.append((seed, student))
+    def recording(config, seed, student=None, searcher=None, generations=()):
+        calls.append((seed, student, searcher, generations))
         return fake_game(config, seed)
 
     monkeypatch.setattr(cv, "play_labelled", recording)
     config = CandidateValueConfig(**TINY)
-    data = cv.collect(config, 3, np.random.default_rng(1), log=lambda *a, **k: None, student="net.npz")
+    data = cv.collect(config, 3, np.random.default_rng(1), log=lambda *a, **k: None, student="net.npz",
+                      generations=["old.npz", "net.npz"])
     seeds = [int(s) for s in np.random.default_rng(1).integers(2**63, size=3)]
-    assert calls == [(s, "net.npz") for s in seeds]
+    assert calls == [(s, "net.npz", None, ("old.npz", "net.npz")) for s in seeds]
     assert same(data, expected_labels(seeds))
 
 
@@ -315,7 +317,7 @@ class InProcessPool:
 def test_a_run_labels_fits_saves_and_reports_and_dagger_labels_the_students_positions(tmp_path, monkeypatch, capsys):
     students = []
 
-    def game(config, seed, student=None):
+    def game(config, seed, student=None, searcher=None, generations=()):
         students.append(student)
         return fake_game(config, seed)
 
@@ -443,7 +445,7 @@ def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_draw
     monkeypatch.setattr(cv, "LabellingValueAgent", lambda *args: Recorded("student", *args))
     monkeypatch.setattr(cv, "load_values", lambda path: (f"net of {path}", ["bid"], 1, meta))
     for name in ("a", "b"):
-        monkeypatch.setitem(cv.AGENT_FACTORIES, name, lambda name=name: Recorded(name))
+        monkeypatch.setitem(AGENT_FACTORIES, name, lambda name=name: Recorded(name))
     Recorded.made = []
     groups = ["bid"] if advice or student else list(DECISION_GROUPS)
     config = CandidateValueConfig(**{**TINY, "num_players": 3, "board": 6, "samples": 3, "depth": 7,
@@ -474,7 +476,7 @@ def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_draw
 def test_each_dagger_round_seats_the_latest_fit_on_its_own_deals_and_no_games_means_no_rounds(tmp_path, monkeypatch):
     played = []
 
-    def game(config, seed, student=None):
+    def game(config, seed, student=None, searcher=None, generations=()):
         played.append((seed, student and os.path.basename(student)))
         return fake_game(config, seed)
 
@@ -500,7 +502,7 @@ def test_a_given_searcher_is_seated_instead_of_the_search_with_the_same_draws(mo
     monkeypatch.setattr(cv, "Game", lambda cfg, rng: "game")
     monkeypatch.setattr(cv, "play", lambda game, players, hooks: seated.extend(players))
     monkeypatch.setattr(cv, "AdviceFreeSearchAgent", lambda *args: pytest.fail("the config's search was built"))
-    monkeypatch.setitem(cv.AGENT_FACTORIES, "a", lambda: Recorded("a"))
+    monkeypatch.setitem(AGENT_FACTORIES, "a", lambda: Recorded("a"))
     from fifthave.agents.search import DECISION_GROUPS
 
     config = CandidateValueConfig(**{**TINY, "num_players": 3, "opponents": ["a"], "advice": False,

@@ -1,0 +1,112 @@
+"""The candidate-value run's league (issue 35): the search and the run's own past generations as opponents of the
+labelled games, each rolled out as itself by the labelling search."""
+
+import dataclasses
+import json
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from fifthave.agents.heuristic import HeuristicAgent
+from fifthave.agents.learned import CandidateValueAgent
+from fifthave.agents.search import DECISION_GROUPS, SearchAgent
+from fifthave.train.candidate_values import CandidateValueConfig, play_labelled, train_values
+from fifthave.train.values_agent import AdviceFreeSearchAgent, CandidateValueEnsemble, save_values
+from fifthave_env.observation import OBS_SIZES
+from fifthave_env.random_agent import RandomAgent
+
+TINY = dict(samples=1, observation_layout=0, games=2, held_out_games=1, workers=1, embedding_width=16, epochs=1,
+            ensemble=1, eval_games=0, groups=list(DECISION_GROUPS), advice=False, effects=True,
+            seated_rollouts=True)
+
+
+def saved_network(tmp_path, seed=0):
+    config = CandidateValueConfig(**TINY)
+    torch.manual_seed(seed)
+    path = tmp_path / f"generation_{seed}.npz"
+    save_values(path, CandidateValueEnsemble(OBS_SIZES[0], 16, 1, effects=True), dataclasses.asdict(config), {})
+    return str(path)
+
+
+def seated_entries(seed, league_size):
+    """The league entry each seat draws in ``play_labelled``'s game ``seed`` (None: the searched seat)."""
+    rng = np.random.default_rng(seed)
+    rng.integers(2**63)  # the game's generator
+    seat = int(rng.integers(4))
+    entries = []
+    for s in range(4):
+        entries.append(None if s == seat else int(rng.integers(league_size)))
+        rng.integers(2**63)  # the agent's generator
+    return entries
+
+
+def test_a_past_generation_takes_opponent_seats_and_the_search_rolls_it_out_as_itself(tmp_path):
+    config = CandidateValueConfig(**{**TINY, "opponents": ["random"]})
+    generation = saved_network(tmp_path)
+    seed = next(s for s in range(20) if sorted(e for e in seated_entries(s, 2) if e is not None) == [0, 0, 1]
+                or sorted(e for e in seated_entries(s, 2) if e is not None) == [0, 1, 1])
+    searcher = AdviceFreeSearchAgent(config.samples, config.depth)
+    play_labelled(config, seed, searcher=searcher, generations=(generation,))
+    expected = [HeuristicAgent if e is None else (RandomAgent, CandidateValueAgent)[e] for e in seated_entries(seed, 2)]
+    assert [type(agent) for agent in searcher.rollout.agents] == expected
+    with_generation = play_labelled(config, seed, generations=(generation,))
+    scripted_only = play_labelled(config, seed)
+    assert not all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(with_generation, scripted_only))
+    assert all(np.array_equal(np.asarray(a), np.asarray(b))  # reproducible
+               for a, b in zip(with_generation, play_labelled(config, seed, generations=(generation,))))
+
+
+def test_a_search_opponent_searches_at_its_seat_and_plays_as_the_heuristic_in_rollouts():
+    searched = CandidateValueConfig(**{**TINY, "opponents": ["search:4:1"]})
+    searcher = AdviceFreeSearchAgent(searched.samples, searched.depth)
+    play_labelled(searched, 3, searcher=searcher)
+    kinds = [type(agent) for agent in searcher.rollout.agents]
+    assert kinds.count(SearchAgent) == 3
+    assert all(agent.sampler is None for agent in searcher.rollout.agents if isinstance(agent, SearchAgent))
+    # it searched at its seat (a sampler attached): its games differ from the heuristic's on the same draws
+    heuristic = play_labelled(dataclasses.replace(searched, opponents=["heuristic"]), 3)
+    assert not all(np.array_equal(np.asarray(a), np.asarray(b))
+                   for a, b in zip(play_labelled(searched, 3), heuristic))
+
+
+def test_each_dagger_round_adds_the_latest_generations_to_the_league(tmp_path, monkeypatch):
+    import fifthave.train.candidate_values as cv
+
+    leagues = []
+    original = cv.collect
+
+    def recording(config, games, rng, log=print, store=None, tag="labels", student=None, generations=()):
+        leagues.append((tag.split("_")[0], [p.rsplit("/", 1)[-1] for p in generations], student))
+        return original(config, games, rng, log, store, tag, student, generations)
+
+    monkeypatch.setattr(cv, "collect", recording)
+    config = CandidateValueConfig(**{**TINY, "opponents": ["random"], "dagger_games": 1, "dagger_rounds": 3,
+                                     "past_generations": 2, "run_dir": str(tmp_path / "run")})
+    first = train_values(config)["weights_sha256"]
+    assert [(tag, names) for tag, names, _ in leagues] == [
+        ("held", []), ("train", []), ("dagger", ["values_first.npz"]),
+        ("dagger", ["values_first.npz", "values_round1.npz"]), ("dagger", ["values_round1.npz", "values_round2.npz"])]
+    assert all(student.endswith(names[-1]) for tag, names, student in leagues if tag == "dagger")
+    store = tmp_path / "run" / "labels"
+    assert json.loads((store / "config.json").read_text())["past_generations"] == 2
+    with pytest.raises(ValueError, match="holds labels of another config"):
+        train_values(dataclasses.replace(config, past_generations=1))
+    # an interrupted run resumes bit for bit: the last round's labels lost, then made again
+    shutil.copytree(tmp_path / "run", tmp_path / "resumed")
+    last = sorted((tmp_path / "resumed" / "labels").glob("dagger_*"), key=lambda p: p.stat().st_mtime)[-1]
+    last.unlink()
+    assert train_values(dataclasses.replace(config, run_dir=str(tmp_path / "resumed")))["weights_sha256"] == first
+
+
+def test_league_names_and_past_generations_are_checked():
+    with pytest.raises(ValueError, match=r"unknown agent 'nobody' in opponents; choose from .* or search\[:ROLLOUTS"):
+        CandidateValueConfig(**{**TINY, "opponents": ["heuristic", "nobody"]})
+    with pytest.raises(ValueError, match="ROLLOUTS and DEPTH must be integers in 'search:many'"):
+        CandidateValueConfig(**{**TINY, "opponents": ["search:many"]})
+    with pytest.raises(ValueError, match="opponents must be a non-empty list"):
+        CandidateValueConfig(**{**TINY, "opponents": []})
+    with pytest.raises(ValueError, match="past_generations"):
+        CandidateValueConfig(**{**TINY, "past_generations": -1})
+    assert CandidateValueConfig(**{**TINY, "opponents": ["search", "greedy"]}).opponents == ["search", "greedy"]
