@@ -49,6 +49,7 @@ from fifthave_env.runner import GameHooks, play
 from fifthave_env.runtime import atomic_write_text
 
 from .config import CandidateValueConfig  # noqa: F401 (its flat config, imported from here before)
+from .generations import cpu_seconds
 from fifthave.agents.agentfile import candidate_width
 from fifthave.agents.learned import effect_features
 
@@ -367,7 +368,13 @@ def train_values(config):
     (``--resume``)."""
     os.makedirs(config.run_dir, exist_ok=True)
     rng = np.random.default_rng([config.seed, 0xCA])
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), cpu_seconds()
+    generations = []  # per saved network: its file and the wall and CPU seconds (workers included) since the start
+
+    def record_generation(path):
+        generations.append({"file": os.path.basename(path), "seconds": round(time.perf_counter() - started, 1),
+                            "cpu_seconds": round(cpu_seconds() - cpu_started, 1)})
+
     store = os.path.join(config.run_dir, "labels")
     os.makedirs(store, exist_ok=True)
     _check_store(store, config)
@@ -383,18 +390,20 @@ def train_values(config):
         # same weights imply), so their files are named after the weights' hash.
         student = os.path.join(config.run_dir, "values_first.npz" if round_ == 0 else f"values_round{round_}.npz")
         first = save_values(student, net, dataclasses.asdict(config), {})
+        record_generation(student)
         students.append(student)
-        generations = students[-config.past_generations:] if config.past_generations else []
+        league = students[-config.past_generations:] if config.past_generations else []
         seeds = [config.seed, 0xDA] + ([round_] if round_ else [])  # the first round's as before rounds existed
         extra = collect(config, config.dagger_games, np.random.default_rng(seeds), store=store,
-                        tag=f"dagger_{first[:12]}", student=student, generations=generations)
+                        tag=f"dagger_{first[:12]}", student=student, generations=league)
         data = concatenate(config, [data, extra])
         net = fit(config, data, held_out)
     error, best = evaluate_fit(net, held_out)
+    path = os.path.join(config.run_dir, "values.npz")
+    record_generation(path)
     report = {"decisions": len(data[0]), "candidates": len(data[3]), "held_out_loss": round(error, 4),
               "held_out_best_agrees": round(best, 4), "first_labels_seconds": round(collected, 1),
-              "seconds": round(time.perf_counter() - started, 1)}
-    path = os.path.join(config.run_dir, "values.npz")
+              "seconds": generations[-1]["seconds"], "generations": generations}
     digest = save_values(path, net, dataclasses.asdict(config), report)
     print(f"saved {path} (weights sha256 {digest}) after {report['seconds']:.0f} s", flush=True)
     if config.eval_games:

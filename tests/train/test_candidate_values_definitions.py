@@ -337,8 +337,15 @@ def test_a_run_labels_fits_saves_and_reports_and_dagger_labels_the_students_posi
     dagger_seeds = [int(s) for s in np.random.default_rng([config.seed, 0xDA]).integers(2**63, size=2)]
     data = expected_labels(data_seeds[1:] + dagger_seeds)
     assert report["decisions"] == len(data[0]) and report["candidates"] == len(data[3])
-    assert sorted(report) == ["candidates", "decisions", "first_labels_seconds", "held_out_best_agrees",
-                              "held_out_loss", "seconds", "vs_heuristic", "vs_random", "weights_sha256"]
+    assert sorted(report) == ["candidates", "decisions", "first_labels_seconds", "generations",
+                              "held_out_best_agrees", "held_out_loss", "seconds", "vs_heuristic", "vs_random",
+                              "weights_sha256"]
+    # the curve's x axis: each saved network with the wall and CPU seconds since the start
+    assert [g["file"] for g in report["generations"]] == ["values_first.npz", "values.npz"]
+    assert report["first_labels_seconds"] <= report["generations"][0]["seconds"] <= report["seconds"]
+    assert report["generations"][-1]["seconds"] == report["seconds"]
+    cpu = [g["cpu_seconds"] for g in report["generations"]]
+    assert all(type(c) is float for c in cpu) and 0 <= cpu[0] <= cpu[1] < 1000
     net = cv.load_values(str(run / "values.npz"))[0]
     error, best = cv.evaluate_fit(lambda o, f, w: torch.as_tensor(np.concatenate(
         [net.values(o[d].numpy(), f[w == d].numpy()) for d in range(len(o))])), expected_labels(data_seeds[:1]))
