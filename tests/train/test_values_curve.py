@@ -1,0 +1,73 @@
+"""The curve of a candidate-value run (``fifthave.train.values_curve``, issue 35): every generation against panel
+fields per hour of compute, the final against half the budget paired by deal, and ratings head to head."""
+
+import json
+
+import pytest
+
+from fifthave.agents.search import DECISION_GROUPS
+from fifthave.train import values_curve
+from fifthave.train.candidate_values import CandidateValueConfig, train_values
+
+TINY = dict(samples=1, observation_layout=0, games=2, held_out_games=1, workers=1, embedding_width=16, epochs=1,
+            ensemble=1, eval_games=0, groups=list(DECISION_GROUPS), advice=False, effects=True, dagger_games=1,
+            dagger_rounds=2)
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("run")
+    train_values(CandidateValueConfig(**{**TINY, "run_dir": str(path)}))
+    return path
+
+
+def test_the_curve_rates_every_generation_the_run_saved_against_its_compute(run_dir, tmp_path):
+    report = json.loads((run_dir / "report.json").read_text())
+    result = values_curve.curve(str(run_dir), games=8, seed=3, fields=("random", "heuristic"), log=lambda *a, **k: None)
+    files = ["values_first.npz", "values_round1.npz", "values.npz"]
+    assert [g["file"] for g in result["generations"]] == files
+    assert [g["cpu_seconds"] for g in result["generations"]] == [g["cpu_seconds"] for g in report["generations"]]
+    for g in result["generations"]:
+        assert sorted(g["fields"]) == ["heuristic", "random"]
+        assert all(row["games"] == 8 and 0 <= row["win_rate"] <= 1 for row in g["fields"].values())
+    assert result["half_budget"] == files[values_curve.half_budget(report["generations"])]
+    assert sorted(result["final_against_half"]) == ["heuristic", "random"]
+    assert all(d["deals"] == 2 for d in result["final_against_half"].values())  # 8 games: two deals' rotations
+    # three generations and a heuristic at one table, each rated
+    assert list(result["head_to_head"]) == files + ["heuristic"]
+    assert result["head_to_head"]["heuristic"]["win_rate"] is None
+    assert all(r["elo_low"] <= r["elo_high"] for r in result["head_to_head"].values())
+    text = values_curve.format_markdown(result)
+    assert text.count("| values") == 6 and "Final against half the budget" in text
+    # the same seed, the same curve
+    again = values_curve.curve(str(run_dir), games=8, seed=3, fields=("random", "heuristic"), log=lambda *a, **k: None)
+    assert again == result
+
+
+def test_half_the_budget_is_the_last_generation_saved_by_half_the_final_cpu_seconds():
+    timed = [{"cpu_seconds": c} for c in (10.0, 40.0, 60.0, 100.0)]
+    assert values_curve.half_budget(timed) == 1
+    assert values_curve.half_budget([{"cpu_seconds": 70.0}, {"cpu_seconds": 100.0}]) == 0
+    assert values_curve.half_budget([{"cpu_seconds": None}] * 5) == 2  # no timings: the middle one
+    assert values_curve.spread(5, 4) == [0, 1, 3, 4] and values_curve.spread(2, 4) == [0, 1]
+    assert values_curve.spread(1, 4) == [0]
+
+
+def test_a_run_without_timings_or_with_a_generation_missing(run_dir, tmp_path):
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(run_dir, old)
+    report = json.loads((old / "report.json").read_text())
+    del report["generations"]  # a run from before the report recorded them: the files, in order
+    (old / "report.json").write_text(json.dumps(report))
+    assert [g["file"] for g in values_curve.saved_generations(str(old))] == [
+        "values_first.npz", "values_round1.npz", "values.npz"]
+    (old / "values_round1.npz").rename(old / "values_round7.npz")
+    assert [g["file"] for g in values_curve.saved_generations(str(old))][1] == "values_round7.npz"
+    (old / "report.json").unlink()
+    (old / "values.npz").unlink()
+    with pytest.raises(FileNotFoundError, match="has no values.npz: the curve needs every generation"):
+        values_curve.saved_generations(str(old))
+    with pytest.raises(ValueError, match="field 'nobody' is not in the 4-player panel"):
+        values_curve.curve(str(run_dir), games=4, fields=("nobody",))

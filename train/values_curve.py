@@ -1,0 +1,165 @@
+"""The curve of a candidate-value run (``fifthave.train.candidate_values``): every saved generation's strength
+against panel fields and its Bradley-Terry rating head to head, against the run's compute.
+
+A run saves its generations as ``values_first.npz`` (the fit of the first labels), ``values_round1.npz``, ...
+(each DAgger round's student) and ``values.npz`` (the final fit); its ``report.json`` records the wall and CPU
+seconds at which each was saved (runs before that record have none: the curve then has no compute axis).
+
+- **Fields**: each generation plays ``games`` seat-rotated games against each field of
+  ``fifthave.agents.panel`` (the same deals for every generation: ``seed``); a truncated game is a loss.
+- **Final against half the budget**: the final generation's win share minus that of the generation saved at
+  half the final's CPU seconds (the last one saved by then; without timings, the middle one), per field,
+  paired by deal (``fifthave.agents.stats.paired_difference``).
+- **Head to head**: up to ``num_players`` generations, spread from the first to the final, at one table
+  (``h2h_games`` seat-rotated games); Bradley-Terry ratings on the Elo scale with intervals over deals.
+
+``python -m fifthave.train.values_curve RUN_DIR --games 1000 --seed 2026 --workers 2 --out STEM`` writes
+``STEM.json`` and ``STEM.md`` (default stem: ``RUN_DIR/curve``).
+"""
+
+import argparse
+import json
+import os
+import re
+
+import numpy as np
+
+from fifthave.agents.panel import field_opponents, fields_for, score_field
+from fifthave.agents.stats import bootstrap_elo, bradley_terry_elo, paired_difference
+from fifthave.agents.tournament import agent_factory, deal_win_shares, run_tournament
+from fifthave_env.engine import safejson
+from fifthave_env.runtime import atomic_write_text
+
+from .values_agent import load_values
+
+
+def saved_generations(run_dir):
+    """The run's generations in the order they were saved: ``[{"file", "seconds", "cpu_seconds"}]`` (seconds
+    None when the run's report does not record them)."""
+    report_path = os.path.join(run_dir, "report.json")
+    report = safejson.load(report_path) if os.path.exists(report_path) else {}
+    if "generations" in report:
+        generations = [dict(g) for g in report["generations"]]
+    else:
+        rounds = sorted(int(m.group(1)) for name in os.listdir(run_dir)
+                        if (m := re.fullmatch(r"values_round(\d+)\.npz", name)))
+        names = ["values_first.npz"] * os.path.exists(os.path.join(run_dir, "values_first.npz"))
+        names += [f"values_round{r}.npz" for r in rounds] + ["values.npz"]
+        generations = [{"file": name, "seconds": None, "cpu_seconds": None} for name in names]
+    for g in generations:
+        if not os.path.isfile(os.path.join(run_dir, g["file"])):
+            raise FileNotFoundError(f"{run_dir} has no {g['file']}: the curve needs every generation the run saved")
+    return generations
+
+
+def half_budget(generations):
+    """Index of the generation saved at half the final's CPU seconds (the last one saved by then); without
+    timings, the middle one."""
+    final = generations[-1]["cpu_seconds"]
+    if final is None:
+        return (len(generations) - 1) // 2
+    return max(i for i, g in enumerate(generations) if i == 0 or g["cpu_seconds"] <= final / 2)
+
+
+def spread(count, size):
+    """Up to ``size`` indices of ``count`` items, evenly spread from the first to the last."""
+    n = min(size, count)
+    return sorted({round(k * (count - 1) / max(n - 1, 1)) for k in range(n)})
+
+
+def play_field(path, field, num_players, board, games, seed, workers):
+    """(panel row, {deal: win share}) of the agent file ``path`` against ``field``."""
+    lineup = [("agent", agent_factory(f"values:{path}"))]
+    lineup += [(name, agent_factory(name)) for name in field_opponents(field, num_players)]
+    result = run_tournament(lineup, num_players=num_players, board=board, games=games, seed=seed, workers=workers)
+    return score_field(result.records, num_players), deal_win_shares(result.records)
+
+
+def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_games=None, log=print):
+    """The run's curve as a JSON-ready dict (module docstring)."""
+    generations = saved_generations(run_dir)
+    meta = load_values(os.path.join(run_dir, generations[-1]["file"]))[3]
+    num_players, board = meta["num_players"], meta["board"]
+    for field in fields:
+        if field not in fields_for(num_players):
+            raise ValueError(f"field {field!r} is not in the {num_players}-player panel; choose from "
+                             f"{', '.join(fields_for(num_players))}")
+    shares = {}
+    for g in generations:
+        path = os.path.join(run_dir, g["file"])
+        g["fields"] = {}
+        for field in fields:
+            g["fields"][field], shares[g["file"], field] = play_field(path, field, num_players, board, games,
+                                                                      seed, workers)
+            log(f"{g['file']} vs {field}: {g['fields'][field]['win_rate']:.3f}", flush=True)
+    half, final = generations[half_budget(generations)], generations[-1]
+    against_half = {}
+    for field in fields:
+        a, b = shares[half["file"], field], shares[final["file"], field]
+        deals = sorted(a)
+        against_half[field] = paired_difference([a[d] for d in deals], [b[d] for d in deals], seed=seed)
+    chosen = [generations[i]["file"] for i in spread(len(generations), num_players)]
+    lineup = [(name, agent_factory(f"values:{os.path.join(run_dir, name)}")) for name in chosen]
+    lineup += [("heuristic", agent_factory("heuristic"))] * (num_players - len(lineup))
+    labels = list(dict.fromkeys(label for label, _ in lineup))
+    result = run_tournament(lineup, num_players=num_players, board=board, games=h2h_games or games, seed=seed,
+                            workers=workers)
+    identity = {entry: label for entry, (label, _) in enumerate(lineup)}
+    elo = bradley_terry_elo(labels, result.records, identity)
+    intervals = bootstrap_elo(labels, result.records, identity, resamples=100, seed=seed)
+    head_to_head = {}
+    for label in labels:  # the generations' own rows; the heuristics filling a table get a rating only
+        row = score_field(result.records, num_players, chosen.index(label)) if label in chosen else {}
+        head_to_head[label] = {**{k: row.get(k) for k in ("win_rate", "win_ci_low", "win_ci_high", "truncated")},
+                               "elo": round(elo[label], 1), "elo_low": round(intervals[label][0], 1),
+                               "elo_high": round(intervals[label][1], 1)}
+    return {"run_dir": os.path.basename(os.path.normpath(run_dir)), "num_players": num_players, "board": board,
+            "games": games, "h2h_games": h2h_games or games, "seed": seed, "generations": generations,
+            "half_budget": half["file"], "final_against_half": against_half, "head_to_head": head_to_head}
+
+
+def format_markdown(result):
+    """The curve as markdown tables."""
+    fields = list(result["generations"][0]["fields"])
+    fair = 1 / result["num_players"]
+    lines = [f"Curve of `{result['run_dir']}`: {result['num_players']} players, {result['board']}-plot board, "
+             f"{result['games']} seat-rotated games per generation and field, seed {result['seed']}; a truncated "
+             "game is a loss; intervals clustered by deal.", "",
+             "| generation | wall h | CPU h | " + " | ".join(f"vs {f} (fair {fair:.2f})" for f in fields) + " |",
+             "|---" * (3 + len(fields)) + "|"]
+    for g in result["generations"]:
+        hours = ["" if g[k] is None else f"{g[k] / 3600:.2f}" for k in ("seconds", "cpu_seconds")]
+        cells = [f"{r['win_rate']:.3f} [{r['win_ci_low']:.3f}, {r['win_ci_high']:.3f}]"
+                 + (f", {r['truncated']} truncated" if r["truncated"] else "") for r in g["fields"].values()]
+        lines.append(f"| {g['file']} | " + " | ".join(hours + cells) + " |")
+    lines += ["", f"Final against half the budget (`{result['half_budget']}`), paired by deal:"]
+    for field, d in result["final_against_half"].items():
+        lines.append(f"- vs {field}: {d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]")
+    lines += ["", f"Head to head at one table ({result['h2h_games']} games):", "",
+              "| generation | win rate [95% CI] | truncated | Elo [95% CI] |", "|---|---|---|---|"]
+    for label, r in result["head_to_head"].items():
+        rate = "" if r["win_rate"] is None else f"{r['win_rate']:.3f} [{r['win_ci_low']:.3f}, {r['win_ci_high']:.3f}]"
+        lines.append(f"| {label} | {rate} | {'' if r['truncated'] is None else r['truncated']} | "
+                     f"{r['elo']:.0f} [{r['elo_low']:.0f}, {r['elo_high']:.0f}] |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run_dir")
+    parser.add_argument("--games", type=int, default=1000, help="games per generation and field")
+    parser.add_argument("--h2h-games", type=int, default=None, help="head-to-head games (default: --games)")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--fields", nargs="+", default=["heuristic"])
+    parser.add_argument("--out", default=None, help="output stem (default RUN_DIR/curve)")
+    args = parser.parse_args(argv)
+    result = curve(args.run_dir, args.games, args.seed, args.workers, args.fields, args.h2h_games)
+    stem = args.out or os.path.join(args.run_dir, "curve")
+    atomic_write_text(f"{stem}.json", json.dumps(result, indent=1) + "\n")
+    atomic_write_text(f"{stem}.md", format_markdown(result))
+    print(format_markdown(result))
+
+
+if __name__ == "__main__":
+    main()
