@@ -47,12 +47,16 @@ def flat_without_run_dir(config):
 def test_every_committed_config_validates_and_set_overrides_reach_the_trainer():
     names = sorted(os.listdir(CONFIGS))
     # one folder: every old config converted, the iterated self-play learner's (new with the schema) and the
-    # advice-free candidate values', without and with effect features, and taught against a league (issue 35)
+    # advice-free candidate values', without and with effect features, taught against a league of scripted
+    # anchors, and against one with the search and its own past generations (depth-3 labels; issue 35)
     assert sorted([*CONVERTED.values(), "generations_4p.json", "candidate_values_all_4p.json",
                    *(f"candidate_values_effects_{n}p.json" for n in (2, 3, 4)),
-                   "candidate_values_league_4p.json"]) == names
+                   "candidate_values_league_4p.json", "candidate_values_selfplay_4p.json"]) == names
     league = load_run_config(os.path.join(CONFIGS, "candidate_values_league_4p.json")).trainer_config("x")
     assert (league.end_bonus, league.seated_rollouts, league.dagger_rounds) == (0.05, True, 6)
+    selfplay = load_run_config(os.path.join(CONFIGS, "candidate_values_selfplay_4p.json")).trainer_config("x")
+    assert (selfplay.past_generations, selfplay.depth, selfplay.dagger_rounds) == (3, 3, 2)
+    assert selfplay.opponents[-1] == "search"
     generations = load_run_config(os.path.join(CONFIGS, "generations_4p.json"))
     assert generations.method == "generations" and generations.sections["generations"]["num_players"] == 4
     from fifthave.train.generations import GenerationsConfig, load_config
