@@ -58,6 +58,11 @@ MODELS = {model.name: model for model in (
           "(seated rollouts) and a small cost of the game's length (end_bonus): plays every decision with no "
           "scripted agent, at or above fair share against every field of the panel "
           "(results/training/values_league/README.md)"),
+    Model("values-selfplay-4p", "training/values_selfplay/values.npz", "candidate-values", 4, 5,
+          "values-league-4p's learner taught by a deeper search (three turns of rollout instead of one) against "
+          "a league of the search, every scripted anchor and its own past generations: plays every decision "
+          "with no scripted agent, the strongest advice-free network (results/training/values_selfplay/"
+          "README.md)"),
     Model("dmc-4p", "generations/4p/agent.npz", "action-values", 4, 5,
           "iterated Deep Monte-Carlo self-play, generation 10 of train/configs/generations_4p.json: plays every "
           "decision alone, but wins almost nothing against the scripted agents yet (results/generations/README.md)"),

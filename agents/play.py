@@ -25,7 +25,7 @@ from fifthave_env.engine.game import CHOOSE_ACTION_DECISION, DECISION_NAMES
 from fifthave_env.render_text import render_text
 
 from .base import LayoutObservations, give_sampler
-from .registry import agent_names_help
+from .registry import AgentNamesHelpFormatter, agent_names_help
 from .tournament import agent_factory
 
 CHOICE_HELP = {
@@ -188,7 +188,7 @@ def play(seat: int = 0, opponents: Sequence[str] = ("heuristic",), board: int = 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Play Fifth Avenue in the terminal against agents (scripted, search or trained).",
-                                     epilog=f"agents: {agent_names_help()}")
+                                     epilog=f"agents: {agent_names_help()}", formatter_class=AgentNamesHelpFormatter)
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 starts)")
     parser.add_argument("--opponents", nargs="+", default=["heuristic", "heuristic", "heuristic"],
                         help="1-3 agent names, one per other seat in seat order")

@@ -5,7 +5,9 @@ Kept apart from ``fifthave.agents.tournament`` so that training configs can chec
 tournament.
 """
 
+import argparse
 import functools
+import textwrap
 from collections.abc import Callable, Sequence
 
 from .base import Agent, RandomAgent
@@ -23,7 +25,7 @@ AGENT_FACTORIES: dict[str, Callable[[], Agent]] = {
 PARAMETERIZED_AGENT_NAMES = (
     "search[:ROLLOUTS[:DEPTH[:POLICY]]] (POLICY: heuristic, greedy, random or a trained agent's name)",
     "a committed model (fifthave.agents.models: policy-4p, values-4p, values-all-4p, values-effects-4p, "
-    "values-league-4p, dmc-4p)"
+    "values-league-4p, values-selfplay-4p, dmc-4p)"
     "[:greedy]",
     "AGENT_FILE.npz[:greedy]",  # fifthave.agents.agentfile, written by every training method
     "policy:AGENT_FILE.npz[:greedy]",  # the same, policies only
@@ -38,6 +40,15 @@ def agent_names_help() -> str:
     """Every agent name ``fifthave.agents.tournament.agent_factory`` takes, for the help and errors of every command
     that takes agent names (one list, so that they cannot drift apart)."""
     return ", ".join([*AGENT_FACTORIES, *PARAMETERIZED_AGENT_NAMES])
+
+
+class AgentNamesHelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, its text wrapped at spaces only: an agent name in the list (``values-selfplay-4p``)
+    is never split at a hyphen across two lines."""
+
+    def _fill_text(self, text, width, indent):
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False)
 
 
 def check_agent_names(label: str, names: Sequence[str], allow_empty: bool = False) -> None:

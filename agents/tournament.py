@@ -95,7 +95,7 @@ from fifthave_env.engine.cards import KIND_VALUE
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES, Game, GameConfig
 
 from .base import AgentFactory
-from .registry import AGENT_FACTORIES, agent_names_help
+from .registry import AGENT_FACTORIES, AgentNamesHelpFormatter, agent_names_help
 from .stats import bootstrap_elo, bradley_terry_elo, clustered_mean_interval, clustered_rate_interval, seat_ranks
 
 TABLE_COLUMNS = (
@@ -680,7 +680,7 @@ def parse_lineup(specs: Sequence[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description="Play a seeded tournament between Fifth Avenue agents and report per-agent statistics.",
-        epilog=f"agents: {agent_names_help()}")
+        epilog=f"agents: {agent_names_help()}", formatter_class=AgentNamesHelpFormatter)
     parser.add_argument("--agents", nargs="+", help="one agent per seat, e.g. heuristic random*3 (2-4 seats)")
     parser.add_argument("--resummarize", nargs="+", metavar="STEM",
                         help="instead of playing: recompute the table of saved results STEM.json from their stored "

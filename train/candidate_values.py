@@ -369,7 +369,9 @@ def train_values(config):
     os.makedirs(config.run_dir, exist_ok=True)
     rng = np.random.default_rng([config.seed, 0xCA])
     started, cpu_started = time.perf_counter(), cpu_seconds()
-    generations = []  # per saved network: its file and the wall and CPU seconds (workers included) since the start
+    # per saved network: its file and the wall and CPU seconds (workers included) since this process started (a
+    # resumed run counts from its resumption, its stored labels loaded instead of made)
+    generations = []
 
     def record_generation(path):
         generations.append({"file": os.path.basename(path), "seconds": round(time.perf_counter() - started, 1),

@@ -159,7 +159,8 @@ def test_the_committed_models_are_listed_with_their_games_and_refuse_other_games
     listed = {m.name: (m.num_players, m.board, m.kind) for m in models.available()}
     assert listed == {"policy-4p": (4, 5, "policy"), "values-4p": (4, 5, "candidate-values"),
                       "values-all-4p": (4, 5, "candidate-values"), "values-effects-4p": (4, 5, "candidate-values"),
-                      "values-league-4p": (4, 5, "candidate-values"), "dmc-4p": (4, 5, "action-values")}
+                      "values-league-4p": (4, 5, "candidate-values"),
+                      "values-selfplay-4p": (4, 5, "candidate-values"), "dmc-4p": (4, 5, "action-values")}
     assert all(name in agent_names_help() for name in listed)
     for name in listed:
         meta = AgentFileFactory(models.MODELS[name].file).meta()
