@@ -43,10 +43,11 @@ import numpy as np
 
 from fifthave_env.engine import checks
 
+from .base import AgentFactory
 from .bidding import BIDDING_STRATEGIES
 from .registry import agent_names_help
 from .stats import clustered_mean_interval, clustered_rate_interval
-from .tournament import AgentError, agent_factory, run_tournament
+from .tournament import AgentError, TournamentResult, agent_factory, run_tournament
 
 AGENT_LABEL = "agent under test"  # the tested agent's label in each tournament (never an opponent's name)
 
@@ -140,6 +141,27 @@ def panel_settings(agent: str, num_players: int, board: int, games: int, seed: i
             "max_turns": max_turns, "seat_orders": "cyclic", "search": PANEL_SEARCH}
 
 
+def checked_fields(fields: Sequence[str] | None, num_players: int) -> list[str]:
+    """``fields`` as a list (None: every field of the ``num_players``-player panel); ``ValueError`` for a field
+    outside it."""
+    playable = fields_for(num_players)
+    fields = playable if fields is None else list(fields)
+    for name in fields:
+        if name not in playable:
+            raise ValueError(f"field {name!r} is not in the {num_players}-player panel; choose from "
+                             f"{', '.join(playable)}")
+    return fields
+
+
+def play_field(tested: AgentFactory, field: str, num_players: int, board: int, games: int, seed: int,
+               workers: int = 1, max_turns: int = 300) -> TournamentResult:
+    """The seat-rotated games of the agent ``tested`` makes (lineup entry 0) against ``field``."""
+    opponents = field_opponents(field, num_players)
+    lineup = [(AGENT_LABEL, tested)] + [(o, agent_factory(o)) for o in opponents]  # type: ignore[union-attr]
+    return run_tournament(lineup, num_players=num_players, board=board, games=games, seed=seed, workers=workers,
+                          max_turns=max_turns)
+
+
 def run_panel(agent: str, num_players: int = 4, board: int = 5, games: int | None = None, seed: int = 0,
               workers: int = 1, max_turns: int = 300, fields: Sequence[str] | None = None,
               progress: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
@@ -151,19 +173,12 @@ def run_panel(agent: str, num_players: int = 4, board: int = 5, games: int | Non
     ``fields`` a subset of ``fields_for(num_players)`` (default: all). ``progress(field, row)`` is called
     after each field."""
     games = default_games(num_players) if games is None else games
-    playable = fields_for(num_players)
-    fields = playable if fields is None else list(fields)
-    for name in fields:
-        if name not in playable:
-            raise ValueError(f"field {name!r} is not in the {num_players}-player panel; choose from "
-                             f"{', '.join(playable)}")
+    fields = checked_fields(fields, num_players)
     tested = agent_factory(agent)
     rows, timing = [], {}
     for name in fields:
         opponents = field_opponents(name, num_players)
-        lineup = [(AGENT_LABEL, tested)] + [(o, agent_factory(o)) for o in opponents]  # type: ignore[union-attr]
-        result = run_tournament(lineup, num_players=num_players, board=board, games=games, seed=seed,
-                                workers=workers, max_turns=max_turns)
+        result = play_field(tested, name, num_players, board, games, seed, workers, max_turns)
         row = {"field": name, "opponents": opponents, **score_field(result.records, num_players)}
         rows.append(row)
         timing[name] = round(result.seconds, 1)

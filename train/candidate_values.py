@@ -168,9 +168,9 @@ def _load_chunk(path, config):
 def collect(config, games, rng, log=print, store=None, tag="labels", student=None, generations=()):
     """Labelled data of ``games`` games as arrays (observations, candidate features, each candidate's
     decision, scaled value differences); ``student`` and ``generations`` as in ``play_labelled``. Each game's
-    seed is drawn from ``rng`` first, so the data does not depend on the number of workers. With ``store`` (a directory), every ``CHUNK_GAMES`` games are saved
-    there as ``TAG_K.npz`` and a rerun loads them instead of playing them again: an interrupted run resumes
-    with the same data."""
+    seed is drawn from ``rng`` first, so the data does not depend on the number of workers. With ``store`` (a
+    directory), every ``CHUNK_GAMES`` games are saved there as ``TAG_K.npz`` and a rerun loads them instead of
+    playing them again: an interrupted run resumes with the same data."""
     seeds = [int(s) for s in rng.integers(2**63, size=games)]
     chunks = [seeds[k:k + CHUNK_GAMES] for k in range(0, games, CHUNK_GAMES)]
     paths = [os.path.join(store, f"{tag}_{k:04d}.npz") if store else None for k in range(len(chunks))]

@@ -25,7 +25,7 @@ import re
 
 import numpy as np
 
-from fifthave.agents.panel import field_opponents, fields_for, score_field
+from fifthave.agents.panel import checked_fields, play_field, score_field
 from fifthave.agents.stats import bootstrap_elo, bradley_terry_elo, paired_difference
 from fifthave.agents.tournament import agent_factory, deal_win_shares, run_tournament
 from fifthave_env.engine import safejson
@@ -68,11 +68,9 @@ def spread(count, size):
     return sorted({round(k * (count - 1) / max(n - 1, 1)) for k in range(n)})
 
 
-def play_field(path, field, num_players, board, games, seed, workers):
+def field_row_and_shares(path, field, num_players, board, games, seed, workers):
     """(panel row, {deal: win share}) of the agent file ``path`` against ``field``."""
-    lineup = [("agent", agent_factory(f"values:{path}"))]
-    lineup += [(name, agent_factory(name)) for name in field_opponents(field, num_players)]
-    result = run_tournament(lineup, num_players=num_players, board=board, games=games, seed=seed, workers=workers)
+    result = play_field(agent_factory(f"values:{path}"), field, num_players, board, games, seed, workers)
     return score_field(result.records, num_players), deal_win_shares(result.records)
 
 
@@ -81,17 +79,14 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
     generations = saved_generations(run_dir)
     meta = load_values(os.path.join(run_dir, generations[-1]["file"]))[3]
     num_players, board = meta["num_players"], meta["board"]
-    for field in fields:
-        if field not in fields_for(num_players):
-            raise ValueError(f"field {field!r} is not in the {num_players}-player panel; choose from "
-                             f"{', '.join(fields_for(num_players))}")
+    fields = checked_fields(fields, num_players)
     shares = {}
     for g in generations:
         path = os.path.join(run_dir, g["file"])
         g["fields"] = {}
         for field in fields:
-            g["fields"][field], shares[g["file"], field] = play_field(path, field, num_players, board, games,
-                                                                      seed, workers)
+            g["fields"][field], shares[g["file"], field] = field_row_and_shares(path, field, num_players, board,
+                                                                                games, seed, workers)
             log(f"{g['file']} vs {field}: {g['fields'][field]['win_rate']:.3f}", flush=True)
     half, final = generations[half_budget(generations)], generations[-1]
     against_half = {}
