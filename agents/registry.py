@@ -25,7 +25,7 @@ AGENT_FACTORIES: dict[str, Callable[[], Agent]] = {
 PARAMETERIZED_AGENT_NAMES = (
     "search[:ROLLOUTS[:DEPTH[:POLICY]]] (POLICY: heuristic, greedy, random or a trained agent's name)",
     "a committed model (fifthave.agents.models: policy-4p, values-4p, values-all-4p, values-effects-4p, "
-    "values-league-4p, values-selfplay-4p, dmc-4p)"
+    "values-league-4p, values-selfplay-4p, values-selfplay-3p, values-selfplay-2p, dmc-4p)"
     "[:greedy]",
     "AGENT_FILE.npz[:greedy]",  # fifthave.agents.agentfile, written by every training method
     "policy:AGENT_FILE.npz[:greedy]",  # the same, policies only

@@ -51,7 +51,8 @@ def test_every_committed_config_validates_and_set_overrides_reach_the_trainer():
     # anchors, and against one with the search and its own past generations (depth-3 labels; issue 35)
     assert sorted([*CONVERTED.values(), "generations_4p.json", "candidate_values_all_4p.json",
                    *(f"candidate_values_effects_{n}p.json" for n in (2, 3, 4)),
-                   "candidate_values_league_4p.json", "candidate_values_selfplay_4p.json"]) == names
+                   "candidate_values_league_4p.json",
+                   *(f"candidate_values_selfplay_{n}p.json" for n in (2, 3, 4))]) == names
     league = load_run_config(os.path.join(CONFIGS, "candidate_values_league_4p.json")).trainer_config("x")
     assert (league.end_bonus, league.seated_rollouts, league.dagger_rounds) == (0.05, True, 6)
     selfplay = load_run_config(os.path.join(CONFIGS, "candidate_values_selfplay_4p.json")).trainer_config("x")
