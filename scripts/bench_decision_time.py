@@ -1,8 +1,9 @@
-"""CPU time of one decision of an agent, seated against three HeuristicAgents (4 players, 5-plot board).
+"""CPU time of one decision of an agent, seated against HeuristicAgents (4 players unless ``--players``, 5-plot board).
 
-Run: ``PYTHONPATH=. .venv/bin/python scripts/bench_decision_time.py values-all-4p values-4p heuristic [--games 20]``
+Run: ``PYTHONPATH=. .venv/bin/python scripts/bench_decision_time.py values-all-4p values-4p heuristic [--games 20]
+[--players 4]``
 
-Each agent named (any name ``fifthave tournament`` takes) plays seat ``game % 4`` of the same games; the figure is
+Each agent named (any name ``fifthave tournament`` takes) plays seat ``game % players`` of the same games; the figure is
 this process's CPU time inside its ``act`` / ``act_view`` per call, mean and 99th percentile, the observation
 built outside the clock (the runner builds it for every agent); a network with effect features draws its
 determinizations inside the clock. The agents run one after another in one process,
@@ -21,15 +22,15 @@ from fifthave_env.engine import Game, GameConfig
 from fifthave_env.observation import Observer
 
 
-def decision_seconds(name, games):
+def decision_seconds(name, games, players=4):
     """CPU seconds of each ``act`` call of agent ``name`` in ``games`` games against heuristics."""
-    config = GameConfig(num_players=4)
+    config = GameConfig(num_players=players)
     factory, heuristic = agent_factory(name), agent_factory("heuristic")
     times = []
     for seed in range(games):
         game = Game(config, seed=seed)
-        seat = seed % 4
-        agents = [factory() if s == seat else heuristic() for s in range(4)]
+        seat = seed % players
+        agents = [factory() if s == seat else heuristic() for s in range(players)]
         observers = [None if reads_view(a) else Observer(config, version=observation_layout(a)) for a in agents]
         for s, agent in enumerate(agents):
             agent.reset(config, s, np.random.default_rng([seed, s]))
@@ -55,9 +56,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("agents", nargs="+")
     parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     args = parser.parse_args(argv)
     for name in args.agents:
-        times = decision_seconds(name, args.games)
+        times = decision_seconds(name, args.games, args.players)
         print(f"{name:30} {len(times):6} decisions: mean {times.mean() * 1e3:.3f} ms, "
               f"99th percentile {np.percentile(times, 99) * 1e3:.3f} ms, max {times.max() * 1e3:.3f} ms CPU "
               f"({times[1:].max(initial=0) * 1e3:.3f} ms after the first, whose cold start is often the max)",

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from fifthave.agents import models
-from fifthave.agents.agentfile import AgentFileError, MAX_PARAMETERS, read_agent_file, write_agent_file
+from fifthave.agents.agentfile import AgentFileError, MAX_PARAMETERS, VALUE_PARTS, read_agent_file, write_agent_file
 from fifthave.agents.learned import AgentFileFactory
 from fifthave.agents.registry import agent_names_help
 from fifthave.agents.tournament import agent_factory
@@ -353,3 +353,30 @@ def test_damaged_bytes_anywhere_are_refused_with_an_agent_file_error(good, tmp_p
             assert meta["weights_sha256"] == read_agent_file(good)[0]["weights_sha256"]
 
     flipped()
+
+
+def test_negligible_weights_are_set_to_zero_and_no_value_changes():
+    """Weight decay leaves a third of values-selfplay-4p's weights under 1e-30, many of them subnormal (slow to
+    multiply): the agent's net multiplies 0 instead and keeps the weights as they are (a file written from it keeps
+    its bytes), and every value it computes in a game is bit for bit the value of the file's own weights."""
+    from fifthave.agents.learned import NEGLIGIBLE_WEIGHT, NumpyValueNet
+
+    model = models.MODELS["values-selfplay-4p"]
+    meta, arrays = read_agent_file(model.file)
+    raw = NumpyValueNet.from_arrays(meta["architecture"], arrays)
+    raw.compute_members = raw.members  # the file's weights as they are, none set to 0
+    tiny = sum(int(((w != 0) & (np.abs(w) < NEGLIGIBLE_WEIGHT)).sum()) for member in raw.members for w in member)
+    assert tiny > 100_000  # the file has them
+    agent = models.load("values-selfplay-4p")
+    assert all(not ((w != 0) & (np.abs(w) < NEGLIGIBLE_WEIGHT)).any()
+               for member in agent.net.compute_members for w in member)
+    assert all(np.array_equal(kept, stored) for kept, stored in zip(
+        (w for member in agent.net.members for w in member), (w for member in raw.members for w in member)))
+    calls = []
+    flushed_values = agent.net.values
+    agent.net.values = lambda observation, candidates: calls.append((observation, candidates)) or flushed_values(
+        observation, candidates)
+    record_game([agent] + [agent_factory("heuristic")() for _ in range(3)], GameConfig(num_players=4), seed=5)
+    assert len(calls) > 50
+    for observation, candidates in calls:
+        assert np.array_equal(flushed_values(observation, candidates), raw.values(observation, candidates))

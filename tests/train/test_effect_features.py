@@ -108,7 +108,7 @@ def test_an_effects_agent_reads_its_determinization_and_refuses_to_act_without_a
         return [c["value"] for c in agent.explanation["candidates"]]
     first = values()
     assert values() == first
-    for member in agent.net.members:
+    for member in agent.net.compute_members:
         member[4][CANDIDATE_FEATURES:] = 0
     assert values() != first
 
