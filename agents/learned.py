@@ -436,7 +436,7 @@ def enumerated_bid_candidates(view: Any) -> list[tuple[int, ...]]:
 
 
 NEGLIGIBLE_WEIGHT = 1e-30
-"""Weights smaller than this in magnitude are set to 0 when a value net is built (``flush_tiny_weights``)."""
+"""Weights smaller than this in magnitude count as 0 in a value net's products (``flush_tiny_weights``)."""
 
 
 def flush_tiny_weights(weights: np.ndarray) -> np.ndarray:

@@ -1,10 +1,11 @@
-"""CPU time of one decision of an agent, seated against HeuristicAgents (4 players unless ``--players``, 5-plot board).
+"""CPU time of one decision of an agent, seated against HeuristicAgents (5-plot board, 4 players unless
+``--players``).
 
 Run: ``PYTHONPATH=. .venv/bin/python scripts/bench_decision_time.py values-all-4p values-4p heuristic [--games 20]
 [--players 4]``
 
-Each agent named (any name ``fifthave tournament`` takes) plays seat ``game % players`` of the same games; the figure is
-this process's CPU time inside its ``act`` / ``act_view`` per call, mean and 99th percentile, the observation
+Each agent named (any name ``fifthave tournament`` takes) plays seat ``game % players`` of the same games; the
+figure is this process's CPU time inside its ``act`` / ``act_view`` per call, mean and 99th percentile, the observation
 built outside the clock (the runner builds it for every agent); a network with effect features draws its
 determinizations inside the clock. The agents run one after another in one process,
 so a shared machine slows all alike: compare the ratios.
