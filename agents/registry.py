@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from .base import Agent, RandomAgent
 from .bidding import BIDDING_STRATEGIES
+from .committed_models import MODELS
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 
@@ -24,9 +25,7 @@ AGENT_FACTORIES: dict[str, Callable[[], Agent]] = {
 
 PARAMETERIZED_AGENT_NAMES = (
     "search[:ROLLOUTS[:DEPTH[:POLICY]]] (POLICY: heuristic, greedy, random or a trained agent's name)",
-    "a committed model (fifthave.agents.models: policy-4p, values-4p, values-all-4p, values-effects-4p, "
-    "values-league-4p, values-selfplay-4p, values-selfplay-3p, values-selfplay-2p, dmc-4p)"
-    "[:greedy]",
+    f"a committed model (fifthave.agents.models: {', '.join(MODELS)})[:greedy]",
     "AGENT_FILE.npz[:greedy]",  # fifthave.agents.agentfile, written by every training method
     "policy:AGENT_FILE.npz[:greedy]",  # the same, policies only
     "rllib:CHECKPOINT_DIR[:greedy]",  # CHECKPOINT_DIR/agent.npz
