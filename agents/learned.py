@@ -399,8 +399,10 @@ def effect_features(root: Any, seat: int, candidates: Sequence[Sequence[int]]) -
     before = projected_scores(root)
     margin_before = before[seat] - max(before[q] for q in range(root.n) if q != seat)
     rows = np.empty((len(candidates), 5), dtype=np.float64)
+    rng = None
     for i, macro in enumerate(candidates):
-        g = root.clone()
+        g = root.clone(rng)
+        rng = g.rng  # the next copy reuses this one's generator (Game.clone)
         for action in macro:
             g.apply(action)
         after = projected_scores(g)

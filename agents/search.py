@@ -329,8 +329,10 @@ class SearchAgent:
         for _ in range(samples):
             root = self.sampler(self.rng)
             seed = int(self.rng.integers(1 << 63))
+            rng = None
             for i, macro in enumerate(candidates):
-                g = root.clone() if i < len(candidates) - 1 else root
+                g = root.clone(rng) if i < len(candidates) - 1 else root
+                rng = g.rng  # the next copy reuses this one's generator (Game.clone): this one is done by then
                 for action in macro:
                     g.apply(action)
                 self.rollout.run(g, self.depth, seed)

@@ -84,3 +84,23 @@ def test_playing_and_editing_a_clone_leaves_the_original_untouched(num_players, 
                     if isinstance(item, list):
                         item.append(-7)
         assert game.to_dict() == before
+
+
+def test_a_clone_given_a_used_generator_plays_as_a_fresh_clone():
+    """``clone(rng)`` (search and effect features reuse the previous copy's generator): the generator is set to
+    the original's state, whatever it drew before, so the copy draws what a fresh clone draws."""
+    game = next(positions(4, 5, seed=77, every=60))
+    used = game.clone()
+    used.rng.random(1000)  # a previous copy's generator, far from the original's state
+    before = game.to_dict()
+    copies = [game.clone(), game.clone(used.rng)]
+    assert copies[1].rng is used.rng
+    rng = np.random.default_rng(5)
+    while not copies[0].is_over:
+        legal = copies[0].legal_actions()
+        assert copies[1].legal_actions() == legal
+        action = legal[rng.integers(len(legal))]
+        for copy in copies:
+            copy.apply(action)
+    assert copies[0].to_dict() == copies[1].to_dict()  # the same draws: reshuffles, Central Park
+    assert game.to_dict() == before
