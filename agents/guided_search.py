@@ -114,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--out", help="also save the tournament (OUT.json with every game, OUT.csv, OUT.png), e.g. "
+                        "to compare two weights on the same deals with scripts/paired_by_deal.py")
     args = parser.parse_args(argv)
     factory = guided_factory(args.path, args.rollouts, args.depth, args.prior_weight, args.network_rollouts)
     meta = factory.args[0].meta()
@@ -125,6 +127,8 @@ def main(argv: Sequence[str] | None = None) -> None:
           f"network rollouts {args.network_rollouts}) vs {args.opponents}: win rate {row['win_rate']:.3f} "
           f"[{row['win_ci_low']:.3f}, {row['win_ci_high']:.3f}] over {args.games} games, "
           f"{result.act_ms()['guided']:.1f} ms per decision")
+    if args.out:
+        result.save(args.out)
 
 
 if __name__ == "__main__":

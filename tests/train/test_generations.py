@@ -12,7 +12,7 @@ import pytest
 
 from fifthave.agents.agentfile import read_agent_file
 from fifthave.agents.learned import ActionValueAgent
-from fifthave.agents.tournament import agent_factory, run_tournament
+from fifthave.agents.tournament import TournamentResult, agent_factory, run_tournament
 from fifthave_env.engine.game import Game
 from fifthave_env.env_common import game_config
 from fifthave_env.observation import Observer
@@ -142,3 +142,13 @@ def test_guided_search_plays_with_the_network_as_prior_and_rollout_policy(tmp_pa
     assert agent.searched == 0
     with pytest.raises(ValueError, match="trained for 4 players"):
         agent.reset(game_config("win_loss", None, num_players=2, board=5), 0, np.random.default_rng(0))
+
+
+def test_the_guided_search_command_saves_its_games_for_a_paired_comparison(tmp_path, capsys):
+    from fifthave.agents.guided_search import main
+
+    path, stem = network_file(tmp_path), str(tmp_path / "guided")
+    main([path, "--rollouts", "2", "--games", "4", "--seed", "3", "--prior-weight", "0", "--out", stem])
+    assert "prior weight 0.0" in capsys.readouterr().out
+    saved = TournamentResult.load(stem)
+    assert len(saved.records) == 4 and saved.settings["labels"][0] == "guided"
