@@ -78,7 +78,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from operator import mul
 from typing import Any, TypedDict, Union
@@ -89,7 +88,8 @@ from fifthave_env.env_common import game_config
 from fifthave_env.engine import checks, safejson
 from fifthave_env.replay import Recorder
 from fifthave_env.runner import Decision, GameHooks, play
-from fifthave_env.runtime import INTERRUPTED_EXIT, atomic_open, atomic_write_text, check_writable, die_with_parent
+from fifthave_env.runtime import (INTERRUPTED_EXIT, WorkerPool, atomic_open, atomic_write_text, check_writable,
+                                  die_with_parent)
 from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP
 from fifthave_env.engine.cards import KIND_VALUE
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES, Game, GameConfig
@@ -211,9 +211,9 @@ def _init_worker(setup: _Setup) -> None:
 
 @contextlib.contextmanager
 def fork_pool(workers: int, initializer: Callable[..., object] | None = None,
-              initargs: tuple[Any, ...] = ()) -> Iterator[ProcessPoolExecutor]:
-    """``with fork_pool(n) as pool``: a ``ProcessPoolExecutor`` whose workers inherit the caller's agents and
-    factories (fork where the platform has it, so they need not pickle: lambdas work).
+              initargs: tuple[Any, ...] = ()) -> Iterator[WorkerPool]:
+    """``with fork_pool(n) as pool``: a ``ProcessPoolExecutor`` (``WorkerPool``) whose workers inherit the
+    caller's agents and factories (fork where the platform has it, so they need not pickle: lambdas work).
 
     Each worker runs torch on one thread: it is one of ``workers`` processes, and a forked
     child must not enter the parent's OpenMP thread pool (GNU OpenMP can hang there).
@@ -221,10 +221,11 @@ def fork_pool(workers: int, initializer: Callable[..., object] | None = None,
     the piece it holds. ``multiprocessing.Pool`` terminated its workers instead, and one killed while
     sending a result left the result queue's lock taken: the pool then waited forever (it did, once
     in the test suite, when an agent's error ended a tournament). The workers die with this process, however
-    it ends (``fifthave_env.runtime.die_with_parent``), and leave Ctrl-C to it."""
+    it ends (``fifthave_env.runtime.die_with_parent``), and leave Ctrl-C to it, which cannot hang the pool
+    (``fifthave_env.runtime.WorkerPool``)."""
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_pool_worker,
-                               initargs=(os.getpid(), initializer, initargs))
+    pool = WorkerPool(workers, mp_context=context, initializer=_init_pool_worker,
+                      initargs=(os.getpid(), initializer, initargs))
     try:
         yield pool
     finally:

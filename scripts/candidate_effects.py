@@ -23,7 +23,6 @@ import json
 import multiprocessing
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import torch
@@ -33,6 +32,7 @@ from fifthave.train import candidate_values, values_agent
 from fifthave.train.candidate_values import _as_arrays, _load_chunk, concatenate, fit
 from fifthave.train.config import load_run_config
 from fifthave.train.values_agent import AdviceFreeSearchAgent
+from fifthave_env.runtime import WorkerPool
 from fifthave_env.seat_view import StateView
 from fifthave.agents.registry import AGENT_FACTORIES
 from fifthave.agents import learned
@@ -106,7 +106,7 @@ def _replay(job):
 def replay_games(config, seeds, workers, follow_up):
     jobs = [(config, seed, follow_up) for seed in seeds]
     if workers > 1:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        with WorkerPool(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             games = list(pool.map(_replay, jobs, chunksize=4))
     else:
         games = list(map(_replay, jobs))

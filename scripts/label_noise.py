@@ -23,6 +23,7 @@ from fifthave_env.engine.game import Game
 from fifthave_env.env_common import game_config
 from fifthave_env.observation import Observer
 from fifthave_env.runner import GameHooks, play
+from fifthave_env.runtime import WorkerPool
 from fifthave.agents.registry import AGENT_FACTORIES
 
 
@@ -90,8 +91,7 @@ def main():
     jobs = [(config, seed, args.extra, args.extra_seed) for seed in seeds]
     if args.workers > 1:
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-        with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        with WorkerPool(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             games = list(pool.map(_replay, jobs))
     else:
         games = []

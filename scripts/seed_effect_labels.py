@@ -24,7 +24,6 @@ import json
 import multiprocessing
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
@@ -32,7 +31,7 @@ from fifthave.train.candidate_values import (CHUNK_GAMES, _as_arrays, _check_sto
                                              play_labelled)
 from fifthave.train.config import load_run_config
 from fifthave.train.run import RUN_CONFIG
-from fifthave_env.runtime import atomic_write_text
+from fifthave_env.runtime import WorkerPool, atomic_write_text
 from fifthave.train.values_agent import AdviceFreeSearchAgent
 
 
@@ -121,7 +120,7 @@ def main():
                 jobs.append((config, seeds[k:k + CHUNK_GAMES], _load_chunk(os.path.join(source_store, name), source)))
                 paths.append(os.path.join(store, name))
     started = time.perf_counter()
-    with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with WorkerPool(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         for path, (arrays, fresh) in zip(paths, pool.map(replay_chunk, jobs)):
             np.savez_compressed(path + ".tmp.npz", *arrays)
             os.replace(path + ".tmp.npz", path)

@@ -35,7 +35,6 @@ one legal action.
 
 import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import torch
@@ -45,6 +44,7 @@ from fifthave_env.engine.game import Game
 from fifthave_env.env_common import end_reward, game_config
 from fifthave_env.observation import Observer
 from fifthave_env.runner import GameHooks, play
+from fifthave_env.runtime import WorkerPool
 
 from .hints import Advisers
 from .opponents import ScriptedOpponents
@@ -189,8 +189,8 @@ def collect(config, games, rng, learner=None):
     if config.workers > 1 and games > 1:
         # an executor's exit waits for its workers; a Pool's terminates them, and one killed while sending a
         # result can leave the pool waiting forever (fifthave.agents.tournament.fork_pool)
-        with ProcessPoolExecutor(min(config.workers, games), mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=torch.set_num_threads, initargs=(1,)) as pool:
+        with WorkerPool(min(config.workers, games), mp_context=multiprocessing.get_context("spawn"),
+                        initializer=torch.set_num_threads, initargs=(1,)) as pool:
             results = list(pool.map(_play_seeded, *zip(*jobs)))
     else:
         results = [_play_seeded(*job) for job in jobs]

@@ -32,7 +32,6 @@ import json
 import multiprocessing
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import torch
@@ -46,7 +45,7 @@ from fifthave_env.engine.game import ACTION_B, Game
 from fifthave_env.env_common import game_config
 from fifthave_env.observation import OBS_SIZES, Observer
 from fifthave_env.runner import GameHooks, play
-from fifthave_env.runtime import atomic_write_text
+from fifthave_env.runtime import WorkerPool, atomic_write_text
 
 from .config import CandidateValueConfig  # noqa: F401 (its flat config, imported from here before)
 from .generations import cpu_seconds
@@ -178,7 +177,7 @@ def collect(config, games, rng, log=print, store=None, tag="labels", student=Non
     pool = None
     if config.workers > 1 and games > 1 and not all(p and os.path.exists(p) for p in paths):
         # an executor's shutdown waits for its workers' pieces; a Pool's could wait forever for a lost one
-        pool = ProcessPoolExecutor(min(config.workers, games), mp_context=multiprocessing.get_context("spawn"))
+        pool = WorkerPool(min(config.workers, games), mp_context=multiprocessing.get_context("spawn"))
     parts, done = [], 0
     try:
         for chunk, path in zip(chunks, paths):
@@ -412,7 +411,7 @@ def train_values(config):
         # A fresh process evaluates: the tournament forks its workers, and a fork of this process, whose torch
         # has run the fit, can hang on a lock a torch thread held.
         # (ProcessPoolExecutor's workers may start processes of their own; a Pool's daemons may not.)
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        with WorkerPool(1, mp_context=multiprocessing.get_context("spawn")) as pool:
             rows = list(pool.map(evaluate, [config] * 2, [path] * 2, ("heuristic", "random")))
         for opponents, row in zip(("heuristic", "random"), rows):
             report[f"vs_{opponents}"] = {k: row[k] for k in ("win_rate", "win_ci_low", "win_ci_high", "seat_games")}

@@ -49,7 +49,6 @@ import os
 import resource
 import shutil
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,7 +67,7 @@ from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.engine.game import Game
 from fifthave_env.env_common import game_config
 from fifthave_env.observation import OBS_SIZES, Observer
-from fifthave_env.runtime import atomic_write_text
+from fifthave_env.runtime import WorkerPool, atomic_write_text
 
 from .config import with_today_names
 from .export import write_policy
@@ -258,7 +257,7 @@ def play_games(config, learner, opponents, seeds):
     if config.workers == 1:
         return [_play_job(j) for j in jobs]
     context = multiprocessing.get_context("spawn")  # no fork of a process that may hold torch's locks
-    with ProcessPoolExecutor(min(config.workers, len(jobs)), mp_context=context) as pool:
+    with WorkerPool(min(config.workers, len(jobs)), mp_context=context) as pool:
         return list(pool.map(_play_job, jobs, chunksize=max(1, len(jobs) // (4 * config.workers))))
 
 
@@ -357,8 +356,8 @@ def fit_generation(config, previous, data_files, out_path, generation):
 
 def _in_subprocess(function, *args):
     """``function(*args)`` in a spawned process: torch never runs in the process whose tournaments fork."""
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(function, *args).result()
+    with WorkerPool(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.result(pool.submit(function, *args))
 
 
 def _write_initial(config, path):

@@ -388,6 +388,93 @@ def test_ctrl_c_in_a_tournament_with_workers_is_one_line(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def _square(x):
+    return x * x
+
+
+def _sleep_then(seconds, value):
+    time.sleep(seconds)
+    return value
+
+
+def test_ctrl_c_inside_a_deferred_block_is_raised_when_it_ends():
+    from fifthave_env.runtime import interrupt_deferred
+
+    finished = False
+    with pytest.raises(KeyboardInterrupt):
+        with interrupt_deferred():
+            signal.raise_signal(signal.SIGINT)
+            finished = True
+    assert finished and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with interrupt_deferred():
+        pass  # no Ctrl-C, nothing raised
+
+
+def test_a_pool_finishes_submitting_before_ctrl_c_takes_effect(monkeypatch):
+    """Ctrl-C once landed inside ``ProcessPoolExecutor.submit`` after a lock of its task queue was taken and before
+    the block that releases it: the pool's shutdown then waited forever (CI, test_ctrl_c_in_bidlab_with_workers...).
+    Here the Ctrl-C comes while the task queue is being written to: the write must finish first."""
+    from fifthave_env.runtime import WorkerPool
+
+    with WorkerPool(1) as pool:
+        written = []
+        put = pool._work_ids.put
+
+        def put_interrupted(item, *args, **kwargs):
+            signal.raise_signal(signal.SIGINT)
+            put(item, *args, **kwargs)
+            written.append(item)
+
+        monkeypatch.setattr(pool._work_ids, "put", put_interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            pool.submit(_square, 3)
+        assert written == [0]
+        monkeypatch.undo()
+        assert pool.result(pool.submit(_square, 4)) == 16
+
+
+def test_a_pool_awaiting_a_result_takes_ctrl_c_within_a_slice_and_shuts_down():
+    import threading
+
+    from fifthave_env.runtime import WorkerPool
+
+    started = time.monotonic()
+    with WorkerPool(1) as pool:
+        future = pool.submit(_sleep_then, 1.5, "late")
+        threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,)).start()
+        with pytest.raises(KeyboardInterrupt):
+            pool.result(future)
+        interrupted = time.monotonic() - started
+        assert future._condition.acquire(timeout=1)  # the future's lock was left free
+        future._condition.release()
+    assert interrupted < 1.2, f"Ctrl-C took {interrupted:.2f} s to take effect while a result was awaited"
+
+
+@pytest.mark.parametrize("chunksize", [1, 3, 50])
+def test_a_pool_maps_like_map_and_keeps_only_a_few_chunks_in_flight(chunksize):
+    from fifthave_env.runtime import WorkerPool
+
+    pulled = 0
+
+    def numbers(n):
+        nonlocal pulled
+        for k in range(n):
+            pulled += 1
+            yield k
+
+    with WorkerPool(2) as pool:
+        assert list(pool.map(_square, numbers(200), chunksize=chunksize)) == [k * k for k in range(200)]
+        assert list(pool.map(pow, [2, 3], [5, 2], chunksize=chunksize)) == [32, 9]
+        assert list(pool.map(_square, [], chunksize=chunksize)) == []
+        pulled = 0
+        results = pool.map(_square, numbers(10**6), chunksize=chunksize)
+        assert next(results) == 0
+        assert pulled <= (4 * 2 + 1) * chunksize  # the stdlib's map submits all 10**6 first
+        results.close()
+        with pytest.raises(ValueError, match="chunksize"):
+            pool.map(_square, [1], chunksize=0)
+
+
 # ---- files: written whole, outputs checked without creating anything ----------------------------------------
 
 def test_an_atomic_write_that_fails_leaves_the_old_file_and_no_temporary(tmp_path):
