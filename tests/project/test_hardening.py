@@ -397,7 +397,16 @@ def _sleep_then(seconds, value):
     return value
 
 
-def test_ctrl_c_inside_a_deferred_block_is_raised_when_it_ends():
+@pytest.fixture
+def ctrl_c_raises():
+    """SIGINT raises KeyboardInterrupt during the test (a process started in the background, as CI may be, ignores
+    SIGINT, and Python then leaves it ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_inside_a_deferred_block_is_raised_when_it_ends(ctrl_c_raises):
     from fifthave_env.runtime import interrupt_deferred
 
     finished = False
@@ -408,9 +417,12 @@ def test_ctrl_c_inside_a_deferred_block_is_raised_when_it_ends():
     assert finished and signal.getsignal(signal.SIGINT) is signal.default_int_handler
     with interrupt_deferred():
         pass  # no Ctrl-C, nothing raised
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with interrupt_deferred():
+        signal.raise_signal(signal.SIGINT)  # ignored before, ignored still
 
 
-def test_a_pool_finishes_submitting_before_ctrl_c_takes_effect(monkeypatch):
+def test_a_pool_finishes_submitting_before_ctrl_c_takes_effect(monkeypatch, ctrl_c_raises):
     """Ctrl-C once landed inside ``ProcessPoolExecutor.submit`` after a lock of its task queue was taken and before
     the block that releases it: the pool's shutdown then waited forever (CI, test_ctrl_c_in_bidlab_with_workers...).
     Here the Ctrl-C comes while the task queue is being written to: the write must finish first."""
@@ -433,7 +445,7 @@ def test_a_pool_finishes_submitting_before_ctrl_c_takes_effect(monkeypatch):
         assert pool.result(pool.submit(_square, 4)) == 16
 
 
-def test_a_pool_awaiting_a_result_takes_ctrl_c_within_a_slice_and_shuts_down():
+def test_a_pool_awaiting_a_result_takes_ctrl_c_within_a_slice_and_shuts_down(ctrl_c_raises):
     import threading
 
     from fifthave_env.runtime import WorkerPool

@@ -299,7 +299,7 @@ def test_the_ensemble_holds_each_members_own_fit_and_the_thread_count_is_restore
 
 
 class InProcessPool:
-    """ProcessPoolExecutor's interface, in this process (a spawned process would not see the test's fakes)."""
+    """WorkerPool's interface, in this process (a spawned process would not see the test's fakes)."""
 
     def __init__(self, workers, mp_context=None):
         assert workers == 1 and mp_context.get_start_method() == "spawn"
@@ -324,7 +324,7 @@ def test_a_run_labels_fits_saves_and_reports_and_dagger_labels_the_students_posi
     rows = {"win_rate": 0.5, "win_ci_low": 0.25, "win_ci_high": 0.75, "seat_games": 4, "other": 1}
     evaluated = []
     monkeypatch.setattr(cv, "play_labelled", game)
-    monkeypatch.setattr(cv, "ProcessPoolExecutor", InProcessPool)
+    monkeypatch.setattr(cv, "WorkerPool", InProcessPool)
     monkeypatch.setattr(cv, "evaluate", lambda config, path, opponents: evaluated.append((path, opponents)) or rows)
     settings = {**TINY, "games": 3, "dagger_games": 2, "epochs": 1, "ensemble": 1, "eval_games": 4}
     config = CandidateValueConfig(**settings, run_dir=str(tmp_path / "run"))
