@@ -78,7 +78,7 @@ from fifthave_env.agent_protocol import give_sampler
 from fifthave_env.engine.cards import BLACK, COLORED_PER_COLOR, BLACK_COUNTS, FACE_UP, SEEN_FACE_DOWN, VALUES
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, Game
 from fifthave_env.runner import GameHooks, play
-from fifthave_env.runtime import atomic_write_text
+from fifthave_env.runtime import atomic_write_text, chunk_size
 
 from . import stats
 from .base import AgentFactory
@@ -314,7 +314,7 @@ def _run_deals(lab, deals, workers, progress=None):
     if workers == 1:
         return [play_deal(lab, d) for d in range(deals)]
     with fork_pool(workers, _init_lab, (lab,)) as pool:
-        return list(pool.map(_play_deal_in_worker, range(deals), chunksize=max(1, min(8, deals // (4 * workers)))))
+        return list(pool.map(_play_deal_in_worker, range(deals), chunksize=chunk_size(deals, workers)))
 
 
 def compare_many(baseline: AgentSpec, candidates: Iterable[AgentSpec], opponents: Iterable[AgentSpec] | None = None,
@@ -472,7 +472,7 @@ def auction_effects(positions: Sequence[Mapping[str, Any]],
         replays = [_replay_all(job) for job in jobs]
     else:
         with fork_pool(workers) as pool:
-            replays = list(pool.map(_replay_all, jobs, chunksize=max(1, min(8, len(jobs) // (4 * workers)))))
+            replays = list(pool.map(_replay_all, jobs, chunksize=chunk_size(len(jobs), workers)))
     deals = np.array([r["deal"] for r in replays])
     bids = [name for name in replays[0]["vp"] if name not in strategies or name == "value"]
     table = {}

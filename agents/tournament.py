@@ -89,7 +89,7 @@ from fifthave_env.engine import checks, safejson
 from fifthave_env.replay import Recorder
 from fifthave_env.runner import Decision, GameHooks, play
 from fifthave_env.runtime import (INTERRUPTED_EXIT, WorkerPool, atomic_open, atomic_write_text, check_writable,
-                                  die_with_parent)
+                                  chunk_size, die_with_parent)
 from fifthave_env.engine.actions import BID_CONFIRM, DECLARE_STOP
 from fifthave_env.engine.cards import KIND_VALUE
 from fifthave_env.engine.game import BID_DECISION, BUILD_DECISION, DECISION_NAMES, Game, GameConfig
@@ -640,7 +640,7 @@ def run_tournament(agent_factories: Sequence[AgentEntry], num_players: int | Non
         records = list(_progress(results, games, progress))
     else:
         with fork_pool(workers, _init_worker, (setup,)) as pool:
-            results = pool.map(_play_in_worker, indices, chunksize=max(1, min(8, games // (4 * workers))))
+            results = pool.map(_play_in_worker, indices, chunksize=chunk_size(games, workers))
             records = list(_progress(results, games, progress))
     settings = {"labels": labels, "num_players": num_players, "board": board, "games": games, "seed": seed,
                 "max_turns": max_turns, "seat_orders": seat_orders}

@@ -17,7 +17,8 @@ worker processes that die with their parent, and Ctrl-C as a clean exit.
   the shell's convention), not a traceback.
 * ``interrupt_deferred()``: Ctrl-C inside the block takes effect when it ends, so that a library call that holds
   a lock is never left half done.
-* ``WorkerPool``: a ``ProcessPoolExecutor`` that Ctrl-C cannot hang, whose ``map`` keeps a few chunks in flight.
+* ``WorkerPool``: a ``ProcessPoolExecutor`` that Ctrl-C cannot hang, whose ``map`` keeps a few chunks in flight;
+  ``chunk_size(tasks, workers)`` the chunks for short tasks.
 """
 
 import collections
@@ -163,6 +164,12 @@ def interrupt_deferred() -> Iterator[None]:
 
 def _call_chunk(function, chunk):
     return [function(*arguments) for arguments in chunk]
+
+
+def chunk_size(tasks: int, workers: int, largest: int = 8) -> int:
+    """Tasks per chunk for ``WorkerPool.map``: four chunks a worker at least, so that the workers end together,
+    and at most ``largest`` tasks, so that one submit carries several short ones."""
+    return max(1, min(largest, tasks // (4 * workers)))
 
 
 class WorkerPool(concurrent.futures.ProcessPoolExecutor):
