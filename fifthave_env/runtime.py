@@ -166,10 +166,11 @@ def _call_chunk(function, chunk):
     return [function(*arguments) for arguments in chunk]
 
 
-def chunk_size(tasks: int, workers: int, largest: int = 8) -> int:
+def chunk_size(tasks: int, workers: int, largest: int | None = 8) -> int:
     """Tasks per chunk for ``WorkerPool.map``: four chunks a worker at least, so that the workers end together,
-    and at most ``largest`` tasks, so that one submit carries several short ones."""
-    return max(1, min(largest, tasks // (4 * workers)))
+    and at most ``largest`` tasks (None: no cap), so that one submit carries several short ones."""
+    even = tasks // (4 * workers)
+    return max(1, even if largest is None else min(largest, even))
 
 
 class WorkerPool(concurrent.futures.ProcessPoolExecutor):

@@ -65,6 +65,13 @@ def decision_metrics(predicted, labels, owners, first_actions):
                    "with_signal": round(float(np.mean([x[2] for x in r])), 4)} for kind, r in rows.items()}
 
 
+def numpy_predictions(net, data):
+    """The value a numpy network (``NumpyValueNet`` or alike, as agents play it) gives every candidate of
+    ``data`` (observations, candidate features, decision of each candidate, labels), decision by decision."""
+    observations, features, owners, _ = data
+    return np.concatenate([net.values(observations[d], features[owners == d]) for d in range(len(observations))])
+
+
 def with_action_head():
     """Experiment (``--action-head``; torch only, no agent file can hold it): each network also gets a linear
     output per action id from the observation's embedding, added to the value of candidates with that first
@@ -111,9 +118,7 @@ def main():
         with_action_head()
         changes["action_head"] = True
     if args.evaluate:  # an agent file's network, as it plays (numpy)
-        net = load_values(args.evaluate)[0]
-        predicted = np.concatenate([net.values(observations[d], features[owners == d])
-                                    for d in range(len(observations))])
+        predicted = numpy_predictions(load_values(args.evaluate)[0], held_out)
         changes = {"evaluated": args.evaluate}
     else:
         net = fit(config, data, held_out)

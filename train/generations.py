@@ -67,7 +67,7 @@ from fifthave_env.engine.actions import NUM_ACTIONS
 from fifthave_env.engine.game import Game
 from fifthave_env.env_common import game_config
 from fifthave_env.observation import OBS_SIZES, Observer
-from fifthave_env.runtime import WorkerPool, atomic_write_text
+from fifthave_env.runtime import WorkerPool, atomic_write_text, chunk_size
 
 from .config import with_today_names
 from .export import write_policy
@@ -258,7 +258,7 @@ def play_games(config, learner, opponents, seeds):
         return [_play_job(j) for j in jobs]
     context = multiprocessing.get_context("spawn")  # no fork of a process that may hold torch's locks
     with WorkerPool(min(config.workers, len(jobs)), mp_context=context) as pool:
-        return list(pool.map(_play_job, jobs, chunksize=max(1, len(jobs) // (4 * config.workers))))
+        return list(pool.map(_play_job, jobs, chunksize=chunk_size(len(jobs), config.workers, largest=None)))
 
 
 # ---- the fit ------------------------------------------------------------------------------------------

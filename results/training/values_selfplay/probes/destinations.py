@@ -93,18 +93,17 @@ def judge(run_dir, agent_file, out):
     """Held-out agreement and regret per decision kind (``refit_values.decision_metrics``) of the committed network
     and of the destination fit in ``out``."""
     import json
-    from refit_values import decision_metrics, kind_of, stored_labels
+    from refit_values import decision_metrics, kind_of, numpy_predictions, stored_labels
     from fifthave.train.config import load_run_config
     from fifthave.train.values_agent import load_values
     config = load_run_config(os.path.join(run_dir, "run_config.json")).trainer_config(out)
-    observations, features, owners, targets = stored_labels(run_dir, config)[1]
+    held_out = stored_labels(run_dir, config)[1]
+    _, features, owners, targets = held_out
     first_actions = features[:, :NUM_ACTIONS].argmax(axis=1)
     report = {}
     for name, net in (("network", load_values(agent_file)[0]),
                       ("destinations", probe_agent(os.path.join(out, "destinations.npz")).net)):
-        predicted = np.concatenate([net.values(observations[d], features[owners == d])
-                                    for d in range(len(observations))])
-        report[name] = decision_metrics(predicted, targets, owners, first_actions)
+        report[name] = decision_metrics(numpy_predictions(net, held_out), targets, owners, first_actions)
     # a uniformly random candidate's expected regret: the best label minus the decision's mean label
     starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
     random_regret = {}
