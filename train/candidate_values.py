@@ -28,6 +28,7 @@ as the agent file ``RUN_DIR/values.npz``, which plays as ``values:PATH`` (or its
 """
 
 import dataclasses
+import hashlib
 import json
 import multiprocessing
 import os
@@ -49,7 +50,7 @@ from fifthave_env.runtime import WorkerPool, atomic_write_text
 
 from .config import CandidateValueConfig  # noqa: F401 (its flat config, imported from here before)
 from .generations import cpu_seconds
-from fifthave.agents.agentfile import candidate_width
+from fifthave.agents.agentfile import AgentFileError, candidate_width, read_agent_file
 from fifthave.agents.learned import effect_features
 
 from .values_agent import (
@@ -348,6 +349,37 @@ def _check_store(store, config):
         atomic_write_text(path, json.dumps(labelling))
 
 
+NOT_FIT_FIELDS = ("run_dir", "workers", "eval_games", "eval_seed", "dagger_rounds")
+"""Settings no generation's weights depend on (a run resumed with more rounds refits none of its generations)."""
+
+
+def fit_key(config, data):
+    """The sha256 of what a fit of ``data`` depends on: the labels and every setting but ``NOT_FIT_FIELDS``."""
+    digest = hashlib.sha256()
+    settings = {k: v for k, v in dataclasses.asdict(config).items() if k not in NOT_FIT_FIELDS}
+    digest.update(json.dumps(settings, sort_keys=True).encode())
+    for array in data:
+        digest.update(f"{array.dtype}{array.shape}".encode())
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
+
+
+def stored_generation(path, key, log=print):
+    """The weights sha256 of the generation at ``path`` if an earlier run fitted it with ``fit_key`` ``key`` (a
+    resumed run keeps it instead of fitting the same labels again: a generation's fit takes minutes); else None."""
+    if not os.path.exists(path):
+        return None
+    try:
+        meta = read_agent_file(path)[0]
+    except AgentFileError as error:
+        log(f"  {path} is not a readable agent file ({error}): fitting it again", flush=True)
+        return None
+    if meta["training"]["report"].get("fit_key") != key:
+        return None  # written before fit keys, or from other labels or settings
+    log(f"  kept {os.path.basename(path)}, an earlier run's fit of the same labels", flush=True)
+    return meta["weights_sha256"]
+
+
 def evaluate(config, path, opponents, seed=None):
     """Seat-rotated games of the saved network against ``opponents`` in every other seat; its table row. The
     deals are ``seed``'s, else ``config.eval_seed``'s, else 2026's."""
@@ -364,7 +396,8 @@ def evaluate(config, path, opponents, seed=None):
 def train_values(config):
     """Label, fit and evaluate the candidate-value network ``config`` (a ``CandidateValueConfig``) describes, in
     ``config.run_dir``. Labels are kept there in chunks, so running it again in the same directory continues
-    (``--resume``)."""
+    (``--resume``): it plays no stored game again and keeps each generation an earlier run fitted from the same
+    labels (``stored_generation``)."""
     os.makedirs(config.run_dir, exist_ok=True)
     rng = np.random.default_rng([config.seed, 0xCA])
     started, cpu_started = time.perf_counter(), cpu_seconds()
@@ -383,14 +416,16 @@ def train_values(config):
     data = collect(config, config.games, rng, store=store, tag="train")
     collected = time.perf_counter() - started
     print(f"labelled {len(data[0])} decisions ({len(data[3])} candidates) in {collected:.0f} s", flush=True)
-    net = fit(config, data, held_out)
     students = []
     for round_ in range(config.dagger_rounds if config.dagger_games else 0):
         # DAgger: the fitted ensemble plays the searched seat and the search labels the positions it reaches.
         # Those labels depend on its weights (and on the earlier generations, which the same config and the
         # same weights imply), so their files are named after the weights' hash.
         student = os.path.join(config.run_dir, "values_first.npz" if round_ == 0 else f"values_round{round_}.npz")
-        first = save_values(student, net, dataclasses.asdict(config), {})
+        key = fit_key(config, data)
+        first = stored_generation(student, key)
+        if first is None:
+            first = save_values(student, fit(config, data, held_out), dataclasses.asdict(config), {"fit_key": key})
         record_generation(student)
         students.append(student)
         league = students[-config.past_generations:] if config.past_generations else []
@@ -398,7 +433,7 @@ def train_values(config):
         extra = collect(config, config.dagger_games, np.random.default_rng(seeds), store=store,
                         tag=f"dagger_{first[:12]}", student=student, generations=league)
         data = concatenate(config, [data, extra])
-        net = fit(config, data, held_out)
+    net = fit(config, data, held_out)
     error, best = evaluate_fit(net, held_out)
     path = os.path.join(config.run_dir, "values.npz")
     record_generation(path)

@@ -430,7 +430,8 @@ class CandidateValuesSection:
     dagger_rounds: int = 1
     """Rounds of DAgger (with ``dagger_games``): each round the latest ensemble plays ``dagger_games`` labelled
     games and the ensemble is fitted again on all labels - expert iteration with the search as the expert and
-    the network choosing the positions it labels."""
+    the network choosing the positions it labels. A run resumed with more rounds keeps the labels and the
+    generations it has (each generation's file records the ``fit_key`` of its labels and fit settings)."""
     embedding_width: int = 256
     """Width of the observation and candidate embeddings (the observation's is two layers of this width; the
     value head that reads their sum has ``head_width`` units). Not a ``net_arch``: the agent file stores this one

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from fifthave.agents.agentfile import read_agent_file
 from fifthave.agents.heuristic import HeuristicAgent
 from fifthave.agents.learned import CandidateValueAgent
 from fifthave.agents.search import DECISION_GROUPS, SearchAgent
@@ -93,11 +94,34 @@ def test_each_dagger_round_adds_the_latest_generations_to_the_league(tmp_path, m
     assert json.loads((store / "config.json").read_text())["past_generations"] == 2
     with pytest.raises(ValueError, match="holds labels of another config"):
         train_values(dataclasses.replace(config, past_generations=1))
-    # an interrupted run resumes bit for bit: the last round's labels lost, then made again
+    # an interrupted run resumes bit for bit: the last round's labels lost, then made again; of the generations
+    # the first run fitted it keeps those on disk and fits the damaged one again
     shutil.copytree(tmp_path / "run", tmp_path / "resumed")
     last = sorted((tmp_path / "resumed" / "labels").glob("dagger_*"), key=lambda p: p.stat().st_mtime)[-1]
     last.unlink()
+    (tmp_path / "resumed" / "values_round1.npz").write_bytes(b"not an agent file")
+    fitted = []
+    original_fit = cv.fit
+    monkeypatch.setattr(cv, "fit", lambda config, data, *rest: fitted.append(len(data[0])) or original_fit(
+        config, data, *rest))
     assert train_values(dataclasses.replace(config, run_dir=str(tmp_path / "resumed")))["weights_sha256"] == first
+    assert len(fitted) == 2  # values_round1.npz and the final network
+    for name in ("values_first.npz", "values_round1.npz", "values_round2.npz"):
+        assert (read_agent_file(tmp_path / "resumed" / name)[0]["weights_sha256"]
+                == read_agent_file(tmp_path / "run" / name)[0]["weights_sha256"])
+
+
+def test_the_fit_key_holds_the_labels_and_the_fit_settings_but_not_the_run_directory_or_the_rounds():
+    from fifthave.train.candidate_values import fit_key
+
+    config = CandidateValueConfig(**TINY)
+    data = (np.ones((2, 3), np.float32), np.zeros(4, np.int64))
+    key = fit_key(config, data)
+    assert fit_key(dataclasses.replace(config, run_dir="elsewhere", workers=2, dagger_rounds=7, eval_games=8),
+                   data) == key
+    assert fit_key(dataclasses.replace(config, epochs=2), data) != key
+    assert fit_key(config, (data[0], np.zeros(4, np.int32))) != key
+    assert fit_key(config, (data[0] * 2, data[1])) != key
 
 
 def test_league_names_and_past_generations_are_checked():
