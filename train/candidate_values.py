@@ -32,6 +32,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import shutil
 import time
 
 import numpy as np
@@ -364,20 +365,27 @@ def fit_key(config, data):
     return digest.hexdigest()
 
 
-def stored_generation(path, key, log=print):
-    """The weights sha256 of the generation at ``path`` if an earlier run fitted it with ``fit_key`` ``key`` (a
-    resumed run keeps it instead of fitting the same labels again: a generation's fit takes minutes); else None."""
-    if not os.path.exists(path):
-        return None
+def _fit_of(path, key):
+    """The weights sha256 of the agent file at ``path`` if it holds a fit with ``fit_key`` ``key``, else None."""
     try:
         meta = read_agent_file(path)[0]
-    except AgentFileError as error:
-        log(f"  {path} is not a readable agent file ({error}): fitting it again", flush=True)
+    except AgentFileError:  # none yet, or damaged: fitted again
         return None
-    if meta["training"]["report"].get("fit_key") != key:
-        return None  # written before fit keys, or from other labels or settings
-    log(f"  kept {os.path.basename(path)}, an earlier run's fit of the same labels", flush=True)
-    return meta["weights_sha256"]
+    return meta["weights_sha256"] if meta["training"]["report"].get("fit_key") == key else None
+
+
+def stored_generation(student, final, key, log=print):
+    """The weights sha256 of the generation to save at ``student`` if an earlier run fitted it (``fit_key``
+    ``key``): the file there, or ``final``, the network a run with fewer rounds ended with, copied there. None
+    if neither holds it. A resumed run keeps it instead of fitting the same labels again (minutes a fit)."""
+    digest = _fit_of(student, key)
+    if digest is None:
+        digest = _fit_of(final, key)
+        if digest is not None:
+            shutil.copyfile(final, student)
+    if digest is not None:
+        log(f"  kept {os.path.basename(student)}, an earlier run's fit of the same labels", flush=True)
+    return digest
 
 
 def evaluate(config, path, opponents, seed=None):
@@ -417,13 +425,14 @@ def train_values(config):
     collected = time.perf_counter() - started
     print(f"labelled {len(data[0])} decisions ({len(data[3])} candidates) in {collected:.0f} s", flush=True)
     students = []
+    final = os.path.join(config.run_dir, "values.npz")
     for round_ in range(config.dagger_rounds if config.dagger_games else 0):
         # DAgger: the fitted ensemble plays the searched seat and the search labels the positions it reaches.
         # Those labels depend on its weights (and on the earlier generations, which the same config and the
         # same weights imply), so their files are named after the weights' hash.
         student = os.path.join(config.run_dir, "values_first.npz" if round_ == 0 else f"values_round{round_}.npz")
         key = fit_key(config, data)
-        first = stored_generation(student, key)
+        first = stored_generation(student, final, key)
         if first is None:
             first = save_values(student, fit(config, data, held_out), dataclasses.asdict(config), {"fit_key": key})
         record_generation(student)
@@ -435,10 +444,10 @@ def train_values(config):
         data = concatenate(config, [data, extra])
     net = fit(config, data, held_out)
     error, best = evaluate_fit(net, held_out)
-    path = os.path.join(config.run_dir, "values.npz")
+    path = final
     record_generation(path)
-    report = {"decisions": len(data[0]), "candidates": len(data[3]), "held_out_loss": round(error, 4),
-              "held_out_best_agrees": round(best, 4), "first_labels_seconds": round(collected, 1),
+    report = {"fit_key": fit_key(config, data), "decisions": len(data[0]), "candidates": len(data[3]),
+              "held_out_loss": round(error, 4), "held_out_best_agrees": round(best, 4), "first_labels_seconds": round(collected, 1),
               "seconds": generations[-1]["seconds"], "generations": generations}
     digest = save_values(path, net, dataclasses.asdict(config), report)
     print(f"saved {path} (weights sha256 {digest}) after {report['seconds']:.0f} s", flush=True)

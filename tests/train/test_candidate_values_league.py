@@ -109,6 +109,12 @@ def test_each_dagger_round_adds_the_latest_generations_to_the_league(tmp_path, m
     for name in ("values_first.npz", "values_round1.npz", "values_round2.npz"):
         assert (read_agent_file(tmp_path / "resumed" / name)[0]["weights_sha256"]
                 == read_agent_file(tmp_path / "run" / name)[0]["weights_sha256"])
+    # resumed with one round more, it plays that round with the network the run ended with, fitted only once
+    shutil.copytree(tmp_path / "run", tmp_path / "more")
+    fitted.clear()
+    train_values(dataclasses.replace(config, run_dir=str(tmp_path / "more"), dagger_rounds=4))
+    assert len(fitted) == 1
+    assert read_agent_file(tmp_path / "more" / "values_round3.npz")[0]["weights_sha256"] == first
 
 
 def test_the_fit_key_holds_the_labels_and_the_fit_settings_but_not_the_run_directory_or_the_rounds():
