@@ -366,26 +366,27 @@ def fit_key(config, data):
 
 
 def _fit_of(path, key):
-    """The weights sha256 of the agent file at ``path`` if it holds a fit with ``fit_key`` ``key``, else None."""
+    """The report of the agent file at ``path`` if it holds a fit with ``fit_key`` ``key``, else None."""
     try:
         meta = read_agent_file(path)[0]
     except AgentFileError:  # none yet, or damaged: fitted again
         return None
-    return meta["weights_sha256"] if meta["training"]["report"].get("fit_key") == key else None
+    report = meta["training"]["report"]
+    return {**report, "weights_sha256": meta["weights_sha256"]} if report.get("fit_key") == key else None
 
 
 def stored_generation(student, final, key, log=print):
-    """The weights sha256 of the generation to save at ``student`` if an earlier run fitted it (``fit_key``
-    ``key``): the file there, or ``final``, the network a run with fewer rounds ended with, copied there. None
-    if neither holds it. A resumed run keeps it instead of fitting the same labels again (minutes a fit)."""
-    digest = _fit_of(student, key)
-    if digest is None:
-        digest = _fit_of(final, key)
-        if digest is not None:
+    """The report (with ``weights_sha256``) of the generation to save at ``student`` if an earlier run fitted it
+    (``fit_key`` ``key``): the file there, or ``final``, the network a run with fewer rounds ended with, copied
+    there. None if neither holds it. A resumed run keeps it instead of fitting the same labels again."""
+    report = _fit_of(student, key)
+    if report is None:
+        report = _fit_of(final, key)
+        if report is not None:
             shutil.copyfile(final, student)
-    if digest is not None:
+    if report is not None:
         log(f"  kept {os.path.basename(student)}, an earlier run's fit of the same labels", flush=True)
-    return digest
+    return report
 
 
 def evaluate(config, path, opponents, seed=None):
@@ -409,13 +410,19 @@ def train_values(config):
     os.makedirs(config.run_dir, exist_ok=True)
     rng = np.random.default_rng([config.seed, 0xCA])
     started, cpu_started = time.perf_counter(), cpu_seconds()
-    # per saved network: its file and the wall and CPU seconds (workers included) since this process started (a
-    # resumed run counts from its resumption, its stored labels loaded instead of made)
+    # per saved network: its file and the wall and CPU seconds (workers included) since the run started. A resumed
+    # run continues the clock of the last generation it keeps (stored labels are loaded, not made again: the time
+    # an interrupted process spent on the labels of an unfinished round is not counted).
     generations = []
+    earlier = [0.0, 0.0]  # seconds of the run's earlier processes
 
-    def record_generation(path):
-        generations.append({"file": os.path.basename(path), "seconds": round(time.perf_counter() - started, 1),
-                            "cpu_seconds": round(cpu_seconds() - cpu_started, 1)})
+    def record_generation(path, kept=None):
+        elapsed = time.perf_counter() - started, cpu_seconds() - cpu_started
+        if kept and "seconds" in kept:  # written before generations kept their seconds: this process's only
+            earlier[:] = kept["seconds"] - elapsed[0], kept["cpu_seconds"] - elapsed[1]
+        generations.append({"file": os.path.basename(path), "seconds": round(elapsed[0] + earlier[0], 1),
+                            "cpu_seconds": round(elapsed[1] + earlier[1], 1)})
+        return generations[-1]
 
     store = os.path.join(config.run_dir, "labels")
     os.makedirs(store, exist_ok=True)
@@ -432,10 +439,14 @@ def train_values(config):
         # same weights imply), so their files are named after the weights' hash.
         student = os.path.join(config.run_dir, "values_first.npz" if round_ == 0 else f"values_round{round_}.npz")
         key = fit_key(config, data)
-        first = stored_generation(student, final, key)
-        if first is None:
-            first = save_values(student, fit(config, data, held_out), dataclasses.asdict(config), {"fit_key": key})
-        record_generation(student)
+        kept = stored_generation(student, final, key)
+        if kept:
+            first = kept["weights_sha256"]
+            record_generation(student, kept)
+        else:
+            net = fit(config, data, held_out)
+            clock = {k: v for k, v in record_generation(student).items() if k != "file"}
+            first = save_values(student, net, dataclasses.asdict(config), {"fit_key": key, **clock})
         students.append(student)
         league = students[-config.past_generations:] if config.past_generations else []
         seeds = [config.seed, 0xDA] + ([round_] if round_ else [])  # the first round's as before rounds existed
@@ -447,8 +458,9 @@ def train_values(config):
     path = final
     record_generation(path)
     report = {"fit_key": fit_key(config, data), "decisions": len(data[0]), "candidates": len(data[3]),
-              "held_out_loss": round(error, 4), "held_out_best_agrees": round(best, 4), "first_labels_seconds": round(collected, 1),
-              "seconds": generations[-1]["seconds"], "generations": generations}
+              "held_out_loss": round(error, 4), "held_out_best_agrees": round(best, 4),
+              "first_labels_seconds": round(collected, 1), "seconds": generations[-1]["seconds"],
+              "cpu_seconds": generations[-1]["cpu_seconds"], "generations": generations}
     digest = save_values(path, net, dataclasses.asdict(config), report)
     print(f"saved {path} (weights sha256 {digest}) after {report['seconds']:.0f} s", flush=True)
     if config.eval_games:

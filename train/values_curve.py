@@ -3,8 +3,10 @@ against panel fields and its Bradley-Terry rating head to head, against the run'
 
 A run saves its generations as ``values_first.npz`` (the fit of the first labels), ``values_round1.npz``, ...
 (each DAgger round's student) and ``values.npz`` (the final fit); its ``report.json`` records the wall and CPU
-seconds at which each was saved, counted from the start of the process that saved them (a resumed run's from
-its resumption; runs before that record have none: the curve then has no compute axis).
+seconds at which each was saved, counted from the start of the run: a resumed run continues the clock of the
+last generation it keeps, so the time an interrupted process spent on an unfinished round is not counted (runs
+before 28 Nov 2026 counted from the start of their last process; older runs record none: the curve then has no
+compute axis).
 
 - **Fields**: each generation plays ``games`` seat-rotated games against each field of
   ``fifthave.agents.panel`` (the same deals for every generation: ``seed``); a truncated game is a loss.

@@ -337,14 +337,15 @@ def test_a_run_labels_fits_saves_and_reports_and_dagger_labels_the_students_posi
     dagger_seeds = [int(s) for s in np.random.default_rng([config.seed, 0xDA]).integers(2**63, size=2)]
     data = expected_labels(data_seeds[1:] + dagger_seeds)
     assert report["decisions"] == len(data[0]) and report["candidates"] == len(data[3])
-    assert sorted(report) == ["candidates", "decisions", "first_labels_seconds", "fit_key", "generations",
-                              "held_out_best_agrees", "held_out_loss", "seconds", "vs_heuristic", "vs_random",
-                              "weights_sha256"]
+    assert sorted(report) == ["candidates", "cpu_seconds", "decisions", "first_labels_seconds", "fit_key",
+                              "generations", "held_out_best_agrees", "held_out_loss", "seconds", "vs_heuristic",
+                              "vs_random", "weights_sha256"]
     assert report["fit_key"] == cv.fit_key(config, data)
     # the curve's x axis: each saved network with the wall and CPU seconds since the start
     assert [g["file"] for g in report["generations"]] == ["values_first.npz", "values.npz"]
     assert report["first_labels_seconds"] <= report["generations"][0]["seconds"] <= report["seconds"]
     assert report["generations"][-1]["seconds"] == report["seconds"]
+    assert report["generations"][-1]["cpu_seconds"] == report["cpu_seconds"]
     cpu = [g["cpu_seconds"] for g in report["generations"]]
     assert all(type(c) is float for c in cpu) and 0 <= cpu[0] <= cpu[1] < 1000
     net = cv.load_values(str(run / "values.npz"))[0]
@@ -361,7 +362,8 @@ def test_a_run_labels_fits_saves_and_reports_and_dagger_labels_the_students_posi
     assert saved == {k: v for k, v in report.items() if not k.startswith(("vs_", "weights"))}
     first_fit = expected_labels(data_seeds[1:])  # what values_first.npz was fitted on: the first labels
     assert cv.load_values(str(run / "values_first.npz"))[3]["training"]["report"] == {
-        "fit_key": cv.fit_key(config, first_fit)}
+        "fit_key": cv.fit_key(config, first_fit), "seconds": report["generations"][0]["seconds"],
+        "cpu_seconds": report["generations"][0]["cpu_seconds"]}
     assert evaluated == [(str(run / "values.npz"), "heuristic"), (str(run / "values.npz"), "random")]
     keep = {k: rows[k] for k in ("win_rate", "win_ci_low", "win_ci_high", "seat_games")}
     assert report["vs_heuristic"] == report["vs_random"] == keep

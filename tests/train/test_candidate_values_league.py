@@ -112,9 +112,14 @@ def test_each_dagger_round_adds_the_latest_generations_to_the_league(tmp_path, m
     # resumed with one round more, it plays that round with the network the run ended with, fitted only once
     shutil.copytree(tmp_path / "run", tmp_path / "more")
     fitted.clear()
-    train_values(dataclasses.replace(config, run_dir=str(tmp_path / "more"), dagger_rounds=4))
+    more = train_values(dataclasses.replace(config, run_dir=str(tmp_path / "more"), dagger_rounds=4))
     assert len(fitted) == 1
     assert read_agent_file(tmp_path / "more" / "values_round3.npz")[0]["weights_sha256"] == first
+    # its clock continues the first run's: the kept generations at their first times, then later
+    shorter = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert more["generations"][:3] == shorter["generations"][:3]
+    assert more["generations"][3] == {**shorter["generations"][3], "file": "values_round3.npz"}
+    assert more["seconds"] > shorter["seconds"] and more["cpu_seconds"] > shorter["cpu_seconds"]
 
 
 def test_the_fit_key_holds_the_labels_and_the_fit_settings_but_not_the_run_directory_or_the_rounds():
