@@ -19,7 +19,9 @@ little-endian, C order) and a ``meta.json`` member::
 A ``candidate-values`` file also names the decision ``groups`` it learned and ``played_groups`` (null: all), and
 may hold ``"advice": false``: the network plays every decision group with no scripted agent (absent: true), and
 ``"effects": true``: each candidate's features end with ``EFFECT_FEATURES`` columns of what it does on a
-determinization (``fifthave.agents.learned.effect_features``; absent: false, the older files).
+determinization (``fifthave.agents.learned.effect_features``; absent: false, the older files), and
+``"destinations": true``: then with ``DESTINATION_FEATURES`` columns read from the observation
+(``fifthave.agents.learned.destination_features``; observation layout 1 only; absent: false).
 
 ``np.load(path)`` lists and reads the arrays for inspection (``unzip -p PATH meta.json`` shows the metadata).
 
@@ -69,9 +71,14 @@ EFFECT_FEATURES = 6
 """Columns ``fifthave.agents.learned.effect_features`` adds to each candidate's features (``"effects": true``)."""
 
 
-def candidate_width(effects: bool) -> int:
-    """Input width of a candidate-value network's candidate layer, with or without the effect features."""
-    return CANDIDATE_FEATURES + EFFECT_FEATURES * bool(effects)
+DESTINATION_FEATURES = 16
+"""Columns ``fifthave.agents.learned.destination_features`` adds after them (``"destinations": true``)."""
+
+
+def candidate_width(effects: bool, destinations: bool = False) -> int:
+    """Input width of a candidate-value network's candidate layer, with or without the effect and the destination
+    features."""
+    return CANDIDATE_FEATURES + EFFECT_FEATURES * bool(effects) + DESTINATION_FEATURES * bool(destinations)
 
 MAX_META_BYTES = 1 << 20
 MAX_WIDTH = 4096
@@ -153,12 +160,13 @@ def _check_architecture(kind, meta, where):
                 and _int_in(members, 1, MAX_MEMBERS)):
             raise AgentFileError(f"{where}: architecture.hidden and head must be widths from 1 to {MAX_WIDTH} and "
                                  f"members from 1 to {MAX_MEMBERS}, got {arch!r}"[:300])
-        effects = meta.get("effects", False)
-        expected = {"input": OBS_SIZES[layout], "candidate_features": candidate_width(effects)}
+        effects, destinations = meta.get("effects", False), meta.get("destinations", False)
+        expected = {"input": OBS_SIZES[layout], "candidate_features": candidate_width(effects, destinations)}
         for key, value in expected.items():
             if arch.get(key) != value:
                 raise AgentFileError(f"{where}: architecture.{key} must be {value} (observation layout {layout}, "
-                                     f"effects {str(effects).lower()}), got {arch.get(key)!r}"[:300])
+                                     f"effects {str(effects).lower()}, destinations {str(destinations).lower()}), "
+                                     f"got {arch.get(key)!r}"[:300])
         shapes = value_arrays(arch)
     total = sum(int(np.prod(shape)) for shape in shapes.values())
     if total > MAX_PARAMETERS:
@@ -200,6 +208,7 @@ def check_meta(meta: Any, where: str) -> dict[str, tuple[int, ...]]:
             check_value_groups(meta.get("groups"), meta.get("played_groups"))
             check_advice(meta["groups"], meta.get("played_groups"), meta.get("advice", True))
             checks.boolean("effects", meta.get("effects", False))
+            check_destinations(meta.get("destinations", False), meta["observation_layout"])
         except ValueError as error:
             raise AgentFileError(f"{where}: {error}") from None
     digest = meta.get("weights_sha256")
@@ -239,6 +248,16 @@ def check_value_groups(groups: Any, played: Any) -> Sequence[str]:
 
 
 # ---- the weights' digest ---------------------------------------------------------------------------
+
+def check_destinations(destinations: Any, observation_layout: int) -> bool:
+    """``destinations`` as a bool; ``ValueError`` unless a bool, or if true with an observation layout other than 1
+    (the destination features read its derived views)."""
+    destinations = checks.boolean("destinations", destinations)
+    if destinations and observation_layout != 1:
+        raise checks.InvalidValueError(f"destinations need observation layout 1 (its derived views), got layout "
+                                       f"{observation_layout}")
+    return destinations
+
 
 def weights_digest(arrays: Mapping[str, np.ndarray]) -> str:
     """SHA-256 of ``{name: float32 array}``: every array in name order, its name, shape and bytes."""

@@ -19,14 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS, NUM_ACTIONS
+from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS, MOVE, NUM_ACTIONS
+from fifthave_env.engine.board import NUM_DISTRICTS, NUM_LOCATIONS
 from fifthave_env.engine.cards import NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION
 from fifthave_env.engine.game import GameConfig
-from fifthave_env.observation import OBS_SIZES
+from fifthave_env.observation import OBS_SIZES, views
 
-from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, MLP_KINDS, POLICY_KINDS, VALUE_PARTS, AgentFileError,
-                        check_advice, groups_played, read_agent_file)
+from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, DESTINATION_FEATURES, MLP_KINDS, POLICY_KINDS, VALUE_PARTS,
+                        AgentFileError, check_advice, check_destinations, groups_played, read_agent_file)
 from .base import Agent
 from .bidding import cheapest_raise, table_limit, table_total
 from .registry import AGENT_FACTORIES
@@ -414,6 +415,33 @@ def effect_features(root: Any, seat: int, candidates: Sequence[Sequence[int]]) -
     return np.column_stack([value - value.mean(), value - value.max(), rows[:, 1:]]).astype(np.float32)
 
 
+def destination_features(observation: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """``DESTINATION_FEATURES`` columns per row of ``candidates`` (their features, first action one-hot first) at the
+    decision whose observation (layout 1) is ``observation``: for a commissioner move, what the district it goes to
+    holds - each seat's ``build_value`` there, this seat's lead and deficit, the skyscrapers of each owner (/5),
+    both commissioners' markers, whether it is closed - or a flag for Central Park or City Hall; zeros for every
+    other candidate. A move changes no score at once, so its effect features are flat; issue 35's probe
+    (``results/training/values_selfplay/probes/destinations.py``) refitted the same labels with these columns:
+    +0.049 [+0.008, +0.091] in 3 players against two heuristics, paired by deal."""
+    x = np.zeros((len(candidates), DESTINATION_FEATURES), np.float32)
+    first = candidates[:, :NUM_ACTIONS].argmax(axis=1)
+    moves = np.flatnonzero((first >= MOVE) & (first < MOVE + 2 * NUM_LOCATIONS))
+    if len(moves):
+        v = views(observation)
+        for r in moves:
+            location = (int(first[r]) - MOVE) % NUM_LOCATIONS
+            if location >= NUM_DISTRICTS:
+                x[r, location - NUM_DISTRICTS] = 1.0  # Central Park, City Hall
+                continue
+            x[r, 2:6] = v["build_value"][location]
+            x[r, 6] = v["district_lead"][location]
+            x[r, 7] = v["district_deficit"][location]
+            x[r, 8:13] = v["district_skyscrapers"][location] / 5
+            x[r, 13:15] = v["markers"][:, location]
+            x[r, 15] = v["district_closed"][location]
+    return x
+
+
 def enumerated_bid_candidates(view: Any) -> list[tuple[int, ...]]:
     """Whole bids for a bidding turn that no scripted agent advises (``CandidateValueAgent`` with
     ``advice=False``): pass, and for every colour the bid may have and every building limit 1-3 the cheapest
@@ -510,13 +538,15 @@ class CandidateValueAgent(SearchAgent):
     with no scripted agent at all: bids from ``enumerated_bid_candidates``, every legal move elsewhere, and the
     "heuristic's candidate" feature always 0 (no HeuristicAgent is built). ``effects``: each candidate's
     features also hold ``effect_features`` on a determinization drawn from the sampler every fifthave runner
-    attaches (what the seat may know only); such an agent refuses to act without one."""
+    attaches (what the seat may know only); such an agent refuses to act without one. ``destinations``: they
+    end with ``destination_features`` too (read from the observation, layout 1)."""
 
     reads_view = False  # its network reads the observation: runners call ``act``
 
     def __init__(self, net: "NumpyValueNet", groups: Sequence[str], observation_layout: int = 0, prior: float = 0.0,
                  name: str = "values", trained_for: tuple[int, int] | None = None,
-                 other_games: str = "error", advice: bool = True, effects: bool = False) -> None:
+                 other_games: str = "error", advice: bool = True, effects: bool = False,
+                 destinations: bool = False) -> None:
         super().__init__(rollouts=1, depth=0, prior=prior, name=name, groups=groups)
         if other_games not in OTHER_GAMES:
             raise ValueError(f"other_games must be one of {OTHER_GAMES}, got {other_games!r}")
@@ -525,6 +555,7 @@ class CandidateValueAgent(SearchAgent):
         self.observation_layout = observation_layout  # the tournament builds this layout for it
         self.trained_for, self.other_games = trained_for, other_games
         self.advice, self.effects = advice, effects
+        self.destinations = check_destinations(destinations, observation_layout)
         self.needs_sampler = effects  # a rollout of the search attaches one too (fifthave.agents.search.Rollout)
         self.decided = self.deviated = 0  # decisions its network chose, and those not the heuristic's choice
 
@@ -582,7 +613,10 @@ class CandidateValueAgent(SearchAgent):
                                  "an environment's opponents), which attaches its sampler")
             features = np.concatenate([features, effect_features(self.sampler(self.rng), self.seat, candidates)],
                                       axis=1)
-        values = self.net.values(np.asarray(observation, dtype=np.float32), features) / VALUE_SCALE
+        observation = np.asarray(observation, dtype=np.float32)
+        if self.destinations:
+            features = np.concatenate([features, destination_features(observation, features)], axis=1)
+        values = self.net.values(observation, features) / VALUE_SCALE
         return values + self.prior * features[:, _BID + 8]
 
 
@@ -608,7 +642,7 @@ def agent_from_file(meta: Mapping[str, Any], network: Any, deterministic: bool =
     return CandidateValueAgent(network, groups_played(meta["groups"], meta.get("played_groups")),
                                meta["observation_layout"], name=name, trained_for=(meta["num_players"], meta["board"]),
                                other_games=other_games, advice=meta.get("advice", True),
-                               effects=meta.get("effects", False))
+                               effects=meta.get("effects", False), destinations=meta.get("destinations", False))
 
 
 def checkpoint_agent_file(directory: str | os.PathLike[str]) -> str:

@@ -51,8 +51,8 @@ from fifthave_env.runtime import WorkerPool, atomic_write_text
 
 from .config import CandidateValueConfig  # noqa: F401 (its flat config, imported from here before)
 from .generations import cpu_seconds
-from fifthave.agents.agentfile import AgentFileError, candidate_width, read_agent_file
-from fifthave.agents.learned import effect_features
+from fifthave.agents.agentfile import DESTINATION_FEATURES, AgentFileError, candidate_width, read_agent_file
+from fifthave.agents.learned import destination_features, effect_features
 
 from .values_agent import (
     VALUE_SCALE,
@@ -85,7 +85,7 @@ def play_labelled(config, seed, student=None, searcher=None, generations=()):
         elif s == seat and student:
             net, groups, layout, meta = load_values(student)  # not cached: a rerun may rewrite the file
             agent = LabellingValueAgent(net, groups, layout, config.samples, config.depth, meta.get("advice", True),
-                                        meta.get("effects", False))
+                                        meta.get("effects", False), meta.get("destinations", False))
         elif s == seat and not config.advice:
             agent = AdviceFreeSearchAgent(config.samples, config.depth)
         elif s == seat:
@@ -252,9 +252,23 @@ def with_tie_bonus(owners, targets, bonus):
     return targets
 
 
+def with_destinations(config, data):
+    """``data`` (labels as stored) as the network reads them: with ``config.destinations`` each candidate's features
+    followed by its ``destination_features``, computed from the decision's observation; else ``data`` itself."""
+    if not config.destinations:
+        return data
+    observations, features, owners, targets = data
+    starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]]) if len(owners) else np.zeros(0, np.int64)
+    ends = np.r_[starts[1:], len(owners)]
+    extra = [destination_features(observations[owners[a]], features[a:b]) for a, b in zip(starts, ends)]
+    extra = np.concatenate(extra) if extra else np.zeros((0, DESTINATION_FEATURES), np.float32)
+    return observations, np.concatenate([features, extra], axis=1), owners, targets
+
+
 def fit(config, data, held_out, log=print):
-    """The ensemble fitted to ``data``: ``config.ensemble`` networks, each with its own seed (one torch thread,
-    so the weights do not depend on the machine's cores)."""
+    """The ensemble fitted to ``data`` (labels as stored): ``config.ensemble`` networks, each with its own seed (one
+    torch thread, so the weights do not depend on the machine's cores)."""
+    data, held_out = with_destinations(config, data), with_destinations(config, held_out)
     if config.end_bonus:  # first: a tie that holds a candidate ending the game sooner is then no tie
         data = (*data[:3], with_end_bonus(data[1], data[3], config.end_bonus))
     if config.tie_bonus:
@@ -266,7 +280,7 @@ def fit(config, data, held_out, log=print):
     finally:
         torch.set_num_threads(threads)
     ensemble = CandidateValueEnsemble(OBS_SIZES[config.observation_layout], config.embedding_width, config.ensemble,
-                                      config.head_width, config.effects)
+                                      config.head_width, config.effects, config.destinations)
     for target, net in zip(ensemble.members, nets):
         target.load_state_dict(net.state_dict())
     return ensemble
@@ -277,7 +291,7 @@ def _fit(config, member, data, held_out, log):
     rng = np.random.default_rng([config.seed, 0xF17, member])
     torch.manual_seed(int(rng.integers(2**63)))
     net = CandidateValueNet(OBS_SIZES[config.observation_layout], config.embedding_width, config.head_width,
-                            config.effects)
+                            config.effects, config.destinations)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     steps = config.epochs * -(-len(data[0]) // config.batch_size)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1 - step / steps)
@@ -454,7 +468,7 @@ def train_values(config):
                         tag=f"dagger_{first[:12]}", student=student, generations=league)
         data = concatenate(config, [data, extra])
     net = fit(config, data, held_out)
-    error, best = evaluate_fit(net, held_out)
+    error, best = evaluate_fit(net, with_destinations(config, held_out))
     path = final
     record_generation(path)
     report = {"fit_key": fit_key(config, data), "decisions": len(data[0]), "candidates": len(data[3]),

@@ -34,7 +34,7 @@ import dataclasses
 import sys
 from dataclasses import dataclass, field
 
-from fifthave.agents.agentfile import MAX_LAYERS, MAX_WIDTH, check_advice, check_value_groups
+from fifthave.agents.agentfile import MAX_LAYERS, MAX_WIDTH, check_advice, check_destinations, check_value_groups
 from fifthave.agents.registry import AGENT_FACTORIES, check_agent_names
 from fifthave.agents.search import search_factory
 from fifthave_env.engine import checks, safejson
@@ -396,6 +396,13 @@ class CandidateValuesSection:
     own view (labelling draws it from a generator of its own, so the labels and the search are those of the same
     run without it). The agent then needs the sampler every fifthave runner attaches. Issue 35's probe: held-out
     agreement with the search 0.813 -> 0.853 on 2,000 advice-free games, shop plots 0.55 -> 0.97."""
+    destinations: bool = False
+    """Whether each candidate's features also say what a commissioner move's district holds
+    (``fifthave.agents.learned.destination_features``, read from the observation: layout 1 only). The labels do
+    not store them (they are computed from the stored observation and features), so the first labels of a run
+    without them serve a run with them; the DAgger rounds' labels differ (their students differ). Issue 35's probe:
+    +0.049 [+0.008, +0.091] in 3 players against two heuristics (the same labels refitted), +0.023 [-0.018, +0.066]
+    in 2 players."""
     opponents: list = field(default_factory=lambda: ["heuristic"])
     """Agents in the other seats while labelling, each seat drawn uniformly from the list (repeat a name to weight
     it): scripted agents (names of ``fifthave.agents.registry.AGENT_FACTORIES``) or the search
@@ -686,6 +693,7 @@ class CandidateValueConfig:
         check_value_groups(self.groups, self.played_groups)
         self.advice = check_advice(self.groups, self.played_groups, self.advice)
         self.effects = checks.boolean("effects", self.effects)
+        self.destinations = check_destinations(self.destinations, self.observation_layout)
         self.seated_rollouts = checks.boolean("seated_rollouts", self.seated_rollouts)
         check_league_names(self.opponents)
         self.past_generations = checks.integer("past_generations", self.past_generations, 0)

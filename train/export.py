@@ -55,7 +55,9 @@ def write_values(path, net, config, report=None, name="values", versions=None):
             "board": config["board"], "observation_layout": layout, "groups": list(config["groups"]),
             "played_groups": config.get("played_groups"), "advice": config.get("advice", True),
             **({"effects": True} if config.get("effects") else {}),  # absent in the older files
-            "architecture": {"input": OBS_SIZES[layout], "candidate_features": candidate_width(config.get("effects")),
+            **({"destinations": True} if config.get("destinations") else {}),
+            "architecture": {"input": OBS_SIZES[layout],
+                             "candidate_features": candidate_width(config.get("effects"), config.get("destinations")),
                              **architecture},
             "training": {"method": "candidate-values", "config": config, "report": report or {}},
             "versions": _versions(**(versions or {}))}

@@ -27,10 +27,10 @@ from .export import write_values
 class CandidateValueNet(nn.Module):
     """Value of a candidate: an embedding of the observation plus one of the candidate, then an MLP."""
 
-    def __init__(self, obs_size, hidden=256, head=128, effects=False):
+    def __init__(self, obs_size, hidden=256, head=128, effects=False, destinations=False):
         super().__init__()
         self.state = nn.Sequential(nn.Linear(obs_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden))
-        self.candidate = nn.Linear(candidate_width(effects), hidden)
+        self.candidate = nn.Linear(candidate_width(effects, destinations), hidden)
         self.head = nn.Sequential(nn.ReLU(), nn.Linear(hidden, head), nn.ReLU(), nn.Linear(head, 1))
 
     def forward(self, observations, candidates, owner):
@@ -41,9 +41,10 @@ class CandidateValueNet(nn.Module):
 class CandidateValueEnsemble(nn.Module):
     """The mean value of ``members`` networks (fitted with different seeds)."""
 
-    def __init__(self, obs_size, hidden=256, members=1, head=128, effects=False):
+    def __init__(self, obs_size, hidden=256, members=1, head=128, effects=False, destinations=False):
         super().__init__()
-        self.members = nn.ModuleList(CandidateValueNet(obs_size, hidden, head, effects) for _ in range(members))
+        self.members = nn.ModuleList(CandidateValueNet(obs_size, hidden, head, effects, destinations)
+                                     for _ in range(members))
 
     def forward(self, observations, candidates, owner):
         return torch.stack([m(observations, candidates, owner) for m in self.members]).mean(dim=0)
@@ -62,8 +63,9 @@ class LabellingValueAgent(CandidateValueAgent):
     """Plays as ``CandidateValueAgent`` and searches every decision it decides, so that the search's values
     label the positions the network's own play reaches (DAgger: Ross, Gordon and Bagnell, 2011)."""
 
-    def __init__(self, net, groups, observation_layout, samples, depth, advice=True, effects=False):
-        super().__init__(net, groups, observation_layout, advice=advice, effects=effects)
+    def __init__(self, net, groups, observation_layout, samples, depth, advice=True, effects=False,
+                 destinations=False):
+        super().__init__(net, groups, observation_layout, advice=advice, effects=effects, destinations=destinations)
         self.samples, self.depth = samples, depth
 
     def reset(self, config, seat, rng):

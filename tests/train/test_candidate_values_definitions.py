@@ -440,13 +440,15 @@ class Recorded:
 @pytest.mark.parametrize("student, meta, advice", [(None, None, True), (None, None, False),
                                                    ("net.npz", {"advice": False}, False),
                                                    ("net.npz", {"advice": False, "effects": True}, False),
+                                                   ("net.npz", {"advice": False, "effects": True,
+                                                                "destinations": True}, False),
                                                    ("net.npz", {}, True)])  # a file from before the options
 def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_drawn_from_the_field(monkeypatch,
                                                                                                student, meta, advice):
     """play_labelled's draws, in order, from the game's seed: the game's generator, the searched seat, then per
     seat an opponent (from ``opponents``) and the agent's generator. The searched seat: the student as its file
-    says (advice, true when the file does not say; effects, false when it does not say), else the search of the
-    config's advice."""
+    says (advice, true when the file does not say; effects and destinations, false when it does not say), else
+    the search of the config's advice."""
     from fifthave.agents.search import DECISION_GROUPS
 
     games = []
@@ -474,7 +476,8 @@ def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_draw
             # the student plays as its file says (advice), the search labels with the config's samples and depth
             if student:
                 assert (agent.args, agent.kwargs) == (("student", "net of net.npz", ["bid"], 1, 3, 7, advice,
-                                                       meta.get("effects", False)), {})
+                                                       meta.get("effects", False),
+                                                       meta.get("destinations", False)), {})
             elif advice:
                 assert (agent.args, agent.kwargs) == (("search",), dict(samples=3, depth=7, groups=["bid"]))
             else:

@@ -1,5 +1,6 @@
 """Candidate-value networks with effect features (``effects: true``, issue 35): what each candidate does on a
-determinization of the seat's own view, in labelling, in the agent file and at play time."""
+determinization of the seat's own view, in labelling, in the agent file and at play time; and with destination
+features (``destinations: true``): what a commissioner move's district holds, read from the observation."""
 
 import dataclasses
 import functools
@@ -13,16 +14,19 @@ import numpy as np
 import pytest
 import torch
 
-from fifthave.agents.agentfile import CANDIDATE_FEATURES, EFFECT_FEATURES, AgentFileError, read_agent_file
-from fifthave.agents.learned import NumpyValueNet, effect_features
+from fifthave.agents.agentfile import (CANDIDATE_FEATURES, DESTINATION_FEATURES, EFFECT_FEATURES, AgentFileError,
+                                       read_agent_file)
+from fifthave.agents.learned import NumpyValueNet, destination_features, effect_features
 from fifthave.agents.search import DECISION_GROUPS, projected_scores, projected_value
 from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave.agents.view import SeatView
-from fifthave.train.candidate_values import CandidateValueConfig, play_labelled, train_values
+from fifthave.train.candidate_values import CandidateValueConfig, play_labelled, train_values, with_destinations
 from fifthave.train.values_agent import CandidateValueEnsemble, load_values, save_values
 from fifthave_env.engine import Game, GameConfig
+from fifthave_env.engine.actions import MOVE
+from fifthave_env.engine.board import CENTRAL_PARK, CITY_HALL, NUM_DISTRICTS, NUM_LOCATIONS
 from fifthave_env.engine.determinize import SeatSampler
-from fifthave_env.observation import OBS_SIZES, Observer
+from fifthave_env.observation import OBS_SIZES, Observer, views
 from fifthave_env.random_agent import RandomAgent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -286,3 +290,92 @@ def test_a_guided_search_takes_an_effects_network_as_its_prior(tmp_path, monkeyp
     spread = []
     run_tournament([lambda: agent] + [RandomAgent] * 3, games=4, seed=3, max_turns=20, workers=1)
     assert chosen and all(chosen) and np.median(spread) > 0.1  # the network's values differ by more than that
+
+
+# ---- destination features --------------------------------------------------------------------------
+
+def test_destination_features_hold_what_a_moves_district_holds_and_zeros_elsewhere():
+    moves_seen = set()
+    for game, seat, candidates in positions(games=3):
+        observation = Observer(game.config).observe(game, seat)
+        features = np.zeros((len(candidates), CANDIDATE_FEATURES), np.float32)
+        features[np.arange(len(candidates)), [m[0] for m in candidates]] = 1.0
+        x = destination_features(observation, features)
+        assert x.shape == (len(candidates), DESTINATION_FEATURES) and x.dtype == np.float32
+        v = views(observation)
+        for (action,), row in zip(candidates, x):
+            if not MOVE <= action < MOVE + 2 * NUM_LOCATIONS:
+                assert not row.any()
+                continue
+            location = (action - MOVE) % NUM_LOCATIONS
+            moves_seen.add(location)
+            if location == CENTRAL_PARK or location == CITY_HALL:
+                assert row.tolist() == [location == CENTRAL_PARK, location == CITY_HALL] + [0.0] * 14
+                continue
+            assert row[:2].tolist() == [0.0, 0.0]
+            assert np.array_equal(row[2:6], v["build_value"][location])
+            assert row[6] == v["district_lead"][location] and row[7] == v["district_deficit"][location]
+            assert np.array_equal(row[8:13], v["district_skyscrapers"][location] / 5)
+            assert np.array_equal(row[13:15], v["markers"][:, location])
+            assert row[15] == v["district_closed"][location]
+    assert moves_seen >= set(range(NUM_DISTRICTS)) | {CENTRAL_PARK}  # every district and Central Park checked
+
+
+DESTINATIONS = {**TINY, "observation_layout": 1, "destinations": True}
+
+
+def test_destinations_need_layout_1_and_a_bool():
+    with pytest.raises(ValueError, match="destinations need observation layout 1 .*got layout 0"):
+        CandidateValueConfig(**{**DESTINATIONS, "observation_layout": 0})
+    with pytest.raises(ValueError, match="destinations must be True or False, got 'yes'"):
+        CandidateValueConfig(**{**DESTINATIONS, "destinations": "yes"})
+
+
+def test_a_run_with_destinations_reuses_the_first_labels_of_one_without_and_its_agent_plays_them(tmp_path):
+    plain = CandidateValueConfig(**{**DESTINATIONS, "destinations": False, "dagger_games": 1,
+                                    "run_dir": str(tmp_path / "run")})
+    train_values(plain)
+    labels = sorted(os.listdir(tmp_path / "run" / "labels"))
+    # the same run directory with destinations: the first labels serve it (none made again), the DAgger round's
+    # student differs, so its labels are new
+    report = train_values(dataclasses.replace(plain, destinations=True))
+    again = sorted(os.listdir(tmp_path / "run" / "labels"))
+    assert [n for n in again if not n.startswith("dagger_")] == [n for n in labels if not n.startswith("dagger_")]
+    assert len([n for n in again if n.startswith("dagger_")]) == 2
+    meta = read_agent_file(tmp_path / "run" / "values.npz")[0]
+    assert meta["destinations"] is True
+    assert meta["architecture"]["candidate_features"] == CANDIDATE_FEATURES + EFFECT_FEATURES + DESTINATION_FEATURES
+    assert report["weights_sha256"] == train_values(dataclasses.replace(plain, destinations=True))["weights_sha256"]
+    # at play the agent appends the same columns the fit read: its values are the fitted network's
+    net = load_values(tmp_path / "run" / "values.npz")[0]
+    agent = agent_factory(str(tmp_path / "run" / "values.npz"))()
+    assert agent.destinations
+    data = play_labelled(dataclasses.replace(plain, destinations=True), 11)
+    observations, features = np.asarray(data[0]), np.asarray(data[1]).reshape(-1, CANDIDATE_FEATURES + EFFECT_FEATURES)
+    owners = np.asarray(data[2])
+    widened = with_destinations(dataclasses.replace(plain, destinations=True),
+                                (observations, features, owners, np.asarray(data[3])))[1]
+    moved = 0
+    for d, observation in enumerate(observations):
+        rows = owners == d
+        assert np.array_equal(widened[rows][:, :features.shape[1]], features[rows])
+        assert np.array_equal(widened[rows][:, features.shape[1]:], destination_features(observation, features[rows]))
+        moved += bool(widened[rows][:, features.shape[1]:].any())
+        assert np.all(np.isfinite(net.values(observation, widened[rows])))
+    assert moved  # some decision had a move with its district's columns
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_a_destinations_agent_plays_only_legal_moves(tmp_path, num_players):
+    config = CandidateValueConfig(**{**DESTINATIONS, "num_players": num_players})
+    torch.manual_seed(0)
+    path = tmp_path / "values.npz"
+    save_values(path, CandidateValueEnsemble(OBS_SIZES[1], 16, 1, effects=True, destinations=True),
+                dataclasses.asdict(config), {})
+    result = run_tournament([agent_factory(str(path))] + [RandomAgent] * (num_players - 1), num_players=num_players,
+                            games=num_players, seed=3)  # an illegal action raises
+    assert result.table[0]["seat_games"] == num_players
+    with pytest.raises(AgentFileError, match="candidate_features must be 196 .*destinations true"):
+        read_agent_file(_rewritten(path, tmp_path, lambda meta: meta["architecture"].update(candidate_features=180)))
+    with pytest.raises(AgentFileError, match="destinations need observation layout 1"):
+        read_agent_file(_rewritten(path, tmp_path, lambda meta: meta.update(observation_layout=0)))

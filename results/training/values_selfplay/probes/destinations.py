@@ -7,86 +7,37 @@ district it goes to (this seat's and the others' build value there, this seat's 
 of each owner, the commissioner markers, closed), and flags for Central Park and City Hall; they are zero for every
 other candidate. They need no new labels: the stored labels hold the observations.
 
-Run from the repository root (``PYTHONPATH=.``; the fit and the judging read ``scripts/refit_values.py``):
+Run from the repository root (``PYTHONPATH=.``; the judging reads ``scripts/refit_values.py``). The columns are
+now the ``destinations`` option of a candidate-value run (``fifthave.agents.learned.destination_features``); this
+probe refits a run's labels with them and writes a regular agent file:
 
-    python P/destinations.py fit RUN_DIR OUT              # OUT/destinations.npz: the run's last fit, wider candidates
+    python P/destinations.py fit RUN_DIR OUT              # OUT/values.npz: the run's last fit with the destinations
     python P/destinations.py judge RUN_DIR AGENT_FILE OUT  # held-out agreement and regret per decision kind of both
-    python P/destinations.py play AGENT GAMES OUT_STEM [PLAYERS]  # AGENT: destinations.npz or an agent file
+    python P/destinations.py play AGENT_FILE GAMES OUT_STEM [PLAYERS]   # against heuristics, seed 2026
 """
-import functools, os, sys
+import dataclasses, os, sys
 import numpy as np
 
-from fifthave.agents.learned import CandidateValueAgent, NumpyValueNet
-from fifthave.agents.agentfile import groups_played
 from fifthave.agents.tournament import agent_factory, run_tournament
-from fifthave_env.engine.actions import MOVE, NUM_ACTIONS
-from fifthave_env.engine.board import NUM_DISTRICTS, NUM_LOCATIONS
-from fifthave_env.observation import views
-
-DESTINATION_COLUMNS = 16
+from fifthave_env.engine.actions import NUM_ACTIONS
 
 
-def destination_rows(observation, candidates):
-    """DESTINATION_COLUMNS per candidate (rows of ``candidates``, the network's candidate features)."""
-    x = np.zeros((len(candidates), DESTINATION_COLUMNS), np.float32)
-    first = candidates[:, :NUM_ACTIONS].argmax(axis=1)
-    moves = np.flatnonzero((first >= MOVE) & (first < MOVE + 2 * NUM_LOCATIONS))
-    if len(moves):
-        v = views(observation)
-        for r in moves:
-            location = (int(first[r]) - MOVE) % NUM_LOCATIONS
-            if location >= NUM_DISTRICTS:
-                x[r, location - NUM_DISTRICTS] = 1.0  # Central Park, City Hall
-                continue
-            x[r, 2:6] = v["build_value"][location]
-            x[r, 6] = v["district_lead"][location]
-            x[r, 7] = v["district_deficit"][location]
-            x[r, 8:13] = v["district_skyscrapers"][location] / 5
-            x[r, 13:15] = v["markers"][:, location]
-            x[r, 15] = v["district_closed"][location]
-    return x
-
-
-def widened(data):
-    observations, features, owners, targets = data
-    starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
-    ends = np.r_[starts[1:], len(owners)]
-    extra = np.concatenate([destination_rows(observations[owners[a]], features[a:b]) for a, b in zip(starts, ends)])
-    return observations, np.concatenate([features, extra], axis=1), owners, targets
-
-
-class DestinationNet:
-    """A NumpyValueNet whose candidates get the destination columns appended."""
-
-    def __init__(self, net):
-        self.net = net
-
-    def values(self, observation, candidates):
-        return self.net.values(observation, np.concatenate([candidates, destination_rows(observation, candidates)],
-                                                           axis=1))
+def trainer_config(run_dir, out, destinations):
+    from fifthave.train.config import load_run_config
+    config = load_run_config(os.path.join(run_dir, "run_config.json")).trainer_config(out)
+    return dataclasses.replace(config, destinations=destinations)
 
 
 def fit_run(run_dir, out):
     from refit_values import stored_labels
-    from fifthave.agents.learned import CANDIDATE_FEATURES
-    from fifthave.agents.agentfile import EFFECT_FEATURES
-    from fifthave.train import values_agent
     from fifthave.train.candidate_values import fit
-    from fifthave.train.config import load_run_config
-    config = load_run_config(os.path.join(run_dir, "run_config.json")).trainer_config(out)
+    from fifthave.train.values_agent import save_values
+    config = trainer_config(run_dir, out, True)
     data, held_out = stored_labels(run_dir, config)
     print(f"{len(data[0])} training decisions, {len(held_out[0])} held out", flush=True)
-    width = values_agent.candidate_width
-    values_agent.candidate_width = lambda effects: CANDIDATE_FEATURES + EFFECT_FEATURES + DESTINATION_COLUMNS
-    try:
-        ensemble = fit(config, widened(data), widened(held_out))
-    finally:
-        values_agent.candidate_width = width
-    net = values_agent.numpy_net(ensemble)
     os.makedirs(out, exist_ok=True)
-    np.savez(os.path.join(out, "destinations.npz"), num_players=config.num_players, board=config.board,
-             groups=np.array(config.groups), **{f"m{m}_{i}": a for m, member in enumerate(net.members)
-                                                for i, a in enumerate(member)})
+    save_values(os.path.join(out, "values.npz"), fit(config, data, held_out), dataclasses.asdict(config),
+                {"refitted_from": os.path.basename(os.path.normpath(run_dir))})
 
 
 def judge(run_dir, agent_file, out):
@@ -94,16 +45,17 @@ def judge(run_dir, agent_file, out):
     and of the destination fit in ``out``."""
     import json
     from refit_values import decision_metrics, kind_of, numpy_predictions, stored_labels
-    from fifthave.train.config import load_run_config
+    from fifthave.train.candidate_values import with_destinations
     from fifthave.train.values_agent import load_values
-    config = load_run_config(os.path.join(run_dir, "run_config.json")).trainer_config(out)
+    config = trainer_config(run_dir, out, True)
     held_out = stored_labels(run_dir, config)[1]
     _, features, owners, targets = held_out
     first_actions = features[:, :NUM_ACTIONS].argmax(axis=1)
-    report = {}
-    for name, net in (("network", load_values(agent_file)[0]),
-                      ("destinations", probe_agent(os.path.join(out, "destinations.npz")).net)):
-        report[name] = decision_metrics(numpy_predictions(net, held_out), targets, owners, first_actions)
+    report = {"network": decision_metrics(numpy_predictions(load_values(agent_file)[0], held_out), targets, owners,
+                                          first_actions),
+              "destinations": decision_metrics(numpy_predictions(load_values(os.path.join(out, "values.npz"))[0],
+                                                                 with_destinations(config, held_out)),
+                                               targets, owners, first_actions)}
     # a uniformly random candidate's expected regret: the best label minus the decision's mean label
     starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
     random_regret = {}
@@ -121,19 +73,8 @@ def judge(run_dir, agent_file, out):
               f"{other['best_agrees']:.3f} / {other['regret']:.3f} | {report['random_regret'][kind]:.3f} |")
 
 
-def probe_agent(path):
-    with np.load(path) as f:
-        members = [[f[f"m{m}_{i}"] for i in range(10)] for m in range(len([k for k in f if k.endswith("_0")]))]
-        players, board, groups = int(f["num_players"]), int(f["board"]), list(f["groups"])
-    return CandidateValueAgent(DestinationNet(NumpyValueNet(members)), groups_played(groups, None), 1,
-                               name="destinations", trained_for=(players, board), advice=False, effects=True)
-
-
-def play(agent, games, out_stem, players):
-    if agent.endswith("destinations.npz"):
-        entry = ("destinations", functools.partial(probe_agent, agent))
-    else:
-        entry = ("network", agent_factory(f"values:{agent}"))
+def play(agent_file, games, out_stem, players):
+    entry = ("network", agent_factory(f"values:{agent_file}"))
     result = run_tournament([entry] + [("heuristic", agent_factory("heuristic"))] * (players - 1),
                             num_players=players, games=games, seed=2026, workers=1)
     result.save(out_stem)
