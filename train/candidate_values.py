@@ -375,7 +375,7 @@ def fit_key(config, data):
     digest.update(json.dumps(settings, sort_keys=True).encode())
     for array in data:
         digest.update(f"{array.dtype}{array.shape}".encode())
-        digest.update(np.ascontiguousarray(array).tobytes())
+        digest.update(np.ascontiguousarray(array))  # the buffer itself: the labels' observations are ~1 GB
     return digest.hexdigest()
 
 
@@ -432,7 +432,7 @@ def train_values(config):
 
     def record_generation(path, kept=None):
         elapsed = time.perf_counter() - started, cpu_seconds() - cpu_started
-        if kept and "seconds" in kept:  # written before generations kept their seconds: this process's only
+        if kept and "seconds" in kept:  # (a file written before 28 Nov has none: the clock stays this process's)
             earlier[:] = kept["seconds"] - elapsed[0], kept["cpu_seconds"] - elapsed[1]
         generations.append({"file": os.path.basename(path), "seconds": round(elapsed[0] + earlier[0], 1),
                             "cpu_seconds": round(elapsed[1] + earlier[1], 1)})
