@@ -247,8 +247,6 @@ def check_value_groups(groups: Any, played: Any) -> Sequence[str]:
     return groups_played(groups, played)
 
 
-# ---- the weights' digest ---------------------------------------------------------------------------
-
 def check_destinations(destinations: Any, observation_layout: int) -> bool:
     """``destinations`` as a bool; ``ValueError`` unless a bool, or if true with an observation layout other than 1
     (the destination features read its derived views)."""
@@ -258,6 +256,8 @@ def check_destinations(destinations: Any, observation_layout: int) -> bool:
                                        f"{observation_layout}")
     return destinations
 
+
+# ---- the weights' digest ---------------------------------------------------------------------------
 
 def weights_digest(arrays: Mapping[str, np.ndarray]) -> str:
     """SHA-256 of ``{name: float32 array}``: every array in name order, its name, shape and bytes."""
