@@ -25,7 +25,7 @@ import time
 import numpy as np
 import torch
 
-from fifthave.train.candidate_values import _load_chunk, concatenate, fit
+from fifthave.train.candidate_values import _load_chunk, concatenate, decision_bounds, fit
 from fifthave.train.config import load_run_config
 from fifthave.train.values_agent import load_values, save_values
 
@@ -51,10 +51,8 @@ def stored_labels(run_dir, config):
 def decision_metrics(predicted, labels, owners, first_actions):
     """Per decision kind and overall: decisions, share where the predicted argmax has the best label (ties
     count), mean regret (best label minus the chosen candidate's), share with any label difference."""
-    starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
-    ends = np.r_[starts[1:], len(owners)]
     rows = {}
-    for a, b in zip(starts, ends):
+    for a, b in zip(*decision_bounds(owners)):
         lab = labels[a:b]
         chosen = lab[predicted[a:b].argmax()]
         row = (lab.max() == chosen, lab.max() - chosen, lab.max() > lab.min())

@@ -215,6 +215,12 @@ def concatenate(config, parts):
             np.concatenate([p[3] for p in parts]).astype(np.float32))
 
 
+def decision_bounds(owners):
+    """``(starts, ends)`` of each decision's candidate rows (``owners`` sorted: a decision's candidates in a row)."""
+    starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]]) if len(owners) else np.zeros(0, np.int64)
+    return starts, np.r_[starts[1:], len(owners)]
+
+
 def evaluate_fit(net, data):
     """(squared error, share of decisions where the network's best candidate is the labels' best)."""
     observations, features, owners, targets = (torch.as_tensor(a) for a in data)
@@ -223,9 +229,7 @@ def evaluate_fit(net, data):
     targets = targets.numpy()
     owners = owners.numpy()
     error = float(np.mean((predicted - targets) ** 2))
-    starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
-    ends = np.r_[starts[1:], len(owners)]
-    same = [predicted[a:b].argmax() == targets[a:b].argmax() for a, b in zip(starts, ends) if b - a > 1]
+    same = [predicted[a:b].argmax() == targets[a:b].argmax() for a, b in zip(*decision_bounds(owners)) if b - a > 1]
     return error, float(np.mean(same)) if same else float("nan")
 
 
@@ -245,7 +249,7 @@ def with_end_bonus(features, targets, bonus):
 def with_tie_bonus(owners, targets, bonus):
     """``targets`` with ``bonus`` added to the first candidate of every decision whose targets are all equal
     (``owners`` sorted: each decision's candidates in a row, in the order the agent lists them)."""
-    starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+    starts = decision_bounds(owners)[0]
     tied = np.maximum.reduceat(targets, starts) == np.minimum.reduceat(targets, starts)
     targets = targets.copy()
     targets[starts[tied]] += bonus
@@ -258,9 +262,7 @@ def with_destinations(config, data):
     if not config.destinations:
         return data
     observations, features, owners, targets = data
-    starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]]) if len(owners) else np.zeros(0, np.int64)
-    ends = np.r_[starts[1:], len(owners)]
-    extra = [destination_features(observations[owners[a]], features[a:b]) for a, b in zip(starts, ends)]
+    extra = [destination_features(observations[owners[a]], features[a:b]) for a, b in zip(*decision_bounds(owners))]
     extra = np.concatenate(extra) if extra else np.zeros((0, DESTINATION_FEATURES), np.float32)
     return observations, np.concatenate([features, extra], axis=1), owners, targets
 

@@ -45,7 +45,7 @@ def judge(run_dir, agent_file, out):
     and of the destination fit in ``out``."""
     import json
     from refit_values import decision_metrics, kind_of, numpy_predictions, stored_labels
-    from fifthave.train.candidate_values import with_destinations
+    from fifthave.train.candidate_values import decision_bounds, with_destinations
     from fifthave.train.values_agent import load_values
     config = trainer_config(run_dir, out, True)
     held_out = stored_labels(run_dir, config)[1]
@@ -57,9 +57,8 @@ def judge(run_dir, agent_file, out):
                                                                  with_destinations(config, held_out)),
                                                targets, owners, first_actions)}
     # a uniformly random candidate's expected regret: the best label minus the decision's mean label
-    starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
     random_regret = {}
-    for a, b in zip(starts, np.r_[starts[1:], len(owners)]):
+    for a, b in zip(*decision_bounds(owners)):
         for kind in ("all", kind_of(int(first_actions[a]))):
             random_regret.setdefault(kind, []).append(float(targets[a:b].max() - targets[a:b].mean()))
     report["random_regret"] = {kind: round(float(np.mean(r)), 4) for kind, r in random_regret.items()}
