@@ -28,16 +28,17 @@ def trainer_config(run_dir, out, destinations):
     return dataclasses.replace(config, destinations=destinations)
 
 
-def fit_run(run_dir, out):
+def fit_run(run_dir, out, **settings):
+    """OUT/values.npz: the run's last fit with the destinations (and any other fit ``settings`` changed)."""
     from refit_values import stored_labels
     from fifthave.train.candidate_values import fit
     from fifthave.train.values_agent import save_values
-    config = trainer_config(run_dir, out, True)
+    config = dataclasses.replace(trainer_config(run_dir, out, True), **settings)
     data, held_out = stored_labels(run_dir, config)
     print(f"{len(data[0])} training decisions, {len(held_out[0])} held out", flush=True)
     os.makedirs(out, exist_ok=True)
     save_values(os.path.join(out, "values.npz"), fit(config, data, held_out), dataclasses.asdict(config),
-                {"refitted_from": os.path.basename(os.path.normpath(run_dir))})
+                {"refitted_from": os.path.basename(os.path.normpath(run_dir)), **settings})
 
 
 def judge(run_dir, agent_file, out):
