@@ -44,8 +44,7 @@ from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave.agents.view import SeatView, StateView
 from fifthave_env.engine.actions import CHOOSE_ACTION, DECLARE_STOP
 from fifthave_env.engine.game import ACTION_B, Game
-from fifthave_env.env_common import game_config
-from fifthave_env.observation import OBS_SIZES, Observer
+from fifthave_env.observation import OBS_SIZES, Observer, views
 from fifthave_env.runner import GameHooks, play
 from fifthave_env.runtime import WorkerPool, atomic_write_text
 
@@ -73,7 +72,7 @@ def play_labelled(config, seed, student=None, searcher=None, generations=()):
     there instead of the config's search (one that records more about each search, in the same game).
     ``generations``: paths of the run's saved networks, league entries beside ``config.opponents``."""
     rng = np.random.default_rng(seed)
-    cfg = game_config("win_loss", None, num_players=config.num_players, board=config.board)
+    cfg = config.labelling_game()
     game = Game(cfg, rng=np.random.default_rng(rng.integers(2**63)))
     observer = Observer(cfg, version=config.observation_layout)
     seat = int(rng.integers(config.num_players))
@@ -240,10 +239,23 @@ def ends_nearer(features):
 
 
 def with_end_bonus(features, targets, bonus):
-    """``targets`` with ``bonus`` added to every candidate that brings the game's end nearer (``ends_nearer``)."""
+    """``targets`` with ``bonus`` (a number, or one per row) added to every candidate that brings the game's end
+    nearer (``ends_nearer``)."""
     targets = targets.copy()
-    targets[ends_nearer(features)] += bonus
+    ends = ends_nearer(features)
+    targets[ends] += np.broadcast_to(bonus, targets.shape)[ends]
     return targets
+
+
+def end_bonuses(config, observations, owners):
+    """The end bonus of each candidate (rows of ``owners``, the index of its decision's observation):
+    ``end_bonus``, and ``stall_bonus`` more at a decision of turn ``stall_turn`` or later (the turn read from the
+    observation's ``progress``, a share of the labelling games' ``max_turns``)."""
+    if not config.stall_bonus:
+        return config.end_bonus
+    max_turns = config.labelling_game().max_turns
+    turns = np.rint([views(o)["progress"][0] * np.float64(max_turns) for o in observations])[owners]
+    return config.end_bonus + config.stall_bonus * (turns >= config.stall_turn)
 
 
 def with_tie_bonus(owners, targets, bonus):
@@ -271,8 +283,8 @@ def fit(config, data, held_out, log=print):
     """The ensemble fitted to ``data`` (labels as stored): ``config.ensemble`` networks, each with its own seed (one
     torch thread, so the weights do not depend on the machine's cores)."""
     data, held_out = with_destinations(config, data), with_destinations(config, held_out)
-    if config.end_bonus:  # first: a tie that holds a candidate ending the game sooner is then no tie
-        data = (*data[:3], with_end_bonus(data[1], data[3], config.end_bonus))
+    if config.end_bonus or config.stall_bonus:  # first: a tie that holds a candidate ending the game sooner is no tie
+        data = (*data[:3], with_end_bonus(data[1], data[3], end_bonuses(config, data[0], data[2])))
     if config.tie_bonus:
         data = (*data[:3], with_tie_bonus(data[2], data[3], config.tie_bonus))
     threads = torch.get_num_threads()
@@ -374,6 +386,8 @@ def fit_key(config, data):
     """The sha256 of what a fit of ``data`` depends on: the labels and every setting but ``NOT_FIT_FIELDS``."""
     digest = hashlib.sha256()
     settings = {k: v for k, v in dataclasses.asdict(config).items() if k not in NOT_FIT_FIELDS}
+    if not config.stall_bonus:  # then neither changes the fit: the keys of runs made before they existed hold
+        del settings["stall_bonus"], settings["stall_turn"]
     digest.update(json.dumps(settings, sort_keys=True).encode())
     for array in data:
         digest.update(f"{array.dtype}{array.shape}".encode())

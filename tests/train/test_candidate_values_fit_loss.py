@@ -163,3 +163,41 @@ def test_an_end_bonus_fit_is_the_fit_of_the_raised_labels(tmp_path):
     assert digests[0] == digests[1] != digests[2]
     with pytest.raises(ValueError, match="end_bonus must be a number from 0.0"):
         CandidateValueConfig(end_bonus=-0.1)
+
+
+def test_the_stall_bonus_adds_to_the_end_bonus_from_the_stall_turn_on():
+    from fifthave.train.candidate_values import end_bonuses, with_end_bonus
+    from fifthave_env.engine.actions import CHOOSE_ACTION, NUM_ACTIONS
+    from fifthave_env.engine.game import ACTION_B
+    from fifthave_env.observation import OBS_SIZES, views
+    # three A/B/C/D choices (A, B each) at turns 59, 60 and 200 of the labelled games' 300
+    observations = np.zeros((3, OBS_SIZES[1]), np.float32)
+    for o, turn in zip(observations, (59, 60, 200)):
+        views(o)["progress"][0] = turn / 300
+    owners = np.array([0, 0, 1, 1, 2, 2])
+    features = np.zeros((6, NUM_ACTIONS), np.float32)
+    features[np.arange(6), CHOOSE_ACTION + np.array([0, ACTION_B] * 3)] = 1.0
+    config = CandidateValueConfig(end_bonus=0.05, stall_bonus=0.5, stall_turn=60)
+    raised = with_end_bonus(features, np.zeros(6, np.float32), end_bonuses(config, observations, owners))
+    assert raised.tolist() == pytest.approx([0, 0.05, 0, 0.55, 0, 0.55])  # B only, and more from turn 60
+    assert end_bonuses(dataclasses.replace(config, stall_bonus=0.0), observations, owners) == 0.05
+    for name, value, allowed in (("stall_bonus", -0.5, "a number from 0.0"), ("stall_turn", 0, "an int from 1 to 300"),
+                                 ("stall_turn", 301, "an int from 1 to 300")):
+        with pytest.raises(ValueError, match=f"{name} must be {allowed}"):
+            CandidateValueConfig(**{name: value})
+
+
+def test_a_stall_bonus_fit_is_the_fit_of_the_raised_labels(tmp_path):
+    from fifthave.train.candidate_values import end_bonuses, with_end_bonus
+    config = CandidateValueConfig(**dict(TINY, epochs=1, groups=["choose", "board"], stall_turn=4))
+    rng = np.random.default_rng(0)
+    held_out, data = collect(config, 1, rng), collect(config, 1, rng)
+    late = dataclasses.replace(config, end_bonus=0.1, stall_bonus=0.3)
+    bonuses = end_bonuses(late, data[0], data[2])
+    assert set(np.unique(bonuses)) == {0.1, 0.4}  # the game has decisions both before and after turn 4
+    quiet = dict(log=lambda *a, **k: None)
+    digests = [save_values(tmp_path / f"{k}.npz", net, dataclasses.asdict(config), {}) for k, net in enumerate([
+        fit(late, data, held_out, **quiet),
+        fit(config, (*data[:3], with_end_bonus(data[1], data[3], bonuses)), held_out, **quiet),
+        fit(dataclasses.replace(config, end_bonus=0.1), data, held_out, **quiet)])]
+    assert digests[0] == digests[1] != digests[2]
