@@ -25,7 +25,7 @@ import time
 import numpy as np
 import torch
 
-from fifthave.train.candidate_values import _load_chunk, concatenate, decision_bounds, fit
+from fifthave.train.candidate_values import _load_chunk, concatenate, decision_bounds, fit, with_destinations
 from fifthave.train.config import load_run_config
 from fifthave.train.values_agent import load_values, save_values
 
@@ -115,13 +115,14 @@ def main():
     if args.action_head:
         with_action_head()
         changes["action_head"] = True
+    readable = with_destinations(config, held_out)  # the candidates' features as the network reads them
     if args.evaluate:  # an agent file's network, as it plays (numpy)
-        predicted = numpy_predictions(load_values(args.evaluate)[0], held_out)
+        predicted = numpy_predictions(load_values(args.evaluate)[0], readable)
         changes = {"evaluated": args.evaluate}
     else:
         net = fit(config, data, held_out)
         with torch.no_grad():
-            predicted = net(*(torch.as_tensor(a) for a in (observations, features, owners))).numpy()
+            predicted = net(*(torch.as_tensor(a) for a in readable[:3])).numpy()
     seconds = time.perf_counter() - started
     first_actions = features[:, :147].argmax(axis=1)
     report = {"set": changes, "decisions": len(data[0]), "fit_seconds": round(seconds, 1),

@@ -379,3 +379,23 @@ def test_a_destinations_agent_plays_only_legal_moves(tmp_path, num_players):
         read_agent_file(_rewritten(path, tmp_path, lambda meta: meta["architecture"].update(candidate_features=180)))
     with pytest.raises(AgentFileError, match="destinations need observation layout 1"):
         read_agent_file(_rewritten(path, tmp_path, lambda meta: meta.update(observation_layout=0)))
+
+
+def test_refit_values_refits_and_judges_a_run_with_destinations(tmp_path, monkeypatch):
+    """scripts/refit_values.py reads a destinations run's held-out labels as its network does (it once predicted
+    on the stored 180 columns and failed after the fit, losing it)."""
+    import runpy
+
+    from fifthave.train.config import translate_legacy
+    from fifthave.train.run import main
+
+    config, _ = translate_legacy({**DESTINATIONS, "num_players": 2, "dagger_games": 0})
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    main([str(tmp_path / "config.json"), "--out", str(tmp_path / "run")])
+    run = str(tmp_path / "run")
+    for extra, out in (["--set", "epochs=2"], "refit"), (["--evaluate", os.path.join(run, "values.npz")], "judged"):
+        monkeypatch.setattr(sys, "argv", ["refit_values.py", run, *extra, "--out", str(tmp_path / out)])
+        runpy.run_path(os.path.join(ROOT, "scripts", "refit_values.py"), run_name="__main__")
+        report = json.loads((tmp_path / out / "report.json").read_text())
+        assert report["stored_labels"]["all"]["decisions"] > 0
+    assert read_agent_file(tmp_path / "refit" / "values.npz")[0]["destinations"] is True
