@@ -28,6 +28,7 @@ import torch
 from fifthave.train.candidate_values import _load_chunk, concatenate, decision_bounds, fit, with_destinations
 from fifthave.train.config import load_run_config
 from fifthave.train.values_agent import load_values, save_values
+from fifthave_env.engine.actions import NUM_ACTIONS
 
 KINDS = [(142, "build"), (122, "bid"), (115, "score"), (97, "move"), (92, "draw"), (50, "shop_plot"),
          (46, "shop_tile"), (4, "place_start"), (0, "choose")]  # first action id of a decision kind (actions.py)
@@ -78,7 +79,6 @@ def with_action_head():
     from torch import nn
 
     from fifthave.train import candidate_values, values_agent
-    from fifthave_env.engine.actions import NUM_ACTIONS
 
     class ActionHeadNet(values_agent.CandidateValueNet):
         def __init__(self, obs_size, hidden=256, head=128):
@@ -111,7 +111,7 @@ def main():
     started = time.perf_counter()
     data, held_out = stored_labels(args.run_dir, config)
     print(f"{len(data[0])} decisions, {len(data[3])} candidates; held out {len(held_out[0])}", flush=True)
-    observations, features, owners, targets = held_out
+    _, features, owners, targets = held_out
     if args.action_head:
         with_action_head()
         changes["action_head"] = True
@@ -124,7 +124,7 @@ def main():
         with torch.no_grad():
             predicted = net(*(torch.as_tensor(a) for a in readable[:3])).numpy()
     seconds = time.perf_counter() - started
-    first_actions = features[:, :147].argmax(axis=1)
+    first_actions = features[:, :NUM_ACTIONS].argmax(axis=1)
     report = {"set": changes, "decisions": len(data[0]), "fit_seconds": round(seconds, 1),
               "held_out_mse": round(float(np.mean((predicted - targets) ** 2)), 4),
               "stored_labels": decision_metrics(predicted, targets, owners, first_actions)}
