@@ -47,9 +47,9 @@ MODELS = {model.name: model for model in (
           "(results/training/values_league/README.md)"),
     Model("values-selfplay-4p", "training/values_selfplay/values.npz", "candidate-values", 4, 5,
           "values-league-4p's learner taught by a deeper search (three turns of rollout instead of one) against "
-          "a league of the search, every scripted anchor and its own past generations: plays every decision "
-          "with no scripted agent, the strongest advice-free network (results/training/values_selfplay/"
-          "README.md)"),
+          "a league of the search, every scripted anchor and its own past generations, with destination "
+          "features and four expert-iteration rounds: plays every decision with no scripted agent, the "
+          "strongest advice-free network (results/training/values_selfplay/README.md)"),
     Model("values-selfplay-3p", "training/values_selfplay/3p/values.npz", "candidate-values", 3, 5,
           "values-selfplay-4p's recipe for 3 players (1,000 first labelled games, two expert-iteration rounds) with "
           "destination features and a stall bonus: plays every decision with no scripted agent "

@@ -56,7 +56,7 @@ def test_every_committed_config_validates_and_set_overrides_reach_the_trainer():
     league = load_run_config(os.path.join(CONFIGS, "candidate_values_league_4p.json")).trainer_config("x")
     assert (league.end_bonus, league.seated_rollouts, league.dagger_rounds) == (0.05, True, 6)
     selfplay = load_run_config(os.path.join(CONFIGS, "candidate_values_selfplay_4p.json")).trainer_config("x")
-    assert (selfplay.past_generations, selfplay.depth, selfplay.dagger_rounds) == (3, 3, 2)
+    assert (selfplay.past_generations, selfplay.depth, selfplay.dagger_rounds, selfplay.destinations) == (3, 3, 4, True)
     assert selfplay.opponents[-1] == "search"
     generations = load_run_config(os.path.join(CONFIGS, "generations_4p.json"))
     assert generations.method == "generations" and generations.sections["generations"]["num_players"] == 4
