@@ -13,6 +13,8 @@ compute axis).
 - **Final against half the budget**: the final generation's win share minus that of the generation saved at
   half the final's CPU seconds (the last one saved by then; without timings, the middle one), per field,
   paired by deal (``fifthave.agents.stats.paired_difference``).
+- **Final against half the budget, head to head**: the two at the same tables (``paired_head_to_head``), the final's
+  win share per seat minus the half-budget generation's, paired by deal (issue 35's curve target).
 - **Head to head**: up to ``num_players`` generations, spread from the first to the final, at one table
   (``h2h_games`` seat-rotated games); Bradley-Terry ratings on the Elo scale with intervals over deals.
 
@@ -76,6 +78,28 @@ def field_row_and_shares(path, field, num_players, board, games, seed, workers):
     return score_field(result.records, num_players), deal_win_shares(result.records)
 
 
+def paired_head_to_head(baseline, candidate, num_players, board, games, seed, workers):
+    """Two agents (``(label, factory)`` each) at the same tables, seats alternating between them and rotated
+    (with 3 players also the mirror lineup, so that each holds as many seats as the other): the candidate's win
+    share per seat minus the baseline's, paired by deal (``fifthave.agents.stats.paired_difference``; the deal
+    is the cluster). A truncated game is a loss for both. Equal agents differ by 0 on every deal."""
+    pair = (baseline, candidate)
+    lineups = [[k % 2 for k in range(num_players)]]
+    if num_players % 2:
+        lineups.append([1 - k for k in lineups[0]])
+    shares, truncated = ({}, {}), 0
+    for lineup in lineups:
+        result = run_tournament([pair[k] for k in lineup], num_players=num_players, board=board, games=games,
+                                seed=seed, workers=workers)
+        truncated += sum(record["truncated"] for record in result.records)
+        for entry, k in enumerate(lineup):
+            for deal, share in deal_win_shares(result.records, entry).items():
+                shares[k].setdefault(deal, []).append(share)
+    deals = sorted(shares[0])
+    per_deal = [[float(np.mean(shares[k][d])) for d in deals] for k in (0, 1)]
+    return {**paired_difference(*per_deal, seed=seed), "games": games * len(lineups), "truncated": truncated}
+
+
 def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_games=None, log=print):
     """The run's curve as a JSON-ready dict (module docstring)."""
     generations = saved_generations(run_dir)
@@ -96,6 +120,8 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
         a, b = shares[half["file"], field], shares[final["file"], field]
         deals = sorted(a)
         against_half[field] = paired_difference([a[d] for d in deals], [b[d] for d in deals], seed=seed)
+    half_and_final = [(g["file"], agent_factory(f"values:{os.path.join(run_dir, g['file'])}")) for g in (half, final)]
+    final_over_half = paired_head_to_head(*half_and_final, num_players, board, h2h_games or games, seed, workers)
     chosen = [generations[i]["file"] for i in spread(len(generations), num_players)]
     lineup = [(name, agent_factory(f"values:{os.path.join(run_dir, name)}")) for name in chosen]
     lineup += [("heuristic", agent_factory("heuristic"))] * (num_players - len(lineup))
@@ -113,7 +139,8 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
                                "elo_high": round(intervals[label][1], 1)}
     return {"run_dir": os.path.basename(os.path.normpath(run_dir)), "num_players": num_players, "board": board,
             "games": games, "h2h_games": h2h_games or games, "seed": seed, "generations": generations,
-            "half_budget": half["file"], "final_against_half": against_half, "head_to_head": head_to_head}
+            "half_budget": half["file"], "final_against_half": against_half,
+            "final_against_half_head_to_head": final_over_half, "head_to_head": head_to_head}
 
 
 def format_markdown(result):
@@ -133,6 +160,11 @@ def format_markdown(result):
     lines += ["", f"Final against half the budget (`{result['half_budget']}`), paired by deal:"]
     for field, d in result["final_against_half"].items():
         lines.append(f"- vs {field}: {d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]")
+    if "final_against_half_head_to_head" in result:
+        d = result["final_against_half_head_to_head"]
+        lines.append(f"- head to head (the two at the same tables, {d['games']} games, {d['truncated']} truncated): "
+                     f"win share per seat {d['candidate']:.3f} against {d['baseline']:.3f}, "
+                     f"{d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]")
     lines += ["", f"Head to head at one table ({result['h2h_games']} games):", "",
               "| generation | win rate [95% CI] | truncated | Elo [95% CI] |", "|---|---|---|---|"]
     for label, r in result["head_to_head"].items():

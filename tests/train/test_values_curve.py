@@ -6,6 +6,7 @@ import json
 import pytest
 
 from fifthave.agents.search import DECISION_GROUPS
+from fifthave.agents.tournament import agent_factory
 from fifthave.train import values_curve
 from fifthave.train.candidate_values import CandidateValueConfig, train_values
 
@@ -33,15 +34,31 @@ def test_the_curve_rates_every_generation_the_run_saved_against_its_compute(run_
     assert result["half_budget"] == files[values_curve.half_budget(report["generations"])]
     assert sorted(result["final_against_half"]) == ["heuristic", "random"]
     assert all(d["deals"] == 2 for d in result["final_against_half"].values())  # 8 games: two deals' rotations
+    assert result["final_against_half_head_to_head"]["deals"] == 2
+    assert result["final_against_half_head_to_head"]["games"] == 8
     # three generations and a heuristic at one table, each rated
     assert list(result["head_to_head"]) == files + ["heuristic"]
     assert result["head_to_head"]["heuristic"]["win_rate"] is None
     assert all(r["elo_low"] <= r["elo_high"] for r in result["head_to_head"].values())
     text = values_curve.format_markdown(result)
     assert text.count("| values") == 6 and "Final against half the budget" in text
+    assert "- head to head (the two at the same tables, 8 games" in text
     # the same seed, the same curve
     again = values_curve.curve(str(run_dir), games=8, seed=3, fields=("random", "heuristic"), log=lambda *a, **k: None)
     assert again == result
+
+
+def test_head_to_head_seats_two_agents_alike_and_pairs_their_shares_by_deal(run_dir):
+    network = ("values.npz", agent_factory(f"values:{run_dir / 'values.npz'}"))
+    same = values_curve.paired_head_to_head(network, network, 4, 5, 8, 3, 1)
+    assert same["deals"] == 2 and same["games"] == 8
+    assert same["difference"] == 0 and same["baseline"] == same["candidate"] == 0.5 - same["truncated"] / 16
+    random, heuristic = ("random", agent_factory("random")), ("heuristic", agent_factory("heuristic"))
+    for num_players, games in ((2, 20), (3, 15)):
+        d = values_curve.paired_head_to_head(random, heuristic, num_players, 5, games, 3, 1)
+        # with 3 players the mirror lineup too: each agent holds as many seats as the other
+        assert d["games"] == games * (1 if num_players == 2 else 2) and d["deals"] == games // num_players
+        assert d["ci_low"] > 0.3 and d["candidate"] > d["baseline"]
 
 
 def test_half_the_budget_is_the_last_generation_saved_by_half_the_final_cpu_seconds():
