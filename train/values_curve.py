@@ -13,8 +13,10 @@ compute axis).
 - **Final against half the budget**: the final generation's win share minus that of the generation saved at
   half the final's CPU seconds (the last one saved by then; without timings, the middle one), per field,
   paired by deal (``fifthave.agents.stats.paired_difference``).
-- **Final against half the budget, head to head**: the two at the same tables (``paired_head_to_head``), the final's
-  win share per seat minus the half-budget generation's, paired by deal (issue 35's curve target).
+- **Two generations head to head**: the two at the same tables (``paired_head_to_head``), the later one's win
+  share per seat minus the earlier one's, paired by deal: every generation against its predecessor (a generation
+  weaker than the one before it shows here) and the final against every earlier one, the half-budget one among
+  them (issue 35's curve target).
 - **Head to head**: up to ``num_players`` generations, spread from the first to the final, at one table
   (``h2h_games`` seat-rotated games); Bradley-Terry ratings on the Elo scale with intervals over deals.
 
@@ -120,8 +122,15 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
         a, b = shares[half["file"], field], shares[final["file"], field]
         deals = sorted(a)
         against_half[field] = paired_difference([a[d] for d in deals], [b[d] for d in deals], seed=seed)
-    half_and_final = [(g["file"], agent_factory(f"values:{os.path.join(run_dir, g['file'])}")) for g in (half, final)]
-    final_over_half = paired_head_to_head(*half_and_final, num_players, board, h2h_games or games, seed, workers)
+    pairs = [(i - 1, i) for i in range(1, len(generations))]
+    pairs += [(i, len(generations) - 1) for i in range(len(generations) - 2)]
+    generation_pairs = []
+    for earlier, later in sorted(pairs):
+        two = [(generations[i]["file"], agent_factory(f"values:{os.path.join(run_dir, generations[i]['file'])}"))
+               for i in (earlier, later)]
+        d = paired_head_to_head(*two, num_players, board, h2h_games or games, seed, workers)
+        generation_pairs.append({"earlier": two[0][0], "later": two[1][0], **d})
+        log(f"{two[1][0]} against {two[0][0]} head to head: {d['difference']:+.3f}", flush=True)
     chosen = [generations[i]["file"] for i in spread(len(generations), num_players)]
     lineup = [(name, agent_factory(f"values:{os.path.join(run_dir, name)}")) for name in chosen]
     lineup += [("heuristic", agent_factory("heuristic"))] * (num_players - len(lineup))
@@ -140,7 +149,7 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
     return {"run_dir": os.path.basename(os.path.normpath(run_dir)), "num_players": num_players, "board": board,
             "games": games, "h2h_games": h2h_games or games, "seed": seed, "generations": generations,
             "half_budget": half["file"], "final_against_half": against_half,
-            "final_against_half_head_to_head": final_over_half, "head_to_head": head_to_head}
+            "generation_pairs": generation_pairs, "head_to_head": head_to_head}
 
 
 def format_markdown(result):
@@ -160,11 +169,20 @@ def format_markdown(result):
     lines += ["", f"Final against half the budget (`{result['half_budget']}`), paired by deal:"]
     for field, d in result["final_against_half"].items():
         lines.append(f"- vs {field}: {d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]")
-    if "final_against_half_head_to_head" in result:
-        d = result["final_against_half_head_to_head"]
-        lines.append(f"- head to head (the two at the same tables, {d['games']} games, {d['truncated']} truncated): "
-                     f"win share per seat {d['candidate']:.3f} against {d['baseline']:.3f}, "
-                     f"{d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]")
+    pairs = result.get("generation_pairs", [])
+    for d in pairs:
+        if (d["earlier"], d["later"]) == (result["half_budget"], result["generations"][-1]["file"]):
+            lines.append(f"- head to head (the two at the same tables, {d['games']} games): win share per seat "
+                         f"{d['candidate']:.3f} against {d['baseline']:.3f}, "
+                         f"{d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]")
+    if pairs:
+        lines += ["", "Two generations head to head (at the same tables, seats alternating; the later one's win share "
+                  "per seat minus the earlier one's, paired by deal):", "",
+                  "| later | earlier | games | truncated | later's share | earlier's share | difference [95% CI] |",
+                  "|---|---|---|---|---|---|---|"]
+        lines += [f"| {d['later']} | {d['earlier']} | {d['games']} | {d['truncated']} | {d['candidate']:.3f} | "
+                  f"{d['baseline']:.3f} | {d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}] |"
+                  for d in pairs]
     lines += ["", f"Head to head at one table ({result['h2h_games']} games):", "",
               "| generation | win rate [95% CI] | truncated | Elo [95% CI] |", "|---|---|---|---|"]
     for label, r in result["head_to_head"].items():

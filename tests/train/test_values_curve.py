@@ -34,15 +34,18 @@ def test_the_curve_rates_every_generation_the_run_saved_against_its_compute(run_
     assert result["half_budget"] == files[values_curve.half_budget(report["generations"])]
     assert sorted(result["final_against_half"]) == ["heuristic", "random"]
     assert all(d["deals"] == 2 for d in result["final_against_half"].values())  # 8 games: two deals' rotations
-    assert result["final_against_half_head_to_head"]["deals"] == 2
-    assert result["final_against_half_head_to_head"]["games"] == 8
+    # head to head: each generation against its predecessor, the final against every earlier one
+    assert [(d["earlier"], d["later"]) for d in result["generation_pairs"]] == [
+        (files[0], files[1]), (files[0], files[2]), (files[1], files[2])]
+    assert all(d["deals"] == 2 and d["games"] == 8 for d in result["generation_pairs"])
     # three generations and a heuristic at one table, each rated
     assert list(result["head_to_head"]) == files + ["heuristic"]
     assert result["head_to_head"]["heuristic"]["win_rate"] is None
     assert all(r["elo_low"] <= r["elo_high"] for r in result["head_to_head"].values())
     text = values_curve.format_markdown(result)
-    assert text.count("| values") == 6 and "Final against half the budget" in text
+    assert text.count("| values") == 6 + 6 and "Final against half the budget" in text  # generations, one table; pairs twice
     assert "- head to head (the two at the same tables, 8 games" in text
+    assert text.count("| values.npz | values_") == 2 and "| values_round1.npz | values_first.npz | 8 |" in text
     # the same seed, the same curve
     again = values_curve.curve(str(run_dir), games=8, seed=3, fields=("random", "heuristic"), log=lambda *a, **k: None)
     assert again == result
