@@ -43,7 +43,8 @@ def test_the_curve_rates_every_generation_the_run_saved_against_its_compute(run_
     assert result["head_to_head"]["heuristic"]["win_rate"] is None
     assert all(r["elo_low"] <= r["elo_high"] for r in result["head_to_head"].values())
     text = values_curve.format_markdown(result)
-    assert text.count("| values") == 6 + 6 and "Final against half the budget" in text  # generations, one table; pairs twice
+    # the generations' rows, the one table's, and the pairs' (each names two)
+    assert text.count("| values") == 3 + 3 + 2 * 3 and "Final against half the budget" in text
     assert "- head to head (the two at the same tables, 8 games" in text
     assert text.count("| values.npz | values_") == 2 and "| values_round1.npz | values_first.npz | 8 |" in text
     # the same seed, the same curve
