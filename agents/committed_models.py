@@ -55,7 +55,7 @@ MODELS = {model.name: model for model in (
           "destination features and a stall bonus: plays every decision with no scripted agent "
           "(results/training/values_selfplay/README.md)"),
     Model("values-selfplay-2p", "training/values_selfplay/2p/values.npz", "candidate-values", 2, 5,
-          "values-selfplay-4p's recipe for 2 players (1,000 first labelled games, six expert-iteration rounds) with "
+          "values-selfplay-4p's recipe for 2 players (1,000 first labelled games, ten expert-iteration rounds) with "
           "destination features: plays every decision with no scripted agent "
           "(results/training/values_selfplay/README.md)"),
     Model("dmc-4p", "generations/4p/agent.npz", "action-values", 4, 5,

@@ -58,6 +58,8 @@ def test_every_committed_config_validates_and_set_overrides_reach_the_trainer():
     selfplay = load_run_config(os.path.join(CONFIGS, "candidate_values_selfplay_4p.json")).trainer_config("x")
     assert (selfplay.past_generations, selfplay.depth, selfplay.dagger_rounds, selfplay.destinations) == (3, 3, 4, True)
     assert selfplay.opponents[-1] == "search"
+    selfplay_2p = load_run_config(os.path.join(CONFIGS, "candidate_values_selfplay_2p.json")).trainer_config("x")
+    assert (selfplay_2p.num_players, selfplay_2p.dagger_rounds, selfplay_2p.destinations) == (2, 10, True)
     generations = load_run_config(os.path.join(CONFIGS, "generations_4p.json"))
     assert generations.method == "generations" and generations.sections["generations"]["num_players"] == 4
     from fifthave.train.generations import GenerationsConfig, load_config
