@@ -16,7 +16,8 @@ compute axis).
 - **Two generations head to head**: the two at the same tables (``paired_head_to_head``), the later one's win
   share per seat minus the earlier one's, paired by deal: every generation against its predecessor (a generation
   weaker than the one before it shows here) and the final against every earlier one, the half-budget one among
-  them (issue 35's curve target).
+  them (issue 35's curve target). The interval covers the deals, not the fit: two fits of the same labels with
+  other seeds can differ head to head as much as two generations (results/training/values_selfplay/README.md).
 - **Head to head**: up to ``num_players`` generations, spread from the first to the final, at one table
   (``h2h_games`` seat-rotated games); Bradley-Terry ratings on the Elo scale with intervals over deals.
 
@@ -84,7 +85,8 @@ def paired_head_to_head(baseline, candidate, num_players, board, games, seed, wo
     """Two agents (``(label, factory)`` each) at the same tables, seats alternating between them and rotated
     (with 3 players also the mirror lineup, so that each holds as many seats as the other): the candidate's win
     share per seat minus the baseline's, paired by deal (``fifthave.agents.stats.paired_difference``; the deal
-    is the cluster). A truncated game is a loss for both. Equal agents differ by 0 on every deal."""
+    is the cluster). A truncated game is a loss for both. Two copies of one deterministic agent (a network) differ
+    by 0 on every deal."""
     pair = (baseline, candidate)
     lineups = [[k % 2 for k in range(num_players)]]
     if num_players % 2:
