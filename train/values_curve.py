@@ -75,6 +75,11 @@ def spread(count, size):
     return sorted({round(k * (count - 1) / max(n - 1, 1)) for k in range(n)})
 
 
+def generation_entry(run_dir, name):
+    """The lineup entry ``(name, factory)`` of the run's saved generation ``name``."""
+    return name, agent_factory(f"values:{os.path.join(run_dir, name)}")
+
+
 def field_row_and_shares(path, field, num_players, board, games, seed, workers):
     """(panel row, {deal: win share}) of the agent file ``path`` against ``field``."""
     result = play_field(agent_factory(f"values:{path}"), field, num_players, board, games, seed, workers)
@@ -128,13 +133,13 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
     pairs += [(i, len(generations) - 1) for i in range(len(generations) - 2)]
     generation_pairs = []
     for earlier, later in sorted(pairs):
-        two = [(generations[i]["file"], agent_factory(f"values:{os.path.join(run_dir, generations[i]['file'])}"))
-               for i in (earlier, later)]
-        d = paired_head_to_head(*two, num_players, board, h2h_games or games, seed, workers)
-        generation_pairs.append({"earlier": two[0][0], "later": two[1][0], **d})
-        log(f"{two[1][0]} against {two[0][0]} head to head: {d['difference']:+.3f}", flush=True)
+        names = generations[earlier]["file"], generations[later]["file"]
+        d = paired_head_to_head(*(generation_entry(run_dir, name) for name in names), num_players, board,
+                                h2h_games or games, seed, workers)
+        generation_pairs.append({"earlier": names[0], "later": names[1], **d})
+        log(f"{names[1]} against {names[0]} head to head: {d['difference']:+.3f}", flush=True)
     chosen = [generations[i]["file"] for i in spread(len(generations), num_players)]
-    lineup = [(name, agent_factory(f"values:{os.path.join(run_dir, name)}")) for name in chosen]
+    lineup = [generation_entry(run_dir, name) for name in chosen]
     lineup += [("heuristic", agent_factory("heuristic"))] * (num_players - len(lineup))
     labels = list(dict.fromkeys(label for label, _ in lineup))
     result = run_tournament(lineup, num_players=num_players, board=board, games=h2h_games or games, seed=seed,
@@ -172,11 +177,11 @@ def format_markdown(result):
     for field, d in result["final_against_half"].items():
         lines.append(f"- vs {field}: {d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]")
     pairs = result.get("generation_pairs", [])
-    for d in pairs:
-        if (d["earlier"], d["later"]) == (result["half_budget"], result["generations"][-1]["file"]):
-            lines.append(f"- head to head (the two at the same tables, {d['games']} games): win share per seat "
-                         f"{d['candidate']:.3f} against {d['baseline']:.3f}, "
-                         f"{d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]")
+    final_and_half = (result["half_budget"], result["generations"][-1]["file"])
+    for d in (d for d in pairs if (d["earlier"], d["later"]) == final_and_half):
+        lines.append(f"- head to head (the two at the same tables, {d['games']} games): win share per seat "
+                     f"{d['candidate']:.3f} against {d['baseline']:.3f}, "
+                     f"{d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]")
     if pairs:
         lines += ["", "Two generations head to head (at the same tables, seats alternating; the later one's win share "
                   "per seat minus the earlier one's, paired by deal):", "",
