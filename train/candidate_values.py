@@ -33,6 +33,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import tempfile
 import time
 
 import numpy as np
@@ -280,24 +281,62 @@ def with_destinations(config, data):
 
 
 def fit(config, data, held_out, log=print):
-    """The ensemble fitted to ``data`` (labels as stored): ``config.ensemble`` networks, each with its own seed (one
-    torch thread, so the weights do not depend on the machine's cores)."""
+    """The ensemble fitted to ``data`` (labels as stored): ``config.ensemble`` networks, each with its own seed and
+    one torch thread, so the weights do not depend on the machine's cores. With ``config.workers`` > 1 that many
+    spawned processes fit networks at once, the same weights bit for bit (the labels reach them as memory-mapped
+    files in a temporary directory of ``config.run_dir``, or of the system's if it does not exist)."""
     data, held_out = with_destinations(config, data), with_destinations(config, held_out)
     if config.end_bonus or config.stall_bonus:  # first: a tie that holds a candidate ending the game sooner is no tie
         data = (*data[:3], with_end_bonus(data[1], data[3], end_bonuses(config, data[0], data[2])))
     if config.tie_bonus:
         data = (*data[:3], with_tie_bonus(data[2], data[3], config.tie_bonus))
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        nets = [_fit(config, member, data, held_out, log) for member in range(config.ensemble)]
-    finally:
-        torch.set_num_threads(threads)
     ensemble = CandidateValueEnsemble(OBS_SIZES[config.observation_layout], config.embedding_width, config.ensemble,
                                       config.head_width, config.effects, config.destinations)
-    for target, net in zip(ensemble.members, nets):
-        target.load_state_dict(net.state_dict())
+    workers = min(config.workers or 1, config.ensemble)
+    if workers > 1:
+        states = _fit_in_processes(config, data, held_out, workers, log)
+    else:
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            states = [_fit(config, member, data, held_out, log).state_dict() for member in range(config.ensemble)]
+        finally:
+            torch.set_num_threads(threads)
+    for target, state in zip(ensemble.members, states):
+        target.load_state_dict(state)
     return ensemble
+
+
+def _fit_in_processes(config, data, held_out, workers, log):
+    """The members' weights (state dicts), fitted in ``workers`` spawned processes; each one's log lines are
+    passed to ``log`` when it ends, in member order."""
+    directory = config.run_dir if os.path.isdir(config.run_dir) else None
+    with tempfile.TemporaryDirectory(prefix="fit-", dir=directory) as scratch:
+        # files, not pickles: the labels of a long run take gigabytes, and mapped pages are shared, not copied
+        for name, arrays in (("data", data), ("held_out", held_out)):
+            for k, array in enumerate(arrays):
+                np.save(os.path.join(scratch, f"{name}{k}.npy"), array)
+        with WorkerPool(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            results = pool.map(_fit_member, [(config, member, scratch) for member in range(config.ensemble)])
+            states = []
+            for state, lines in results:
+                for line in lines:
+                    log(line, flush=True)
+                states.append({name: torch.as_tensor(value) for name, value in state.items()})
+    return states
+
+
+def _fit_member(job):
+    """One member fitted in a worker of ``_fit_in_processes``: (its weights as numpy arrays, its log lines)."""
+    config, member, scratch = job
+    torch.set_num_threads(1)
+
+    def mapped(name, count=4):  # copy-on-write: writable for torch, nothing written back
+        return tuple(np.load(os.path.join(scratch, f"{name}{k}.npy"), mmap_mode="c") for k in range(count))
+
+    lines = []
+    net = _fit(config, member, mapped("data"), mapped("held_out"), lambda line, **_: lines.append(line))
+    return {name: value.numpy() for name, value in net.state_dict().items()}, lines
 
 
 def _fit(config, member, data, held_out, log):

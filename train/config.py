@@ -124,8 +124,8 @@ class RunSection:
     """Seeds the games, the opponents, the networks and (unless ``evaluation.seed``) the evaluation."""
     workers: int | None = None
     """Processes that play the training games (PPO's ``fifthave.train.vec_env`` workers, RLlib's env runners,
-    the labelling games of candidate values); 0 plays them in this process. None: the method's default (2; one
-    RLlib env runner). The weights do not depend on it."""
+    the labelling games and the ensemble's fits of candidate values); 0 plays them in this process. None: the
+    method's default (2; one RLlib env runner). The weights do not depend on it."""
     steps: int | None = None
     """Env steps (learner decisions) to train for; None: the method's default (100,000 PPO, 200,000 RLlib). 0
     with ``bc``: the clone alone."""
@@ -450,7 +450,8 @@ class CandidateValuesSection:
     epochs: int = 20
     """Passes over the data."""
     ensemble: int = 3
-    """Networks fitted one after another with different seeds; the agent plays their mean value. One network's
+    """Networks fitted with different seeds (``workers`` of them at once, each in a process of its own: the same
+    weights as one after another); the agent plays their mean value. One network's
     choices vary with its seed and the order of its minibatches, and the mean's vary less: from the same
     labels, with a constant step size, one network won 0.399 and three 0.447 against three heuristics (1,000
     games, seed 7), though three others won 0.396; annealed, three won 0.426 and five 0.427."""
