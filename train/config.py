@@ -451,10 +451,10 @@ class CandidateValuesSection:
     """Passes over the data."""
     ensemble: int = 3
     """Networks fitted with different seeds (``workers`` of them at once, each in a process of its own: the same
-    weights as one after another); the agent plays their mean value. One network's
-    choices vary with its seed and the order of its minibatches, and the mean's vary less: from the same
-    labels, with a constant step size, one network won 0.399 and three 0.447 against three heuristics (1,000
-    games, seed 7), though three others won 0.396; annealed, three won 0.426 and five 0.427."""
+    weights as one after another); the agent plays their mean value. One network's choices vary with its seed and
+    the order of its minibatches, and the mean's vary less: from the same labels, with a constant step size, one
+    network won 0.399 and three 0.447 against three heuristics (1,000 games, seed 7), though three others won
+    0.396; annealed, three won 0.426 and five 0.427."""
     batch_size: int = 256
     """Decisions per minibatch."""
     learning_rate: float = 1e-3

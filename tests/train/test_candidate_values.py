@@ -88,7 +88,6 @@ def test_fit_is_seeded_and_the_numpy_copy_matches_torch(tmp_path):
     assert torch.allclose((each[0] + each[1]) / 2, expected, atol=1e-6)
 
 
-
 def test_fitting_in_worker_processes_gives_the_same_weights(tmp_path):
     config = CandidateValueConfig(**{**TINY, "ensemble": 3, "run_dir": str(tmp_path)})
     rng = np.random.default_rng(0)
@@ -102,6 +101,7 @@ def test_fitting_in_worker_processes_gives_the_same_weights(tmp_path):
     assert digests[1] == digests[2]
     assert lines[1] == lines[2] and len(lines[1]) == 3 * (1 + config.epochs)  # every member's lines, in order
     assert sorted(os.listdir(tmp_path)) == ["1.npz", "2.npz"]  # the workers' scratch files are gone
+
 
 class FixedValues:
     """A stand-in network: prefers passing, or the candidate with the most cards."""
