@@ -18,6 +18,10 @@ compute axis).
   weaker than the one before it shows here) and the final against every earlier one, the half-budget one among
   them (issue 35's curve target). The interval covers the deals, not the fit: two fits of the same labels with
   other seeds can differ head to head as much as two generations (results/training/values_selfplay/README.md).
+- **Against references** (``references``, none by default): every generation head to head against each agent
+  named (``paired_head_to_head``, the reference as the earlier): a network of another run, which none of the
+  generations met in its labelling league as it met its own predecessors, shows whether what the rounds learnt
+  holds against an unseen opponent of the same kind.
 - **Head to head**: up to ``num_players`` generations, spread from the first to the final, at one table
   (``h2h_games`` seat-rotated games); Bradley-Terry ratings on the Elo scale with intervals over deals.
 
@@ -109,9 +113,12 @@ def paired_head_to_head(baseline, candidate, num_players, board, games, seed, wo
     return {**paired_difference(*per_deal, seed=seed), "games": games * len(lineups), "truncated": truncated}
 
 
-def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_games=None, log=print):
-    """The run's curve as a JSON-ready dict (module docstring)."""
+def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_games=None, log=print,
+          references=()):
+    """The run's curve as a JSON-ready dict (module docstring); ``references``: agent names
+    (``fifthave.agents.tournament.agent_factory``) every generation plays head to head."""
     generations = saved_generations(run_dir)
+    reference_entries = [(name, agent_factory(name)) for name in references]  # a bad name fails before any game
     meta = load_values(os.path.join(run_dir, generations[-1]["file"]))[3]
     num_players, board = meta["num_players"], meta["board"]
     fields = checked_fields(fields, num_players)
@@ -138,6 +145,14 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
                                 h2h_games or games, seed, workers)
         generation_pairs.append({"earlier": names[0], "later": names[1], **d})
         log(f"{names[1]} against {names[0]} head to head: {d['difference']:+.3f}", flush=True)
+    against_references = {}
+    for reference in reference_entries:
+        rows = against_references[reference[0]] = []
+        for g in generations:
+            d = paired_head_to_head(reference, generation_entry(run_dir, g["file"]), num_players, board,
+                                    h2h_games or games, seed, workers)
+            rows.append({"generation": g["file"], **d})
+            log(f"{g['file']} against {reference[0]} head to head: {d['difference']:+.3f}", flush=True)
     chosen = [generations[i]["file"] for i in spread(len(generations), num_players)]
     lineup = [generation_entry(run_dir, name) for name in chosen]
     lineup += [("heuristic", agent_factory("heuristic"))] * (num_players - len(lineup))
@@ -156,7 +171,8 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
     return {"run_dir": os.path.basename(os.path.normpath(run_dir)), "num_players": num_players, "board": board,
             "games": games, "h2h_games": h2h_games or games, "seed": seed, "generations": generations,
             "half_budget": half["file"], "final_against_half": against_half,
-            "generation_pairs": generation_pairs, "head_to_head": head_to_head}
+            "generation_pairs": generation_pairs, "head_to_head": head_to_head,
+            **({"against_references": against_references} if references else {})}
 
 
 def format_markdown(result):
@@ -190,6 +206,14 @@ def format_markdown(result):
         lines += [f"| {d['later']} | {d['earlier']} | {d['games']} | {d['truncated']} | {d['candidate']:.3f} | "
                   f"{d['baseline']:.3f} | {d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}] |"
                   for d in pairs]
+    for reference, rows in result.get("against_references", {}).items():
+        lines += ["", f"Each generation head to head against `{reference}` (at the same tables, seats alternating; "
+                  "the generation's win share per seat minus the reference's, paired by deal):", "",
+                  "| generation | games | truncated | its share | reference's share | difference [95% CI] |",
+                  "|---|---|---|---|---|---|"]
+        lines += [f"| {d['generation']} | {d['games']} | {d['truncated']} | {d['candidate']:.3f} | "
+                  f"{d['baseline']:.3f} | {d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}] |"
+                  for d in rows]
     lines += ["", f"Head to head at one table ({result['h2h_games']} games):", "",
               "| generation | win rate [95% CI] | truncated | Elo [95% CI] |", "|---|---|---|---|"]
     for label, r in result["head_to_head"].items():
@@ -207,9 +231,12 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--fields", nargs="+", default=["heuristic"])
+    parser.add_argument("--references", nargs="+", default=[], metavar="AGENT",
+                        help="agents every generation plays head to head (e.g. values:OTHER_RUN/values.npz)")
     parser.add_argument("--out", default=None, help="output stem (default RUN_DIR/curve)")
     args = parser.parse_args(argv)
-    result = curve(args.run_dir, args.games, args.seed, args.workers, args.fields, args.h2h_games)
+    result = curve(args.run_dir, args.games, args.seed, args.workers, args.fields, args.h2h_games,
+                   references=args.references)
     stem = args.out or os.path.join(args.run_dir, "curve")
     atomic_write_text(f"{stem}.json", json.dumps(result, indent=1) + "\n")
     atomic_write_text(f"{stem}.md", format_markdown(result))

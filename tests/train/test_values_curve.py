@@ -40,6 +40,7 @@ def test_the_curve_rates_every_generation_the_run_saved_against_its_compute(run_
     assert all(d["deals"] == 2 and d["games"] == 8 for d in result["generation_pairs"])
     # three generations and a heuristic at one table, each rated
     assert list(result["head_to_head"]) == files + ["heuristic"]
+    assert "against_references" not in result  # none asked for: the curve's JSON as before they existed
     assert result["head_to_head"]["heuristic"]["win_rate"] is None
     assert all(r["elo_low"] <= r["elo_high"] for r in result["head_to_head"].values())
     text = values_curve.format_markdown(result)
@@ -50,6 +51,26 @@ def test_the_curve_rates_every_generation_the_run_saved_against_its_compute(run_
     # the same seed, the same curve
     again = values_curve.curve(str(run_dir), games=8, seed=3, fields=("random", "heuristic"), log=lambda *a, **k: None)
     assert again == result
+
+
+
+def test_every_generation_plays_each_reference_head_to_head(run_dir):
+    final = f"values:{run_dir / 'values.npz'}"
+    quiet = dict(games=8, seed=3, fields=("random",), log=lambda *a, **k: None)
+    result = values_curve.curve(str(run_dir), references=(final,), **quiet)
+    files = ["values_first.npz", "values_round1.npz", "values.npz"]
+    rows = result["against_references"][final]
+    assert [d["generation"] for d in rows] == files
+    # each row is that pair's own head to head, the reference as the earlier
+    direct = values_curve.paired_head_to_head((final, agent_factory(final)),
+                                              values_curve.generation_entry(str(run_dir), files[0]), 4, 5, 8, 3, 1)
+    assert rows[0] == {"generation": files[0], **direct}
+    assert rows[-1]["difference"] == 0  # the final against itself: equal on every deal
+    text = values_curve.format_markdown(result)
+    assert f"Each generation head to head against `{final}`" in text
+    assert sum(line.startswith("| values_first.npz | 8 |") for line in text.splitlines()) == 1
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        values_curve.curve(str(run_dir), references=("nobody",), **quiet)
 
 
 def test_head_to_head_seats_two_agents_alike_and_pairs_their_shares_by_deal(run_dir):
