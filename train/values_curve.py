@@ -138,19 +138,21 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
         against_half[field] = paired_difference([a[d] for d in deals], [b[d] for d in deals], seed=seed)
     pairs = [(i - 1, i) for i in range(1, len(generations))]
     pairs += [(i, len(generations) - 1) for i in range(len(generations) - 2)]
+
+    def seated_together(baseline, candidate):
+        return paired_head_to_head(baseline, candidate, num_players, board, h2h_games or games, seed, workers)
+
     generation_pairs = []
     for earlier, later in sorted(pairs):
         names = generations[earlier]["file"], generations[later]["file"]
-        d = paired_head_to_head(*(generation_entry(run_dir, name) for name in names), num_players, board,
-                                h2h_games or games, seed, workers)
+        d = seated_together(*(generation_entry(run_dir, name) for name in names))
         generation_pairs.append({"earlier": names[0], "later": names[1], **d})
         log(f"{names[1]} against {names[0]} head to head: {d['difference']:+.3f}", flush=True)
     against_references = {}
     for reference in reference_entries:
         rows = against_references[reference[0]] = []
         for g in generations:
-            d = paired_head_to_head(reference, generation_entry(run_dir, g["file"]), num_players, board,
-                                    h2h_games or games, seed, workers)
+            d = seated_together(reference, generation_entry(run_dir, g["file"]))
             rows.append({"generation": g["file"], **d})
             log(f"{g['file']} against {reference[0]} head to head: {d['difference']:+.3f}", flush=True)
     chosen = [generations[i]["file"] for i in spread(len(generations), num_players)]
@@ -173,6 +175,12 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
             "half_budget": half["file"], "final_against_half": against_half,
             "generation_pairs": generation_pairs, "head_to_head": head_to_head,
             **({"against_references": against_references} if references else {})}
+
+
+def pair_cells(d):
+    """Table cells of a head-to-head pair: games, truncated, the later's and the earlier's share, the difference."""
+    return (f"{d['games']} | {d['truncated']} | {d['candidate']:.3f} | {d['baseline']:.3f} | "
+            f"{d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]")
 
 
 def format_markdown(result):
@@ -203,17 +211,13 @@ def format_markdown(result):
                   "per seat minus the earlier one's, paired by deal):", "",
                   "| later | earlier | games | truncated | later's share | earlier's share | difference [95% CI] |",
                   "|---|---|---|---|---|---|---|"]
-        lines += [f"| {d['later']} | {d['earlier']} | {d['games']} | {d['truncated']} | {d['candidate']:.3f} | "
-                  f"{d['baseline']:.3f} | {d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}] |"
-                  for d in pairs]
+        lines += [f"| {d['later']} | {d['earlier']} | {pair_cells(d)} |" for d in pairs]
     for reference, rows in result.get("against_references", {}).items():
         lines += ["", f"Each generation head to head against `{reference}` (at the same tables, seats alternating; "
                   "the generation's win share per seat minus the reference's, paired by deal):", "",
                   "| generation | games | truncated | its share | reference's share | difference [95% CI] |",
                   "|---|---|---|---|---|---|"]
-        lines += [f"| {d['generation']} | {d['games']} | {d['truncated']} | {d['candidate']:.3f} | "
-                  f"{d['baseline']:.3f} | {d['difference']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}] |"
-                  for d in rows]
+        lines += [f"| {d['generation']} | {pair_cells(d)} |" for d in rows]
     lines += ["", f"Head to head at one table ({result['h2h_games']} games):", "",
               "| generation | win rate [95% CI] | truncated | Elo [95% CI] |", "|---|---|---|---|"]
     for label, r in result["head_to_head"].items():
