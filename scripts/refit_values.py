@@ -25,7 +25,7 @@ import time
 import numpy as np
 import torch
 
-from fifthave.train.candidate_values import _load_chunk, concatenate, decision_bounds, fit, with_destinations
+from fifthave.train.candidate_values import _load_chunk, concatenate, decision_bounds, fit, replayed, with_destinations
 from fifthave.train.config import load_run_config
 from fifthave.train.values_agent import load_values, save_values
 from fifthave_env.engine.actions import NUM_ACTIONS
@@ -39,14 +39,16 @@ def kind_of(first_action):
 
 
 def stored_labels(run_dir, config):
-    """(training labels in the run's order, held-out labels) of the run's label store."""
+    """(training labels in the run's order, those of the latest ``config.replay_rounds`` label sets if it is not 0,
+    as the run's last fit reads them; held-out labels) of the run's label store."""
     store = os.path.join(run_dir, "labels")
-    paths = sorted(glob.glob(os.path.join(store, "train_*.npz")))
+    sets = [sorted(glob.glob(os.path.join(store, "train_*.npz")))]
     dagger = sorted(glob.glob(os.path.join(store, "dagger_*_0000.npz")), key=os.path.getmtime)  # round order
     for first in dagger:
-        paths += sorted(glob.glob(first[:-len("0000.npz")] + "*.npz"))
+        sets.append(sorted(glob.glob(first[:-len("0000.npz")] + "*.npz")))
+    label_sets = [concatenate(config, [_load_chunk(p, config) for p in paths]) for paths in sets if paths]
     held_out = [_load_chunk(p, config) for p in sorted(glob.glob(os.path.join(store, "held_out_*.npz")))]
-    return concatenate(config, [_load_chunk(p, config) for p in paths]), concatenate(config, held_out)
+    return replayed(config, label_sets), concatenate(config, held_out)
 
 
 def decision_metrics(predicted, labels, owners, first_actions):

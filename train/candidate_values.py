@@ -15,8 +15,9 @@ what made the whole bid good. Here the network learns the search's *values* inst
   linearly to 0, and ``ensemble`` networks with different seeds are averaged: both make the choices depend
   less on the seed and the last minibatches.
 * **DAgger.** With ``dagger_games``, the fitted ensemble then plays the searched seat in further games, the
-  search only labelling its decisions, and the ensemble is fitted again on all labels: the labels then cover
-  the positions the network's own play reaches (Ross, Gordon and Bagnell, 2011).
+  search only labelling its decisions, and the ensemble is fitted again on all labels (or, with
+  ``replay_rounds``, on the latest label sets): the labels then cover the positions the network's own play
+  reaches (Ross, Gordon and Bagnell, 2011).
 * **Play.** ``CandidateValueAgent`` (``fifthave.agents.learned``, numpy alone) lists the same candidates as the search and plays
   the one the network values most, with no bonus for the heuristic's candidate (the fit shrinks the values
   toward 0, so the search's bonus would outweigh nearly every deviation); it needs no sampler and no
@@ -417,8 +418,15 @@ def _check_store(store, config):
         atomic_write_text(path, json.dumps(labelling))
 
 
-NOT_FIT_FIELDS = ("run_dir", "workers", "eval_games", "eval_seed", "dagger_rounds")
-"""Settings no generation's weights depend on (a run resumed with more rounds refits none of its generations)."""
+NOT_FIT_FIELDS = ("run_dir", "workers", "eval_games", "eval_seed", "dagger_rounds", "replay_rounds")
+"""Settings no generation's weights depend on but through the labels they choose, which ``fit_key`` hashes (a run
+resumed with more rounds, or a window that leaves a fit's labels as they were, refits none of its generations)."""
+
+
+def replayed(config, label_sets):
+    """The labels a fit reads: of ``label_sets`` (the first games', then each DAgger round's, in order), the
+    latest ``config.replay_rounds``, or all of them if it is 0."""
+    return concatenate(config, label_sets[-config.replay_rounds:] if config.replay_rounds else label_sets)
 
 
 def fit_key(config, data):
@@ -497,9 +505,10 @@ def train_values(config):
     os.makedirs(store, exist_ok=True)
     _check_store(store, config)
     held_out = collect(config, config.held_out_games, rng, store=store, tag="held_out")
-    data = collect(config, config.games, rng, store=store, tag="train")
+    label_sets = [collect(config, config.games, rng, store=store, tag="train")]  # then one per DAgger round
     collected = time.perf_counter() - started
-    print(f"labelled {len(data[0])} decisions ({len(data[3])} candidates) in {collected:.0f} s", flush=True)
+    print(f"labelled {len(label_sets[0][0])} decisions ({len(label_sets[0][3])} candidates) in {collected:.0f} s",
+          flush=True)
     students = []
     final = os.path.join(config.run_dir, "values.npz")
     for round_ in range(config.dagger_rounds if config.dagger_games else 0):
@@ -507,6 +516,7 @@ def train_values(config):
         # Those labels depend on its weights (and on the earlier generations, which the same config and the
         # same weights imply), so their files are named after the weights' hash.
         student = os.path.join(config.run_dir, "values_first.npz" if round_ == 0 else f"values_round{round_}.npz")
+        data = replayed(config, label_sets)
         key = fit_key(config, data)
         kept = stored_generation(student, final, key)
         if kept:
@@ -521,7 +531,8 @@ def train_values(config):
         seeds = [config.seed, 0xDA] + ([round_] if round_ else [])  # the first round's as before rounds existed
         extra = collect(config, config.dagger_games, np.random.default_rng(seeds), store=store,
                         tag=f"dagger_{first[:12]}", student=student, generations=league)
-        data = concatenate(config, [data, extra])
+        label_sets.append(extra)
+    data = replayed(config, label_sets)
     net = fit(config, data, held_out)
     error, best = evaluate_fit(net, with_destinations(config, held_out))
     path = final

@@ -35,9 +35,10 @@ PROGRAM = "fifthave train"
 RUN_CONFIG = "run_config.json"
 """The config as run, in the run directory (the schema's JSON form)."""
 RESUMABLE = {("run", "steps"), ("rllib", "max_seconds"), ("generations", "generations"),
-             ("candidate_values", "dagger_rounds")}
-"""What ``--set`` may change when a run resumes: its budget. More DAgger rounds reuse every label already in the
-run's store (rounds are refitted from them, the same as a run started with that many rounds)."""
+             ("candidate_values", "dagger_rounds"), ("candidate_values", "replay_rounds")}
+"""What ``--set`` may change when a run resumes: its budget, and which of its stored labels the candidate-value fits
+read. Either reuses every label already in the run's store and keeps every generation whose fit reads the same
+labels (the rest are refitted, the same as a run started with those settings)."""
 
 
 def new_run_dir(method, root="runs"):

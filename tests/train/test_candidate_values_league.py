@@ -122,14 +122,45 @@ def test_each_dagger_round_adds_the_latest_generations_to_the_league(tmp_path, m
     assert more["seconds"] > shorter["seconds"] and more["cpu_seconds"] > shorter["cpu_seconds"]
 
 
+def test_a_replay_window_fits_the_latest_label_sets_and_a_resume_keeps_the_fits_it_leaves_alone(tmp_path, monkeypatch):
+    import fifthave.train.candidate_values as cv
+
+    config = CandidateValueConfig(**{**TINY, "opponents": ["random"], "dagger_games": 1, "dagger_rounds": 2,
+                                     "run_dir": str(tmp_path / "run")})
+    sizes = []
+    original_collect = cv.collect
+    monkeypatch.setattr(cv, "collect", lambda *args, **kwargs: (lambda labels: sizes.append(len(labels[0]))
+                                                                or labels)(original_collect(*args, **kwargs)))
+    everything = train_values(config)
+    held_out, first, round1, round2 = sizes
+    assert everything["decisions"] == first + round1 + round2
+    fitted = []
+    original_fit = cv.fit
+    monkeypatch.setattr(cv, "fit", lambda config, data, *rest: fitted.append(len(data[0])) or original_fit(
+        config, data, *rest))
+    # a window of 2: the fits of the first labels and of those and round 1's read what they read before (kept, not
+    # fitted again); the last reads the two rounds' labels alone
+    shutil.copytree(tmp_path / "run", tmp_path / "window")
+    windowed = train_values(dataclasses.replace(config, run_dir=str(tmp_path / "window"), replay_rounds=2))
+    assert fitted == [round1 + round2] and windowed["decisions"] == round1 + round2
+    assert windowed["weights_sha256"] != everything["weights_sha256"]
+    for name in ("values_first.npz", "values_round1.npz"):
+        assert (read_agent_file(tmp_path / "window" / name)[0]["weights_sha256"]
+                == read_agent_file(tmp_path / "run" / name)[0]["weights_sha256"])
+    # a window of 1 from the start: round 2 is played by a network fitted on round 1's labels alone
+    fitted.clear()
+    train_values(dataclasses.replace(config, run_dir=str(tmp_path / "one"), replay_rounds=1))
+    assert fitted == [first, round1, sizes[-1]]
+
+
 def test_the_fit_key_holds_the_labels_and_the_fit_settings_but_not_the_run_directory_or_the_rounds():
     from fifthave.train.candidate_values import fit_key
 
     config = CandidateValueConfig(**TINY)
     data = (np.ones((2, 3), np.float32), np.zeros(4, np.int64))
     key = fit_key(config, data)
-    assert fit_key(dataclasses.replace(config, run_dir="elsewhere", workers=2, dagger_rounds=7, eval_games=8),
-                   data) == key
+    assert fit_key(dataclasses.replace(config, run_dir="elsewhere", workers=2, dagger_rounds=7, eval_games=8,
+                                       replay_rounds=3), data) == key
     assert fit_key(dataclasses.replace(config, epochs=2), data) != key
     assert fit_key(config, (data[0], np.zeros(4, np.int32))) != key
     assert fit_key(config, (data[0] * 2, data[1])) != key
@@ -151,4 +182,6 @@ def test_league_names_and_past_generations_are_checked():
         CandidateValueConfig(**{**TINY, "opponents": []})
     with pytest.raises(ValueError, match="past_generations"):
         CandidateValueConfig(**{**TINY, "past_generations": -1})
+    with pytest.raises(ValueError, match="replay_rounds"):
+        CandidateValueConfig(**{**TINY, "replay_rounds": -1})
     assert CandidateValueConfig(**{**TINY, "opponents": ["search", "greedy"]}).opponents == ["search", "greedy"]

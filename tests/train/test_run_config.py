@@ -59,7 +59,8 @@ def test_every_committed_config_validates_and_set_overrides_reach_the_trainer():
     assert (selfplay.past_generations, selfplay.depth, selfplay.dagger_rounds, selfplay.destinations) == (3, 3, 4, True)
     assert selfplay.opponents[-1] == "search"
     selfplay_2p = load_run_config(os.path.join(CONFIGS, "candidate_values_selfplay_2p.json")).trainer_config("x")
-    assert (selfplay_2p.num_players, selfplay_2p.dagger_rounds, selfplay_2p.destinations) == (2, 10, True)
+    assert (selfplay_2p.num_players, selfplay_2p.dagger_rounds, selfplay_2p.replay_rounds,
+            selfplay_2p.destinations) == (2, 10, 10, True)
     generations = load_run_config(os.path.join(CONFIGS, "generations_4p.json"))
     assert generations.method == "generations" and generations.sections["generations"]["num_players"] == 4
     from fifthave.train.generations import GenerationsConfig, load_config
@@ -299,10 +300,12 @@ def test_a_resumed_generations_run_may_get_more_generations_and_nothing_else(tmp
         run_module.saved_run_config(str(tmp_path), ["generations.seed=3"])
 
 
-def test_a_resumed_candidate_values_run_may_get_more_dagger_rounds_and_not_more_games(tmp_path):
+def test_a_resumed_candidate_values_run_may_get_more_dagger_rounds_or_a_window_and_not_more_games(tmp_path):
     (tmp_path / "run_config.json").write_text(json.dumps({"method": "candidate_values",
                                                           "candidate_values": {"dagger_rounds": 2}}))
-    config = run_module.saved_run_config(str(tmp_path), ["candidate_values.dagger_rounds=6"])
-    assert config.sections["candidate_values"].dagger_rounds == 6
+    config = run_module.saved_run_config(str(tmp_path), ["candidate_values.dagger_rounds=6",
+                                                         "candidate_values.replay_rounds=4"])
+    section = config.sections["candidate_values"]
+    assert (section.dagger_rounds, section.replay_rounds) == (6, 4)
     with pytest.raises(ValueError, match="--set candidate_values.dagger_games would change it"):
         run_module.saved_run_config(str(tmp_path), ["candidate_values.dagger_games=10"])
