@@ -122,15 +122,21 @@ def test_each_dagger_round_adds_the_latest_generations_to_the_league(tmp_path, m
     assert more["seconds"] > shorter["seconds"] and more["cpu_seconds"] > shorter["cpu_seconds"]
 
 
-def test_a_replay_window_fits_the_latest_label_sets_and_a_resume_keeps_the_fits_it_leaves_alone(tmp_path, monkeypatch):
+def test_a_replay_window_fits_the_latest_label_sets_and_a_resume_keeps_the_fits_it_does_not_change(tmp_path,
+                                                                                                   monkeypatch):
     import fifthave.train.candidate_values as cv
 
     config = CandidateValueConfig(**{**TINY, "opponents": ["random"], "dagger_games": 1, "dagger_rounds": 2,
                                      "run_dir": str(tmp_path / "run")})
-    sizes = []
+    sizes = []  # decisions of each label set collected, in order
     original_collect = cv.collect
-    monkeypatch.setattr(cv, "collect", lambda *args, **kwargs: (lambda labels: sizes.append(len(labels[0]))
-                                                                or labels)(original_collect(*args, **kwargs)))
+
+    def recording(*args, **kwargs):
+        labels = original_collect(*args, **kwargs)
+        sizes.append(len(labels[0]))
+        return labels
+
+    monkeypatch.setattr(cv, "collect", recording)
     everything = train_values(config)
     held_out, first, round1, round2 = sizes
     assert everything["decisions"] == first + round1 + round2
