@@ -25,7 +25,8 @@ import time
 import numpy as np
 import torch
 
-from fifthave.train.candidate_values import _load_chunk, concatenate, decision_bounds, fit, replayed, with_destinations
+from fifthave.train.candidate_values import (_load_chunk, concatenate, decision_bounds, fit, replay_window,
+                                            with_destinations)
 from fifthave.train.config import load_run_config
 from fifthave.train.values_agent import load_values, save_values
 from fifthave_env.engine.actions import NUM_ACTIONS
@@ -46,9 +47,10 @@ def stored_labels(run_dir, config):
     dagger = sorted(glob.glob(os.path.join(store, "dagger_*_0000.npz")), key=os.path.getmtime)  # round order
     for first in dagger:
         sets.append(sorted(glob.glob(first[:-len("0000.npz")] + "*.npz")))
-    label_sets = [concatenate(config, [_load_chunk(p, config) for p in paths]) for paths in sets if paths]
+    chosen = replay_window(config, [paths for paths in sets if paths])  # files first: the labels are copied once
     held_out = [_load_chunk(p, config) for p in sorted(glob.glob(os.path.join(store, "held_out_*.npz")))]
-    return replayed(config, label_sets), concatenate(config, held_out)
+    training = concatenate(config, [_load_chunk(p, config) for paths in chosen for p in paths])
+    return training, concatenate(config, held_out)
 
 
 def decision_metrics(predicted, labels, owners, first_actions):

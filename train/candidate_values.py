@@ -423,10 +423,15 @@ NOT_FIT_FIELDS = ("run_dir", "workers", "eval_games", "eval_seed", "dagger_round
 resumed with more rounds, or a window that leaves a fit's labels as they were, refits none of its generations)."""
 
 
+def replay_window(config, label_sets):
+    """Of ``label_sets`` (the first games', then each DAgger round's, in order; labels or anything standing for
+    them), the latest ``config.replay_rounds``, or all of them if it is 0."""
+    return label_sets[-config.replay_rounds:] if config.replay_rounds else label_sets
+
+
 def replayed(config, label_sets):
-    """The labels a fit reads: of ``label_sets`` (the first games', then each DAgger round's, in order), the
-    latest ``config.replay_rounds``, or all of them if it is 0."""
-    return concatenate(config, label_sets[-config.replay_rounds:] if config.replay_rounds else label_sets)
+    """The labels a fit reads: those of ``replay_window``, as one data set."""
+    return concatenate(config, replay_window(config, label_sets))
 
 
 def fit_key(config, data):

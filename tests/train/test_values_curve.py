@@ -53,7 +53,6 @@ def test_the_curve_rates_every_generation_the_run_saved_against_its_compute(run_
     assert again == result
 
 
-
 def test_every_generation_plays_each_reference_head_to_head(run_dir):
     final = f"values:{run_dir / 'values.npz'}"
     quiet = dict(games=8, seed=3, fields=("random",), log=lambda *a, **k: None)
