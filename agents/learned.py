@@ -486,12 +486,24 @@ def flush_tiny_weights(weights: np.ndarray) -> np.ndarray:
 
 class NumpyValueNet:
     """A candidate-value ensemble in numpy, for play (one small decision at a time): the mean value of its
-    members, each ``VALUE_PARTS`` of ``fifthave.agents.agentfile`` (weights as inputs x outputs)."""
+    members, each ``VALUE_PARTS`` of ``fifthave.agents.agentfile`` (weights as inputs x outputs).
 
-    def __init__(self, members: Sequence[Sequence[np.ndarray]]) -> None:
+    ``flush``: compute with ``flush_tiny_weights`` applied (the default; False multiplies the weights as given)."""
+
+    def __init__(self, members: Sequence[Sequence[np.ndarray]], flush: bool = True) -> None:
         self.members = [tuple(member) for member in members]
         # what values() multiplies; members stay as given, so a file written from them keeps its bytes
-        self.compute_members = [tuple(flush_tiny_weights(part) for part in member) for member in self.members]
+        compute = [tuple(flush_tiny_weights(part) if flush else part for part in member) for member in self.members]
+        # the members side by side, so that each layer is one product for the whole ensemble, not one per member
+        s1, b1, s2, b2, c, bc, h1, bh1, h2, bh2 = zip(*compute)
+        self.observation_weights, self.observation_bias = np.concatenate(s1, axis=1), np.concatenate(b1)
+        self.state_weights, self.state_bias = np.stack(s2), np.stack(b2)
+        self.candidate_weights, self.candidate_bias = np.concatenate(c, axis=1), np.concatenate(bc)
+        self.head_weights, self.head_bias = np.stack(h1), np.stack(bh1)[:, None, :]
+        self.output_weights, self.output_bias = np.stack(h2), np.stack(bh2)
+        # the process's first product pays for faulting the weights in and starting BLAS: loading pays, not a decision
+        self.values(np.zeros(len(self.observation_weights), np.float32),
+                    np.eye(1, len(self.candidate_weights), dtype=np.float32))
 
     @classmethod
     def from_arrays(cls, architecture: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> "NumpyValueNet":
@@ -506,27 +518,29 @@ class NumpyValueNet:
                   for part, array in zip(VALUE_PARTS, member)}
         return architecture, arrays
 
-    HEAD_ROWS = 8
-    """Candidates per matrix product of the value head. OpenBLAS splits a product of more than ~2**18
-    multiply-adds over threads; on a busy machine the threads' hand-offs cost far more than the product (a
-    decision of 23 candidates took 70-340 ms instead of 1 ms with two cores loaded 3-4 times over), so every
-    product here stays under that size."""
+    PRODUCT_SIZE = 2**18
+    """Most multiply-adds of one matrix product here. OpenBLAS splits a larger product over threads; on a busy
+    machine the threads' hand-offs cost far more than the product (a decision of 23 candidates took 70-340 ms
+    instead of 1 ms with two cores loaded 3-4 times over), so products of many candidates go a few rows at a time."""
 
     def values(self, observation: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        members, hidden_width = self.state_weights.shape[:2]
+        count = len(candidates)
         nz = np.flatnonzero(observation)
-        # a candidate's features are sparse (its first action one-hot, a few bid numbers): its embedding is a
-        # sum of rows of the candidate weights, gathered without a matrix product
-        rows, columns = np.nonzero(candidates)
-        scale = candidates[rows, columns][:, None]
-        starts = np.searchsorted(rows, np.arange(len(candidates)))  # every candidate has its first action
-        total: Any = 0.0  # an array (of the members' dtype) after the first member
-        for s1, b1, s2, b2, c, bc, h1, bh1, h2, bh2 in self.compute_members:
-            state = np.maximum(observation[nz] @ s1[nz] + b1, 0) @ s2 + b2
-            hidden = np.maximum(state + np.add.reduceat(c[columns] * scale, starts, axis=0) + bc, 0)
-            head = np.concatenate([np.maximum(hidden[i:i + self.HEAD_ROWS] @ h1 + bh1, 0)
-                                   for i in range(0, len(hidden), self.HEAD_ROWS)])
-            total = total + (head @ h2 + bh2)[:, 0]
-        return total / len(self.members)
+        state = np.maximum(observation[nz] @ self.observation_weights[nz] + self.observation_bias, 0)
+        state = (state.reshape(members, 1, hidden_width) @ self.state_weights)[:, 0] + self.state_bias
+        # a candidate's features are sparse (its first action one-hot, a few bid, effect and destination numbers):
+        # only the columns some candidate uses enter the product
+        used = np.flatnonzero(candidates.any(axis=0))
+        rows = max(1, self.PRODUCT_SIZE // (len(used) * self.candidate_weights.shape[1]))
+        embedding = np.concatenate([candidates[i:i + rows, used] @ self.candidate_weights[used]
+                                    for i in range(0, count, rows)])
+        hidden = np.maximum(embedding + (self.candidate_bias + state.reshape(-1)), 0)
+        hidden = hidden.reshape(count, members, hidden_width).transpose(1, 0, 2)  # members x candidates x width
+        rows = max(1, self.PRODUCT_SIZE // self.head_weights[0].size)
+        head = np.concatenate([np.maximum(hidden[:, i:i + rows] @ self.head_weights + self.head_bias, 0)
+                               for i in range(0, count, rows)], axis=1)
+        return ((head @ self.output_weights)[:, :, 0] + self.output_bias).mean(axis=0)
 
 
 class CandidateValueAgent(SearchAgent):

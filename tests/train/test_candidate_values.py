@@ -81,6 +81,12 @@ def test_fit_is_seeded_and_the_numpy_copy_matches_torch(tmp_path):
     first = owners == 0
     got = numpy_net(nets[0]).values(observations[0], features[first])
     assert np.allclose(got, expected.numpy()[first], atol=1e-5)
+    # every candidate row at one decision: more rows than one product takes (numpy goes a few rows at a time)
+    assert len(features) > 2 * numpy_net(nets[0]).PRODUCT_SIZE // nets[0].members[0].head[1].weight.numel()
+    with torch.no_grad():
+        at_one = nets[0](torch.as_tensor(observations[:1]), torch.as_tensor(features),
+                         torch.zeros(len(features), dtype=torch.int64))
+    assert np.allclose(numpy_net(nets[0]).values(observations[0], features), at_one.numpy(), atol=1e-5)
     with torch.no_grad():  # the ensemble's value is its members' mean, and each member has its own seed
         each = [m(torch.as_tensor(observations), torch.as_tensor(features), torch.as_tensor(owners))
                 for m in nets[0].members]

@@ -112,8 +112,8 @@ def test_an_effects_agent_reads_its_determinization_and_refuses_to_act_without_a
         return [c["value"] for c in agent.explanation["candidates"]]
     first = values()
     assert values() == first
-    for member in agent.net.compute_members:
-        member[4][CANDIDATE_FEATURES:] = 0
+    agent.net = NumpyValueNet([(*m[:4], np.r_[m[4][:CANDIDATE_FEATURES], 0 * m[4][CANDIDATE_FEATURES:]], *m[5:])
+                               for m in agent.net.members])
     assert values() != first
 
 
