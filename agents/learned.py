@@ -532,14 +532,14 @@ class NumpyValueNet:
         # a candidate's features are sparse (its first action one-hot, a few bid, effect and destination numbers):
         # only the columns some candidate uses enter the product
         used = np.flatnonzero(candidates.any(axis=0))
-        rows = max(1, self.PRODUCT_SIZE // (len(used) * self.candidate_weights.shape[1]))
-        embedding = np.concatenate([candidates[i:i + rows, used] @ self.candidate_weights[used]
-                                    for i in range(0, count, rows)])
+        features, weights = candidates[:, used], self.candidate_weights[used]  # gathered once for every chunk
+        rows = max(1, self.PRODUCT_SIZE // weights.size)
+        embedding = np.concatenate([features[i:i + rows] @ weights for i in range(0, count, rows)])
         hidden = np.maximum(embedding + (self.candidate_bias + state.reshape(-1)), 0)
         hidden = hidden.reshape(count, members, hidden_width).transpose(1, 0, 2)  # members x candidates x width
-        rows = max(1, self.PRODUCT_SIZE // self.head_weights[0].size)
-        head = np.concatenate([np.maximum(hidden[:, i:i + rows] @ self.head_weights + self.head_bias, 0)
-                               for i in range(0, count, rows)], axis=1)
+        head_rows = max(1, self.PRODUCT_SIZE // self.head_weights[0].size)
+        head = np.concatenate([np.maximum(hidden[:, i:i + head_rows] @ self.head_weights + self.head_bias, 0)
+                               for i in range(0, count, head_rows)], axis=1)
         return ((head @ self.output_weights)[:, :, 0] + self.output_bias).mean(axis=0)
 
 
