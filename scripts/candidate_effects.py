@@ -92,7 +92,7 @@ class EffectSearch(AdviceFreeSearchAgent):
 def replay(config, seed, follow_up):
     """``play_labelled``'s game of ``seed`` (advice-free, no student): its labelled arrays and effect features."""
     searcher = EffectSearch(config.samples, config.depth, np.random.default_rng([0xEF, seed]), follow_up)
-    observations, features, owners, targets = candidate_values.play_labelled(config, seed, searcher=searcher)
+    observations, features, owners, targets = candidate_values.play_labelled(config, seed, searcher=searcher)[:4]
     effects = searcher.effects
     assert len(effects) == len(observations), "a search without a label"
     return (observations, features, owners, targets,

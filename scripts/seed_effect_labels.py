@@ -67,7 +67,7 @@ def replay_chunk(job):
     for seed in seeds:
         searcher = StoredChoices(config, stored, cursor)
         try:
-            obs, feats, own, _ = play_labelled(config, seed, searcher=searcher)
+            obs, feats, own = play_labelled(config, seed, searcher=searcher)[:3]
             rows = np.isin(stored[2], np.arange(cursor, searcher.cursor))
             same = (np.array_equal(np.asarray(obs, np.float32).reshape(len(obs), -1),
                                    stored[0][cursor:searcher.cursor])
@@ -76,7 +76,7 @@ def replay_chunk(job):
         except _Diverged:
             same = False
         if not same:  # label it as the run would (its labels are the stored ones: the same search, same draws)
-            obs, feats, own, _ = play_labelled(config, seed)
+            obs, feats, own = play_labelled(config, seed)[:3]
             fresh += 1
         owners += [o + len(observations) for o in own]
         observations += obs

@@ -6,6 +6,7 @@ in well under a second."""
 
 import os
 import time
+from types import SimpleNamespace
 
 PARENT_MARK = None  # set in the test's process; a forked worker keeps it, a spawned one has None
 GAME_SECONDS = 0.4
@@ -19,19 +20,24 @@ def record(directory, seed):
     os.replace(path + ".tmp", path)
 
 
+def labelled_game(owners=()):
+    """What ``play_labelled`` returns (a ``LabelledGame``'s fields) for a game without labels."""
+    return SimpleNamespace(observations=[], features=[], owners=owners, targets=[], opponents=(), win_share=0.0)
+
+
 def empty_game(job):
     """A game without labels that records its start."""
-    _, seed, directory, *_ = job  # (config, seed, student, searcher, generations)
+    _, seed, directory, *_ = job  # (config, seed, student, searcher, generations, weights)
     record(directory, seed)
-    return [], [], [], []
+    return labelled_game()
 
 
 def slow_game(job):
     """A game without labels that records its start, then lasts GAME_SECONDS."""
-    _, seed, directory, *_ = job  # (config, seed, student, searcher, generations)
+    _, seed, directory, *_ = job  # (config, seed, student, searcher, generations, weights)
     record(directory, seed)
     time.sleep(GAME_SECONDS)
-    return [], [], [], []
+    return labelled_game()
 
 
 def started(directory):
@@ -68,5 +74,5 @@ def interrupting_game(job):
     config, seed, directory, *_ = job
     if seed == config.interrupt_seed:
         record(directory, seed)
-        return [], [], InterruptedWhenRead(), []
+        return labelled_game(InterruptedWhenRead())
     return slow_game(job)

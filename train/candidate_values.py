@@ -36,6 +36,7 @@ import os
 import shutil
 import tempfile
 import time
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -52,6 +53,7 @@ from fifthave_env.runtime import WorkerPool, atomic_write_text
 
 from .config import CandidateValueConfig  # noqa: F401 (its flat config, imported from here before)
 from .generations import cpu_seconds
+from .league import pfsp_weights
 from fifthave.agents.agentfile import DESTINATION_FEATURES, AgentFileError, candidate_width, read_agent_file
 from fifthave.agents.learned import destination_features, effect_features
 
@@ -67,12 +69,28 @@ from .values_agent import (
 )
 
 
-def play_labelled(config, seed, student=None, searcher=None, generations=()):
-    """One game, one seat searched; returns (observations, candidate features, decision of each candidate,
-    value differences) of that seat's searched decisions. With ``student`` (the path of a saved network),
+class LabelledGame(NamedTuple):
+    """The searched seat's decisions of one labelled game, and how the game went for that seat."""
+
+    observations: list
+    features: list
+    """Per candidate: its features (``candidate_features``, then the effect features with ``config.effects``)."""
+    owners: list
+    """Per candidate: the index of its decision in ``observations``."""
+    targets: list
+    """Per candidate: the search's value minus the heuristic candidate's."""
+    opponents: tuple
+    """The league entry seated at each other seat, in seat order (a generation as ``values:PATH``)."""
+    win_share: float
+    """The searched seat's share of the win (1 / k of k winners; 0 in a truncated game)."""
+
+
+def play_labelled(config, seed, student=None, searcher=None, generations=(), weights=None):
+    """One game, one seat searched; its ``LabelledGame``. With ``student`` (the path of a saved network),
     that network plays the seat and the search only labels its decisions. ``searcher``: an agent seated
     there instead of the config's search (one that records more about each search, in the same game).
-    ``generations``: paths of the run's saved networks, league entries beside ``config.opponents``."""
+    ``generations``: paths of the run's saved networks, league entries after ``config.opponents``; ``weights``:
+    each entry's probability of a seat (None: all alike)."""
     rng = np.random.default_rng(seed)
     cfg = config.labelling_game()
     game = Game(cfg, rng=np.random.default_rng(rng.integers(2**63)))
@@ -92,7 +110,7 @@ def play_labelled(config, seed, student=None, searcher=None, generations=()):
         elif s == seat:
             agent = SearchAgent(samples=config.samples, depth=config.depth, groups=config.groups)
         else:
-            seated[s] = league[rng.integers(len(league))]
+            seated[s] = league[rng.integers(len(league)) if weights is None else rng.choice(len(league), p=weights)]
             agent = agent_factory(seated[s])()
         agent.reset(cfg, s, np.random.default_rng(rng.integers(2**63)))
         players.append(agent)
@@ -103,7 +121,9 @@ def play_labelled(config, seed, student=None, searcher=None, generations=()):
     effects_rng = np.random.default_rng([0xEF, seed]) if config.effects else None
     labeller = _Labeller(players[seat], observer, cfg, effects_rng)
     play(game, players, [labeller])
-    return labeller.observations, labeller.features, labeller.owners, labeller.targets
+    won = not game.truncated and seat in game.winners
+    return LabelledGame(labeller.observations, labeller.features, labeller.owners, labeller.targets,
+                        tuple(seated[:seat] + seated[seat + 1:]), 1 / len(game.winners) if won else 0.0)
 
 
 class _Labeller(GameHooks):
@@ -145,8 +165,10 @@ def _play_labelled(job):
     return play_labelled(*job)
 
 
+# what the labelled games depend on (and, when not their defaults, advice, effects, seated_rollouts,
+# past_generations and pfsp_power: see _check_store)
 LABELLING_FIELDS = ("seed", "num_players", "board", "observation_layout", "groups", "opponents", "samples", "depth",
-                    "games", "held_out_games", "dagger_games")  # and advice, effects, seated_rollouts, past_generations if not default  # what the labelled games depend on
+                    "games", "held_out_games", "dagger_games")
 CHUNK_GAMES = 50  # games per saved file of labels: an interrupted run loses at most this many
 
 
@@ -167,15 +189,21 @@ def _load_chunk(path, config):
     return arrays
 
 
-def collect(config, games, rng, log=print, store=None, tag="labels", student=None, generations=()):
+def chunk_paths(store, tag, games):
+    """The files ``collect`` saves ``games`` games of ``tag`` in, ``CHUNK_GAMES`` a file."""
+    return [os.path.join(store, f"{tag}_{k:04d}.npz") for k in range(-(-games // CHUNK_GAMES))]
+
+
+def collect(config, games, rng, log=print, store=None, tag="labels", student=None, generations=(), weights=None):
     """Labelled data of ``games`` games as arrays (observations, candidate features, each candidate's
-    decision, scaled value differences); ``student`` and ``generations`` as in ``play_labelled``. Each game's
-    seed is drawn from ``rng`` first, so the data does not depend on the number of workers. With ``store`` (a
-    directory), every ``CHUNK_GAMES`` games are saved there as ``TAG_K.npz`` and a rerun loads them instead of
-    playing them again: an interrupted run resumes with the same data."""
+    decision, scaled value differences); ``student``, ``generations`` and ``weights`` as in ``play_labelled``.
+    Each game's seed is drawn from ``rng`` first, so the data does not depend on the number of workers. With
+    ``store`` (a directory), every ``CHUNK_GAMES`` games are saved there as ``TAG_K.npz`` (with who sat in the
+    other seats and the searched seat's win share, ``league_results``) and a rerun loads them instead of playing
+    them again: an interrupted run resumes with the same data."""
     seeds = [int(s) for s in rng.integers(2**63, size=games)]
     chunks = [seeds[k:k + CHUNK_GAMES] for k in range(0, games, CHUNK_GAMES)]
-    paths = [os.path.join(store, f"{tag}_{k:04d}.npz") if store else None for k in range(len(chunks))]
+    paths = chunk_paths(store, tag, games) if store else [None] * len(chunks)
     started = time.perf_counter()
     pool = None
     if config.workers > 1 and games > 1 and not all(p and os.path.exists(p) for p in paths):
@@ -187,17 +215,20 @@ def collect(config, games, rng, log=print, store=None, tag="labels", student=Non
             if path and os.path.exists(path):
                 parts.append(_load_chunk(path, config))
             else:
-                jobs = [(config, seed, student, None, tuple(generations)) for seed in chunk]
+                jobs = [(config, seed, student, None, tuple(generations), weights) for seed in chunk]
                 results = pool.map(_play_labelled, jobs) if pool else map(_play_labelled, jobs)
-                observations, features, owners, targets = [], [], [], []
-                for obs, feats, own, tgt in results:
-                    owners += [o + len(observations) for o in own]
-                    observations += obs
-                    features += feats
-                    targets += tgt
+                observations, features, owners, targets, opponents, shares = [], [], [], [], [], []
+                for game in results:
+                    owners += [o + len(observations) for o in game.owners]
+                    observations += game.observations
+                    features += game.features
+                    targets += game.targets
+                    opponents.append(game.opponents)
+                    shares.append(game.win_share)
                 parts.append(_as_arrays(config, observations, features, owners, targets))
                 if path:
-                    np.savez_compressed(path + ".tmp.npz", *parts[-1])
+                    np.savez_compressed(path + ".tmp.npz", *parts[-1], np.array(opponents, dtype=str),
+                                        np.array(shares))
                     os.replace(path + ".tmp.npz", path)  # whole files only: an interruption leaves none half-written
             done += len(chunk)
             log(f"  {tag}: {done}/{games} games ({time.perf_counter() - started:.0f} s)", flush=True)
@@ -205,6 +236,36 @@ def collect(config, games, rng, log=print, store=None, tag="labels", student=Non
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
     return concatenate(config, parts)
+
+
+def league_results(paths):
+    """Per league entry seated in the labelled games saved in ``paths`` (``collect``'s files): [the searched seat's
+    win shares summed, the seats the entry held] - a game counts once for each seat an entry held in it."""
+    totals = {}
+    for path in paths:
+        with np.load(path, allow_pickle=False) as f:
+            if "arr_5" not in f.files:
+                raise ValueError(f"{path} was saved before the labels kept who sat where; delete it to label "
+                                 "those games again")
+            opponents, shares = f["arr_4"], f["arr_5"]
+        for row, share in zip(opponents, shares):
+            for name in row:
+                total = totals.setdefault(str(name), [0.0, 0])
+                total[0] += float(share)
+                total[1] += 1
+    return totals
+
+
+def league_weights(config, results, generations):
+    """Each league entry's probability of a seat under PFSP (``config.pfsp_power``): the entries of
+    ``config.opponents`` share their uniform part in proportion to ``pfsp_weights`` of the student's win share
+    against their name in ``results`` (``league_results``; a name not met: the fair share), and each of the
+    ``generations`` entries after them keeps its uniform probability."""
+    fair = 1 / config.num_players
+    rates = [results[name][0] / results[name][1] if name in results else fair for name in config.opponents]
+    entries = len(config.opponents) + generations
+    scripted = pfsp_weights(rates, config.pfsp_power, config.pfsp_min_weight) * len(config.opponents) / entries
+    return np.concatenate([scripted, np.full(generations, 1 / entries)])
 
 
 def concatenate(config, parts):
@@ -405,9 +466,11 @@ def _check_store(store, config):
     labelling = {k: v for k, v in dataclasses.asdict(config).items() if k in LABELLING_FIELDS}
     if not config.advice:  # recorded only when false: stores written before the option still match
         labelling["advice"] = False
-    for name in ("effects", "seated_rollouts", "past_generations"):  # likewise
+    for name in ("effects", "seated_rollouts", "past_generations", "pfsp_power"):  # likewise
         if getattr(config, name):
             labelling[name] = getattr(config, name)
+    if config.pfsp_power:
+        labelling["pfsp_min_weight"] = config.pfsp_min_weight
     path = os.path.join(store, "config.json")
     if os.path.exists(path):
         with open(path) as f:
@@ -418,7 +481,8 @@ def _check_store(store, config):
         atomic_write_text(path, json.dumps(labelling))
 
 
-NOT_FIT_FIELDS = ("run_dir", "workers", "eval_games", "eval_seed", "dagger_rounds", "replay_rounds")
+NOT_FIT_FIELDS = ("run_dir", "workers", "eval_games", "eval_seed", "dagger_rounds", "replay_rounds", "pfsp_power",
+                  "pfsp_min_weight")
 """Settings no generation's weights depend on but through the labels they choose, which ``fit_key`` hashes (a run
 resumed with more rounds, or a window that leaves a fit's labels as they were, refits none of its generations)."""
 
@@ -514,7 +578,8 @@ def train_values(config):
     collected = time.perf_counter() - started
     print(f"labelled {len(label_sets[0][0])} decisions ({len(label_sets[0][3])} candidates) in {collected:.0f} s",
           flush=True)
-    students = []
+    students, rounds_played = [], []  # rounds_played: each DAgger round's label files
+    pfsp = []  # per round from the second, with pfsp_power: the win shares it drew by and its draw probabilities
     final = os.path.join(config.run_dir, "values.npz")
     for round_ in range(config.dagger_rounds if config.dagger_games else 0):
         # DAgger: the fitted ensemble plays the searched seat and the search labels the positions it reaches.
@@ -533,10 +598,23 @@ def train_values(config):
             first = save_values(student, net, dataclasses.asdict(config), {"fit_key": key, **clock})
         students.append(student)
         league = students[-config.past_generations:] if config.past_generations else []
+        weights = None
+        if config.pfsp_power and rounds_played:
+            results = league_results(rounds_played[-1])
+            weights = league_weights(config, results, len(league))
+            names = list(dict.fromkeys(config.opponents))
+            drawn = {name: round(float(weights[:len(config.opponents)][np.array(config.opponents) == name].sum()), 4)
+                     for name in names}  # a seat's probability of each name
+            pfsp.append({"round": round_ + 1, "drawn": drawn, "win_shares": {
+                name: [round(won / seats, 4), seats] for name, (won, seats) in sorted(results.items())}})
+            print(f"  PFSP, round {round_ + 1}, a seat's probability of each name: "
+                  + ", ".join(f"{name} {drawn[name]:.3f}" for name in names), flush=True)
         seeds = [config.seed, 0xDA] + ([round_] if round_ else [])  # the first round's as before rounds existed
-        extra = collect(config, config.dagger_games, np.random.default_rng(seeds), store=store,
-                        tag=f"dagger_{first[:12]}", student=student, generations=league)
+        tag = f"dagger_{first[:12]}"
+        extra = collect(config, config.dagger_games, np.random.default_rng(seeds), store=store, tag=tag,
+                        student=student, generations=league, weights=weights)
         label_sets.append(extra)
+        rounds_played.append(chunk_paths(store, tag, config.dagger_games))
     data = replayed(config, label_sets)
     net = fit(config, data, held_out)
     error, best = evaluate_fit(net, with_destinations(config, held_out))
@@ -546,6 +624,8 @@ def train_values(config):
               "held_out_loss": round(error, 4), "held_out_best_agrees": round(best, 4),
               "first_labels_seconds": round(collected, 1), "seconds": generations[-1]["seconds"],
               "cpu_seconds": generations[-1]["cpu_seconds"], "generations": generations}
+    if pfsp:
+        report["pfsp"] = pfsp
     digest = save_values(path, net, dataclasses.asdict(config), report)
     print(f"saved {path} (weights sha256 {digest}) after {report['seconds']:.0f} s", flush=True)
     if config.eval_games:

@@ -416,6 +416,15 @@ class CandidateValuesSection:
     with the eight scripted anchors of ``candidate_values_league_4p.json`` (6 games, CPU per game): 0.23 s; 0.65 s
     with one generation added to them, 0.80 s with ``search`` added instead: a network or a search seat makes a
     labelled game several times dearer."""
+    pfsp_power: float = 0.0
+    """Prioritized fictitious self-play (AlphaStar's PFSP) in the labelling league. 0: every seat draws uniformly
+    from ``opponents`` and the generations. Above 0, from the second DAgger round on, the entries of ``opponents``
+    share their part of the draws (the generations keep theirs) in proportion to ``max(pfsp_min_weight, (1 - w)
+    ** pfsp_power)`` (``fifthave.train.league.pfsp_weights``), ``w`` the student's win share against that name
+    over the seats it held in the previous round's labelled games (a name it did not meet: the fair share); a name
+    listed twice weighs twice. The first DAgger round, whose previous games the search played, draws uniformly."""
+    pfsp_min_weight: float = 0.05
+    """Smallest PFSP weight of an entry of ``opponents`` (``pfsp_power`` above 0), so that none is forgotten."""
     seated_rollouts: bool = False
     """Whether the labelling search's rollouts play each other seat with the agent seated there (the labeller
     knows who sits where; the agent at play does not) and the searched seat with the HeuristicAgent. False:
@@ -718,6 +727,8 @@ class CandidateValueConfig:
         self.seated_rollouts = checks.boolean("seated_rollouts", self.seated_rollouts)
         check_league_names(self.opponents)
         self.past_generations = checks.integer("past_generations", self.past_generations, 0)
+        self.pfsp_power = checks.real("pfsp_power", self.pfsp_power, 0.0)
+        self.pfsp_min_weight = checks.real("pfsp_min_weight", self.pfsp_min_weight, 0.0, 1.0, low_included=False)
         self.depth = checks.integer("depth", self.depth, 0)
         for name in ("samples", "games", "held_out_games", "workers", "embedding_width", "head_width", "epochs",
                      "ensemble", "batch_size"):

@@ -141,7 +141,7 @@ def test_a_file_that_claims_advice_free_play_for_some_groups_is_refused(tmp_path
 
 def test_advice_free_labels_cover_every_group_without_the_heuristics_candidate(tmp_path):
     config = CandidateValueConfig(**TINY)
-    observations, features, owners, targets = (np.asarray(a) for a in play_labelled(config, 5))
+    observations, features, owners, targets = (np.asarray(a) for a in play_labelled(config, 5)[:4])
     assert np.array_equal(np.asarray(play_labelled(config, 5)[3]), targets)  # reproducible
     assert len(observations) > 0 and np.all(features[:, _BID + 8] == 0)  # no "heuristic's choice" feature
     sums = np.bincount(owners, weights=targets)

@@ -26,23 +26,25 @@ from fifthave_env.observation import OBS_SIZES, Observer
 TINY = dict(samples=1, observation_layout=0, games=2, held_out_games=1, workers=1, embedding_width=16, epochs=2,
             ensemble=2, eval_games=0)
 OBS = OBS_SIZES[0]
+UNPLAYED = types.SimpleNamespace(truncated=True, winners=[])  # the game a mocked play leaves: no one won
 
 
-def fake_game(config, seed, student=None, searcher=None, generations=()):
-    """What play_labelled returns, made from the seed alone: (seed % 3) + 1 decisions of 2 candidates."""
+def fake_game(config, seed, student=None, searcher=None, generations=(), weights=None):
+    """What play_labelled returns, made from the seed alone: (seed % 3) + 1 decisions of 2 candidates, no one in
+    the other seats, no win."""
     k = seed % 3 + 1
     rng = np.random.default_rng(seed)
     observations = [rng.random(OBS).astype(np.float32) for _ in range(k)]
     features = [rng.random(CANDIDATE_FEATURES).astype(np.float32) for _ in range(2 * k)]
     owners = [d for d in range(k) for _ in range(2)]
     targets = [float(x) for x in rng.standard_normal(2 * k)]
-    return observations, features, owners, targets
+    return cv.LabelledGame(observations, features, owners, targets, (), 0.0)
 
 
 def expected_labels(seeds):
     observations, features, owners, targets = [], [], [], []
     for seed in seeds:
-        o, f, w, t = fake_game(None, seed)
+        o, f, w, t = fake_game(None, seed)[:4]
         owners += [x + len(observations) for x in w]
         observations += o
         features += f
@@ -82,8 +84,8 @@ def test_collect_draws_every_games_seed_first_and_keeps_the_labels_in_chunks(tmp
 def test_collect_without_a_store_passes_the_student_and_the_generations_to_every_game(monkeypatch):
     calls = []
 
-    def recording(config, seed, student=None, searcher=None, generations=()):
-        calls.append((seed, student, searcher, generations))
+    def recording(config, seed, student=None, searcher=None, generations=(), weights=None):
+        calls.append((seed, student, searcher, generations, weights))
         return fake_game(config, seed)
 
     monkeypatch.setattr(cv, "play_labelled", recording)
@@ -91,8 +93,12 @@ def test_collect_without_a_store_passes_the_student_and_the_generations_to_every
     data = cv.collect(config, 3, np.random.default_rng(1), log=lambda *a, **k: None, student="net.npz",
                       generations=["old.npz", "net.npz"])
     seeds = [int(s) for s in np.random.default_rng(1).integers(2**63, size=3)]
-    assert calls == [(s, "net.npz", None, ("old.npz", "net.npz")) for s in seeds]
+    assert calls == [(s, "net.npz", None, ("old.npz", "net.npz"), None) for s in seeds]
     assert same(data, expected_labels(seeds))
+    calls.clear()
+    cv.collect(config, 1, np.random.default_rng(1), log=lambda *a, **k: None, generations=["old.npz"],
+               weights=(0.25, 0.75))
+    assert calls == [(seeds[0], None, None, ("old.npz",), (0.25, 0.75))]
 
 
 def test_arrays_of_labels_have_their_documented_types_and_scale():
@@ -100,7 +106,7 @@ def test_arrays_of_labels_have_their_documented_types_and_scale():
     arrays = cv._as_arrays(config, [], [], [], [])
     assert [a.shape for a in arrays] == [(0, OBS), (0, CANDIDATE_FEATURES), (0,), (0,)]
     assert [a.dtype for a in arrays] == [np.float32, np.float32, np.int64, np.float32]
-    o, f, w, t = fake_game(None, 4)
+    o, f, w, t = fake_game(None, 4)[:4]
     arrays = cv._as_arrays(config, o, f, w, t)
     assert arrays[3].tolist() == (np.asarray(t, np.float32) * np.float32(10)).tolist()  # VALUE_SCALE 10
     assert arrays[2].tolist() == w and arrays[0].shape == (2, OBS)
@@ -108,7 +114,7 @@ def test_arrays_of_labels_have_their_documented_types_and_scale():
 
 def test_a_chunk_of_other_labels_is_refused_in_full(tmp_path):
     config = CandidateValueConfig(**TINY)
-    good = cv._as_arrays(config, *fake_game(None, 5))  # 3 decisions, 6 candidates
+    good = cv._as_arrays(config, *fake_game(None, 5)[:4])  # 3 decisions, 6 candidates
     path = str(tmp_path / "c.npz")
     message = f"{path} does not hold labels of this config; delete it to label those games again"
     for observations, features, owners, targets in (
@@ -141,7 +147,7 @@ def test_a_chunk_whose_arrays_would_unpickle_code_is_refused_and_nothing_runs(tm
     config = CandidateValueConfig(**TINY)
     marker = tmp_path / "ran"
     path = str(tmp_path / "c.npz")
-    good = cv._as_arrays(config, *fake_game(None, 5))
+    good = cv._as_arrays(config, *fake_game(None, 5)[:4])
     np.savez(path, np.array([Payload(str(marker))], dtype=object), *good[1:])
     with pytest.raises(ValueError, match="allow_pickle=False"):
         cv._load_chunk(path, config)
@@ -150,7 +156,7 @@ def test_a_chunk_whose_arrays_would_unpickle_code_is_refused_and_nothing_runs(tm
 
 def test_concatenated_parts_renumber_their_owners():
     config = CandidateValueConfig(**TINY)
-    parts = [cv._as_arrays(config, *fake_game(None, s)) for s in (5, 3, 4)]  # 3, 1 and 2 decisions
+    parts = [cv._as_arrays(config, *fake_game(None, s)[:4]) for s in (5, 3, 4)]  # 3, 1 and 2 decisions
     data = cv.concatenate(config, parts)
     assert data[2].tolist() == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
     assert data[2].dtype == np.int64 and data[3].dtype == np.float32
@@ -274,7 +280,7 @@ def test_the_evaluation_plays_the_saved_network_against_each_field_on_the_docume
 
 def test_the_ensemble_holds_each_members_own_fit_and_the_thread_count_is_restored(monkeypatch):
     config = CandidateValueConfig(**{**TINY, "epochs": 1, "batch_size": 2})
-    data = cv.concatenate(config, [cv._as_arrays(config, *fake_game(None, s)) for s in (5, 4)])
+    data = cv.concatenate(config, [cv._as_arrays(config, *fake_game(None, s)[:4]) for s in (5, 4)])
     threads = torch.get_num_threads()
     seen = []
     real = cv._fit
@@ -317,7 +323,7 @@ class InProcessPool:
 def test_a_run_labels_fits_saves_and_reports_and_dagger_labels_the_students_positions(tmp_path, monkeypatch, capsys):
     students = []
 
-    def game(config, seed, student=None, searcher=None, generations=()):
+    def game(config, seed, student=None, searcher=None, generations=(), weights=None):
         students.append(student)
         return fake_game(config, seed)
 
@@ -387,7 +393,7 @@ def test_a_members_fit_is_adam_on_the_squared_error_of_whole_decisions_with_a_st
     learning_rate x (1 - step / steps), steps = epochs x minibatches per epoch."""
     config = CandidateValueConfig(**{**TINY, "epochs": 2, "batch_size": 2, "learning_rate": 0.01,
                                      "weight_decay": 0.001})
-    data = cv.concatenate(config, [cv._as_arrays(config, *fake_game(None, s)) for s in (5, 4)])  # 5 decisions
+    data = cv.concatenate(config, [cv._as_arrays(config, *fake_game(None, s)[:4]) for s in (5, 4)])  # 5 decisions
     lines = []
     fitted = cv._fit(config, 1, data, data, lambda *a, **k: lines.append((a, k)))
     rng = np.random.default_rng([config.seed, 0xF17, 1])
@@ -452,7 +458,7 @@ def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_draw
     from fifthave.agents.search import DECISION_GROUPS
 
     games = []
-    monkeypatch.setattr(cv, "Game", lambda cfg, rng: games.append((cfg, int(rng.integers(2**63)))) or "game")
+    monkeypatch.setattr(cv, "Game", lambda cfg, rng: games.append((cfg, int(rng.integers(2**63)))) or UNPLAYED)
     monkeypatch.setattr(cv, "play", lambda game, players, hooks: None)
     monkeypatch.setattr(cv, "SearchAgent", lambda **kwargs: Recorded("search", **kwargs))
     monkeypatch.setattr(cv, "AdviceFreeSearchAgent", lambda *args: Recorded("advice-free search", *args))
@@ -464,13 +470,15 @@ def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_draw
     groups = ["bid"] if advice or student else list(DECISION_GROUPS)
     config = CandidateValueConfig(**{**TINY, "num_players": 3, "board": 6, "samples": 3, "depth": 7,
                                      "groups": groups, "opponents": ["a", "b"], "advice": advice or bool(student)})
-    assert cv.play_labelled(config, 12, student) == ([], [], [], [])
+    labelled = cv.play_labelled(config, 12, student)
+    assert labelled[:4] == ([], [], [], []) and labelled.win_share == 0
     rng = np.random.default_rng(12)
     game_seed = rng.integers(2**63)
     seat = int(rng.integers(3))
     (cfg, drawn), = games
     assert (cfg.num_players, cfg.board) == (3, 6) and drawn == np.random.default_rng(game_seed).integers(2**63)
     assert len(Recorded.made) == 3
+    assert labelled.opponents == tuple(agent.args[0] for s, agent in enumerate(Recorded.made) if s != seat)
     for s, agent in enumerate(Recorded.made):
         if s == seat:
             # the student plays as its file says (advice), the search labels with the config's samples and depth
@@ -491,7 +499,7 @@ def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_draw
 def test_each_dagger_round_seats_the_latest_fit_on_its_own_deals_and_no_games_means_no_rounds(tmp_path, monkeypatch):
     played = []
 
-    def game(config, seed, student=None, searcher=None, generations=()):
+    def game(config, seed, student=None, searcher=None, generations=(), weights=None):
         played.append((seed, student and os.path.basename(student)))
         return fake_game(config, seed)
 
@@ -514,7 +522,7 @@ def test_each_dagger_round_seats_the_latest_fit_on_its_own_deals_and_no_games_me
 
 def test_a_given_searcher_is_seated_instead_of_the_search_with_the_same_draws(monkeypatch):
     seated = []
-    monkeypatch.setattr(cv, "Game", lambda cfg, rng: "game")
+    monkeypatch.setattr(cv, "Game", lambda cfg, rng: UNPLAYED)
     monkeypatch.setattr(cv, "play", lambda game, players, hooks: seated.extend(players))
     monkeypatch.setattr(cv, "AdviceFreeSearchAgent", lambda *args: pytest.fail("the config's search was built"))
     monkeypatch.setitem(AGENT_FACTORIES, "a", lambda: Recorded("a"))
@@ -523,9 +531,78 @@ def test_a_given_searcher_is_seated_instead_of_the_search_with_the_same_draws(mo
     config = CandidateValueConfig(**{**TINY, "num_players": 3, "opponents": ["a"], "advice": False,
                                      "groups": list(DECISION_GROUPS)})
     given = Recorded("given")
-    assert cv.play_labelled(config, 12, searcher=given) == ([], [], [], [])
+    assert cv.play_labelled(config, 12, searcher=given) == ([], [], [], [], ("a", "a"), 0.0)
     rng = np.random.default_rng(12)
     rng.integers(2**63)  # the game's generator
     seat = int(rng.integers(3))
     assert seated[seat] is given and given.seat == seat
     assert [agent.args for agent in seated if agent is not given] == [("a",), ("a",)]
+
+
+@pytest.mark.parametrize("truncated, winners, share", [(False, [1], 1.0), (False, [0, 1, 2], 1 / 3), (False, [0], 0.0),
+                                                       (True, [1], 0.0)])
+def test_a_labelled_game_reports_the_searched_seats_win_share_and_who_sat_in_the_other_seats(monkeypatch, truncated,
+                                                                                            winners, share):
+    monkeypatch.setattr(cv, "Game", lambda cfg, rng: types.SimpleNamespace(truncated=truncated, winners=winners))
+    monkeypatch.setattr(cv, "play", lambda game, players, hooks: None)
+    monkeypatch.setattr(cv, "AdviceFreeSearchAgent", lambda *args: Recorded("search"))
+    for name in ("a", "b"):
+        monkeypatch.setitem(AGENT_FACTORIES, name, lambda name=name: Recorded(name))
+    from fifthave.agents.search import DECISION_GROUPS
+
+    config = CandidateValueConfig(**{**TINY, "num_players": 3, "opponents": ["a", "b"], "advice": False,
+                                     "groups": list(DECISION_GROUPS)})
+    seed = next(s for s in range(50) if _searched_seat(s, 3) == 1)
+    Recorded.made = []
+    labelled = cv.play_labelled(config, seed)
+    assert labelled.win_share == pytest.approx(share)
+    assert labelled.opponents == tuple(Recorded.made[s].args[0] for s in (0, 2))
+
+
+def test_a_labelled_games_opponents_are_drawn_by_the_weights_given(monkeypatch):
+    monkeypatch.setattr(cv, "Game", lambda cfg, rng: UNPLAYED)
+    monkeypatch.setattr(cv, "play", lambda game, players, hooks: None)
+    monkeypatch.setattr(cv, "AdviceFreeSearchAgent", lambda *args: Recorded("search"))
+    for name in ("a", "b"):
+        monkeypatch.setitem(AGENT_FACTORIES, name, lambda name=name: Recorded(name))
+    from fifthave.agents.search import DECISION_GROUPS
+
+    config = CandidateValueConfig(**{**TINY, "opponents": ["a", "b"], "advice": False,
+                                     "groups": list(DECISION_GROUPS)})
+    assert {cv.play_labelled(config, seed, weights=(0.0, 1.0)).opponents for seed in range(5)} == {("b",) * 3}
+    assert {cv.play_labelled(config, seed, weights=(1.0, 0.0)).opponents for seed in range(5)} == {("a",) * 3}
+    seen = {name for seed in range(5) for name in cv.play_labelled(config, seed).opponents}
+    assert seen == {"a", "b"}  # without weights, both
+
+
+def _searched_seat(seed, num_players):
+    rng = np.random.default_rng(seed)
+    rng.integers(2**63)  # the game's generator
+    return int(rng.integers(num_players))
+
+
+def test_league_results_count_each_seat_an_entry_held_and_league_weights_follow_pfsp(tmp_path):
+    np.savez(tmp_path / "a.npz", *cv._as_arrays(CandidateValueConfig(**TINY), [], [], [], []),
+             np.array([["x", "y", "x"], ["y", "y", "z"]]), np.array([1.0, 0.5]))
+    np.savez(tmp_path / "b.npz", *cv._as_arrays(CandidateValueConfig(**TINY), [], [], [], []),
+             np.array([["x", "z", "z"]]), np.array([0.0]))
+    assert cv.league_results([str(tmp_path / "a.npz"), str(tmp_path / "b.npz")]) == {
+        "x": [2.0, 3], "y": [2.0, 3], "z": [0.5, 3]}
+    np.savez(tmp_path / "old.npz", *cv._as_arrays(CandidateValueConfig(**TINY), [], [], [], []))
+    with pytest.raises(ValueError, match=r"old.npz was saved before the labels kept who sat where; delete it"):
+        cv.league_results([str(tmp_path / "old.npz")])
+    # 4 players (fair share 0.25); the heuristic listed twice, greedy never met; two generations keep 1/6 each
+    config = CandidateValueConfig(**{**TINY, "opponents": ["heuristic", "heuristic", "random", "greedy"],
+                                     "pfsp_power": 2.0, "pfsp_min_weight": 0.05})
+    weights = cv.league_weights(config, {"heuristic": [0.6, 2], "random": [3.0, 3], "values:g.npz": [0.0, 5]}, 2)
+    raw = np.array([0.7 ** 2, 0.7 ** 2, 0.05, 0.75 ** 2])  # random always beaten: the floor
+    assert np.allclose(weights, np.concatenate([raw / raw.sum() * 4 / 6, [1 / 6, 1 / 6]]))
+    assert weights.sum() == pytest.approx(1.0)
+
+
+def test_pfsp_settings_are_checked():
+    with pytest.raises(ValueError, match="pfsp_power must be a number from 0.0, got -1.0"):
+        CandidateValueConfig(**{**TINY, "pfsp_power": -1.0})
+    for bad in (0.0, 1.5):
+        with pytest.raises(ValueError, match=f"pfsp_min_weight must be a number above 0.0 to 1.0, got {bad}"):
+            CandidateValueConfig(**{**TINY, "pfsp_min_weight": bad})

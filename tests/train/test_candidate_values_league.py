@@ -78,18 +78,20 @@ def test_each_dagger_round_adds_the_latest_generations_to_the_league(tmp_path, m
     leagues = []
     original = cv.collect
 
-    def recording(config, games, rng, log=print, store=None, tag="labels", student=None, generations=()):
-        leagues.append((tag.split("_")[0], [p.rsplit("/", 1)[-1] for p in generations], student))
-        return original(config, games, rng, log, store, tag, student, generations)
+    def recording(config, games, rng, log=print, store=None, tag="labels", student=None, generations=(),
+                  weights=None):
+        leagues.append((tag.split("_")[0], [p.rsplit("/", 1)[-1] for p in generations], student, weights))
+        return original(config, games, rng, log, store, tag, student, generations, weights)
 
     monkeypatch.setattr(cv, "collect", recording)
     config = CandidateValueConfig(**{**TINY, "opponents": ["random"], "dagger_games": 1, "dagger_rounds": 3,
                                      "past_generations": 2, "run_dir": str(tmp_path / "run")})
     first = train_values(config)["weights_sha256"]
-    assert [(tag, names) for tag, names, _ in leagues] == [
+    assert all(weights is None for *_, weights in leagues)  # without pfsp_power, every seat draws uniformly
+    assert [(tag, names) for tag, names, _, _ in leagues] == [
         ("held", []), ("train", []), ("dagger", ["values_first.npz"]),
         ("dagger", ["values_first.npz", "values_round1.npz"]), ("dagger", ["values_round1.npz", "values_round2.npz"])]
-    assert all(student.endswith(names[-1]) for tag, names, student in leagues if tag == "dagger")
+    assert all(student.endswith(names[-1]) for tag, names, student, _ in leagues if tag == "dagger")
     store = tmp_path / "run" / "labels"
     assert json.loads((store / "config.json").read_text())["past_generations"] == 2
     with pytest.raises(ValueError, match="holds labels of another config"):
@@ -191,3 +193,44 @@ def test_league_names_and_past_generations_are_checked():
     with pytest.raises(ValueError, match="replay_rounds"):
         CandidateValueConfig(**{**TINY, "replay_rounds": -1})
     assert CandidateValueConfig(**{**TINY, "opponents": ["search", "greedy"]}).opponents == ["search", "greedy"]
+
+
+def test_pfsp_draws_each_round_after_the_first_by_the_previous_rounds_results_and_resumes_bit_for_bit(tmp_path,
+                                                                                                     monkeypatch):
+    import fifthave.train.candidate_values as cv
+
+    drawn = []  # (tag, weights) of each collect
+    original = cv.collect
+
+    def recording(config, games, rng, log=print, store=None, tag="labels", student=None, generations=(),
+                  weights=None):
+        drawn.append((tag.split("_")[0], None if weights is None else np.asarray(weights).tolist()))
+        return original(config, games, rng, log, store, tag, student, generations, weights)
+
+    monkeypatch.setattr(cv, "collect", recording)
+    config = CandidateValueConfig(**{**TINY, "opponents": ["random", "greedy", "random"], "dagger_games": 2,
+                                     "dagger_rounds": 2, "past_generations": 1, "pfsp_power": 1.0,
+                                     "run_dir": str(tmp_path / "run")})
+    report = train_values(config)
+    assert [tag for tag, _ in drawn] == ["held", "train", "dagger", "dagger"]
+    assert drawn[2][1] is None  # the first round: uniform, as without PFSP
+    store = tmp_path / "run" / "labels"
+    rounds = sorted(store.glob("dagger_*.npz"), key=lambda p: p.stat().st_mtime)
+    (entry,) = report["pfsp"]  # the second round's draws, from the first round's games
+    results = cv.league_results([str(rounds[0])])
+    assert sum(seats for _, seats in results.values()) == 2 * 3  # two games, three other seats each
+    assert set(results) <= {"random", "greedy", f"values:{tmp_path}/run/values_first.npz"}
+    weights = cv.league_weights(config, results, 1)
+    assert drawn[3][1] == weights.tolist() and weights[3] == pytest.approx(0.25)  # the generation keeps its share
+    assert entry["round"] == 2 and entry["drawn"] == {
+        name: round(float(weights[:3][np.array(config.opponents) == name].sum()), 4) for name in ("random", "greedy")}
+    assert json.loads((store / "config.json").read_text())["pfsp_power"] == 1.0
+    with pytest.raises(ValueError, match="holds labels of another config"):
+        train_values(dataclasses.replace(config, pfsp_power=2.0))
+    # resumed after losing the last round's labels, it draws the same and ends with the same weights
+    shutil.copytree(tmp_path / "run", tmp_path / "resumed")
+    (tmp_path / "resumed" / "labels" / rounds[-1].name).unlink()
+    drawn.clear()
+    again = train_values(dataclasses.replace(config, run_dir=str(tmp_path / "resumed")))
+    assert drawn[3][1] == weights.tolist()
+    assert again["weights_sha256"] == report["weights_sha256"] and again["pfsp"] == report["pfsp"]

@@ -61,7 +61,7 @@ def test_opponents_get_their_own_observation_and_labels_record_the_searched_seat
                                   eval_games=0, num_players=3, groups=["bid", "board"],
                                   opponents=["observation-reader"])
     ObservationReader.checked, ObservationReader.seats = 0, set()
-    observations, _, _, _ = play_labelled(config, 11)
+    observations = play_labelled(config, 11).observations
     game = RecordingGame.played[-1]
     assert ObservationReader.checked > 20 and len(observations) > 5
     (seat,) = set(range(3)) - ObservationReader.seats  # the searched seat
