@@ -268,6 +268,20 @@ def league_weights(config, results, generations):
     return np.concatenate([scripted, np.full(generations, 1 / entries)])
 
 
+def pfsp_draws(config, paths, generations):
+    """A round's PFSP: each league entry's probability of a seat (``league_weights`` of the results in ``paths``,
+    the previous round's label files) and, for the run's report, each name of ``config.opponents`` with its
+    probability of a seat (``drawn``) and the win share it was weighted by with the seats it held
+    (``win_shares``)."""
+    results = league_results(paths)
+    weights = league_weights(config, results, generations)
+    names, scripted = list(dict.fromkeys(config.opponents)), np.array(config.opponents)
+    record = {"drawn": {name: round(float(weights[:len(scripted)][scripted == name].sum()), 4) for name in names},
+              "win_shares": {name: [round(results[name][0] / results[name][1], 4), results[name][1]]
+                             for name in names if name in results}}
+    return weights, record
+
+
 def concatenate(config, parts):
     """One data set of several (observations, features, owners, targets) parts; owners renumbered."""
     offsets = np.cumsum([0] + [len(p[0]) for p in parts[:-1]])
@@ -600,15 +614,10 @@ def train_values(config):
         league = students[-config.past_generations:] if config.past_generations else []
         weights = None
         if config.pfsp_power and rounds_played:
-            results = league_results(rounds_played[-1])
-            weights = league_weights(config, results, len(league))
-            names = list(dict.fromkeys(config.opponents))
-            drawn = {name: round(float(weights[:len(config.opponents)][np.array(config.opponents) == name].sum()), 4)
-                     for name in names}  # a seat's probability of each name
-            pfsp.append({"round": round_ + 1, "drawn": drawn, "win_shares": {
-                name: [round(won / seats, 4), seats] for name, (won, seats) in sorted(results.items())}})
+            weights, record = pfsp_draws(config, rounds_played[-1], len(league))
+            pfsp.append({"round": round_ + 1, **record})
             print(f"  PFSP, round {round_ + 1}, a seat's probability of each name: "
-                  + ", ".join(f"{name} {drawn[name]:.3f}" for name in names), flush=True)
+                  + ", ".join(f"{name} {p:.3f}" for name, p in record["drawn"].items()), flush=True)
         seeds = [config.seed, 0xDA] + ([round_] if round_ else [])  # the first round's as before rounds existed
         tag = f"dagger_{first[:12]}"
         extra = collect(config, config.dagger_games, np.random.default_rng(seeds), store=store, tag=tag,

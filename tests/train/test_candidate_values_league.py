@@ -224,6 +224,8 @@ def test_pfsp_draws_each_round_after_the_first_by_the_previous_rounds_results_an
     assert drawn[3][1] == weights.tolist() and weights[3] == pytest.approx(0.25)  # the generation keeps its share
     assert entry["round"] == 2 and entry["drawn"] == {
         name: round(float(weights[:3][np.array(config.opponents) == name].sum()), 4) for name in ("random", "greedy")}
+    assert entry["win_shares"] == {name: [round(results[name][0] / results[name][1], 4), results[name][1]]
+                                   for name in ("random", "greedy") if name in results}  # no generation's path
     assert json.loads((store / "config.json").read_text())["pfsp_power"] == 1.0
     with pytest.raises(ValueError, match="holds labels of another config"):
         train_values(dataclasses.replace(config, pfsp_power=2.0))
