@@ -592,7 +592,8 @@ def train_values(config):
     collected = time.perf_counter() - started
     print(f"labelled {len(label_sets[0][0])} decisions ({len(label_sets[0][3])} candidates) in {collected:.0f} s",
           flush=True)
-    students, rounds_played = [], []  # rounds_played: each DAgger round's label files
+    students = []
+    previous_round = None  # the label files of the DAgger round before, which PFSP draws by
     pfsp = []  # per round from the second, with pfsp_power: the win shares it drew by and its draw probabilities
     final = os.path.join(config.run_dir, "values.npz")
     for round_ in range(config.dagger_rounds if config.dagger_games else 0):
@@ -613,8 +614,8 @@ def train_values(config):
         students.append(student)
         league = students[-config.past_generations:] if config.past_generations else []
         weights = None
-        if config.pfsp_power and rounds_played:
-            weights, record = pfsp_draws(config, rounds_played[-1], len(league))
+        if config.pfsp_power and previous_round:
+            weights, record = pfsp_draws(config, previous_round, len(league))
             pfsp.append({"round": round_ + 1, **record})
             print(f"  PFSP, round {round_ + 1}, a seat's probability of each name: "
                   + ", ".join(f"{name} {p:.3f}" for name, p in record["drawn"].items()), flush=True)
@@ -623,7 +624,7 @@ def train_values(config):
         extra = collect(config, config.dagger_games, np.random.default_rng(seeds), store=store, tag=tag,
                         student=student, generations=league, weights=weights)
         label_sets.append(extra)
-        rounds_played.append(chunk_paths(store, tag, config.dagger_games))
+        previous_round = chunk_paths(store, tag, config.dagger_games)
     data = replayed(config, label_sets)
     net = fit(config, data, held_out)
     error, best = evaluate_fit(net, with_destinations(config, held_out))
