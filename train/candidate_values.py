@@ -166,7 +166,7 @@ def _play_labelled(job):
 
 
 # what the labelled games depend on (and, when not their defaults, advice, effects, seated_rollouts,
-# past_generations and pfsp_power: see _check_store)
+# past_generations, pfsp_power and pfsp_window: see _check_store)
 LABELLING_FIELDS = ("seed", "num_players", "board", "observation_layout", "groups", "opponents", "samples", "depth",
                     "games", "held_out_games", "dagger_games")
 CHUNK_GAMES = 50  # games per saved file of labels: an interrupted run loses at most this many
@@ -270,7 +270,7 @@ def league_weights(config, results, generations):
 
 def pfsp_draws(config, paths, generations):
     """A round's PFSP: each league entry's probability of a seat (``league_weights`` of the results in ``paths``,
-    the previous round's label files) and, for the run's report, each name of ``config.opponents`` with its
+    the label files of the latest ``config.pfsp_window`` DAgger rounds) and, for the run's report, each name of ``config.opponents`` with its
     probability of a seat (``drawn``) and the win share it was weighted by with the seats it held
     (``win_shares``)."""
     results = league_results(paths)
@@ -485,6 +485,8 @@ def _check_store(store, config):
             labelling[name] = getattr(config, name)
     if config.pfsp_power:
         labelling["pfsp_min_weight"] = config.pfsp_min_weight
+        if config.pfsp_window != 1:
+            labelling["pfsp_window"] = config.pfsp_window
     path = os.path.join(store, "config.json")
     if os.path.exists(path):
         with open(path) as f:
@@ -496,7 +498,7 @@ def _check_store(store, config):
 
 
 NOT_FIT_FIELDS = ("run_dir", "workers", "eval_games", "eval_seed", "dagger_rounds", "replay_rounds", "pfsp_power",
-                  "pfsp_min_weight")
+                  "pfsp_min_weight", "pfsp_window")
 """Settings no generation's weights depend on but through the labels they choose, which ``fit_key`` hashes (a run
 resumed with more rounds, or a window that leaves a fit's labels as they were, refits none of its generations)."""
 
@@ -593,7 +595,7 @@ def train_values(config):
     print(f"labelled {len(label_sets[0][0])} decisions ({len(label_sets[0][3])} candidates) in {collected:.0f} s",
           flush=True)
     students = []
-    previous_round = None  # the label files of the DAgger round before, which PFSP draws by
+    recent_rounds = []  # the label files of the latest config.pfsp_window DAgger rounds, which PFSP draws by
     pfsp = []  # per round from the second, with pfsp_power: the win shares it drew by and its draw probabilities
     final = os.path.join(config.run_dir, "values.npz")
     for round_ in range(config.dagger_rounds if config.dagger_games else 0):
@@ -614,8 +616,8 @@ def train_values(config):
         students.append(student)
         league = students[-config.past_generations:] if config.past_generations else []
         weights = None
-        if config.pfsp_power and previous_round:
-            weights, record = pfsp_draws(config, previous_round, len(league))
+        if config.pfsp_power and recent_rounds:
+            weights, record = pfsp_draws(config, [path for paths in recent_rounds for path in paths], len(league))
             pfsp.append({"round": round_ + 1, **record})
             print(f"  PFSP, round {round_ + 1}, a seat's probability of each name: "
                   + ", ".join(f"{name} {p:.3f}" for name, p in record["drawn"].items()), flush=True)
@@ -624,7 +626,7 @@ def train_values(config):
         extra = collect(config, config.dagger_games, np.random.default_rng(seeds), store=store, tag=tag,
                         student=student, generations=league, weights=weights)
         label_sets.append(extra)
-        previous_round = chunk_paths(store, tag, config.dagger_games)
+        recent_rounds = (recent_rounds + [chunk_paths(store, tag, config.dagger_games)])[-config.pfsp_window:]
     data = replayed(config, label_sets)
     net = fit(config, data, held_out)
     error, best = evaluate_fit(net, with_destinations(config, held_out))

@@ -421,10 +421,16 @@ class CandidateValuesSection:
     from ``opponents`` and the generations. Above 0, from the second DAgger round on, the entries of ``opponents``
     share their part of the draws (the generations keep theirs) in proportion to ``max(pfsp_min_weight, (1 - w)
     ** pfsp_power)`` (``fifthave.train.league.pfsp_weights``), ``w`` the student's win share against that name
-    over the seats it held in the previous round's labelled games (a name it did not meet: the fair share); a name
-    listed twice weighs twice. The first DAgger round, whose previous games the search played, draws uniformly."""
+    over the seats it held in the previous round's labelled games (or ``pfsp_window`` rounds'; a name it did not
+    meet: the fair share); a name listed twice weighs twice. The first DAgger round, whose previous games the search played, draws uniformly."""
     pfsp_min_weight: float = 0.05
     """Smallest PFSP weight of an entry of ``opponents`` (``pfsp_power`` above 0), so that none is forgotten."""
+    pfsp_window: int = 1
+    """DAgger rounds whose labelled games give PFSP its win shares: the latest this many before the round drawn
+    (1: the previous round's alone). A name drawn at well under 1% of the seats may go unmet in one round's games
+    and then counts at the fair share (random, always beaten, went 0.006 -> 0.054 -> 0.006 of the seats in the
+    2-player probe); over several rounds it is met. The older rounds' games were played by older students, so a
+    long window answers late to what the student learnt."""
     seated_rollouts: bool = False
     """Whether the labelling search's rollouts play each other seat with the agent seated there (the labeller
     knows who sits where; the agent at play does not) and the searched seat with the HeuristicAgent. False:
@@ -729,6 +735,7 @@ class CandidateValueConfig:
         self.past_generations = checks.integer("past_generations", self.past_generations, 0)
         self.pfsp_power = checks.real("pfsp_power", self.pfsp_power, 0.0)
         self.pfsp_min_weight = checks.real("pfsp_min_weight", self.pfsp_min_weight, 0.0, 1.0, low_included=False)
+        self.pfsp_window = checks.integer("pfsp_window", self.pfsp_window, 1)
         self.depth = checks.integer("depth", self.depth, 0)
         for name in ("samples", "games", "held_out_games", "workers", "embedding_width", "head_width", "epochs",
                      "ensemble", "batch_size"):

@@ -236,3 +236,31 @@ def test_pfsp_draws_each_round_after_the_first_by_the_previous_rounds_results_an
     again = train_values(dataclasses.replace(config, run_dir=str(tmp_path / "resumed")))
     assert drawn[3][1] == weights.tolist()
     assert again["weights_sha256"] == report["weights_sha256"] and again["pfsp"] == report["pfsp"]
+
+
+def test_a_pfsp_window_draws_each_round_by_the_latest_rounds_games(tmp_path, monkeypatch):
+    import fifthave.train.candidate_values as cv
+
+    read = []  # the label files each round's PFSP read
+    original = cv.pfsp_draws
+
+    def recording(config, paths, generations):
+        read.append(list(paths))
+        return original(config, paths, generations)
+
+    monkeypatch.setattr(cv, "pfsp_draws", recording)
+    config = CandidateValueConfig(**{**TINY, "opponents": ["random", "greedy"], "dagger_games": 2,
+                                     "dagger_rounds": 3, "pfsp_power": 1.0, "pfsp_window": 2,
+                                     "run_dir": str(tmp_path / "run")})
+    report = train_values(config)
+    store = tmp_path / "run" / "labels"
+    rounds = [str(p) for p in sorted(store.glob("dagger_*.npz"), key=lambda p: p.stat().st_mtime)]
+    assert len(rounds) == 3  # one file of 2 games a round
+    assert read == [rounds[:1], rounds[:2]]  # round 2 reads round 1's games; round 3 rounds 1 and 2
+    # the third round's win shares count the seats of both rounds' games: 2 rounds x 2 games x 3 other seats
+    assert [sum(seats for _, seats in entry["win_shares"].values()) for entry in report["pfsp"]] == [6, 12]
+    assert json.loads((store / "config.json").read_text())["pfsp_window"] == 2
+    with pytest.raises(ValueError, match="holds labels of another config"):
+        train_values(dataclasses.replace(config, pfsp_window=1))
+    with pytest.raises(ValueError, match="pfsp_window must be an int >= 1, got 0"):
+        CandidateValueConfig(**{**TINY, "pfsp_window": 0})
