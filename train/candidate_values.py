@@ -270,9 +270,9 @@ def league_weights(config, results, generations):
 
 def pfsp_draws(config, paths, generations):
     """A round's PFSP: each league entry's probability of a seat (``league_weights`` of the results in ``paths``,
-    the label files of the latest ``config.pfsp_window`` DAgger rounds) and, for the run's report, each name of ``config.opponents`` with its
-    probability of a seat (``drawn``) and the win share it was weighted by with the seats it held
-    (``win_shares``)."""
+    the label files of the latest ``config.pfsp_window`` DAgger rounds) and, for the run's report, each name of
+    ``config.opponents`` with its probability of a seat (``drawn``) and the win share it was weighted by with the
+    seats it held (``win_shares``)."""
     results = league_results(paths)
     weights = league_weights(config, results, generations)
     names, scripted = list(dict.fromkeys(config.opponents)), np.array(config.opponents)

@@ -422,7 +422,8 @@ class CandidateValuesSection:
     share their part of the draws (the generations keep theirs) in proportion to ``max(pfsp_min_weight, (1 - w)
     ** pfsp_power)`` (``fifthave.train.league.pfsp_weights``), ``w`` the student's win share against that name
     over the seats it held in the previous round's labelled games (or ``pfsp_window`` rounds'; a name it did not
-    meet: the fair share); a name listed twice weighs twice. The first DAgger round, whose previous games the search played, draws uniformly."""
+    meet: the fair share); a name listed twice weighs twice. The first DAgger round, whose previous games the
+    search played, draws uniformly."""
     pfsp_min_weight: float = 0.05
     """Smallest PFSP weight of an entry of ``opponents`` (``pfsp_power`` above 0), so that none is forgotten."""
     pfsp_window: int = 1

@@ -1,7 +1,10 @@
 """scripts/run.sh: the default config unless another is given, --resume alone continues the newest run, and setup
 runs only when .venv is missing or pyproject.toml changed (so --help answers at once);
-fifthave publish: a run directory per run, results/ only with --write-results."""
+fifthave publish: a run directory per run, results/ only with --write-results; scripts/head_to_head.py: the paired
+result of two named agents."""
 
+import importlib.util
+import json
 import os
 import shutil
 import stat
@@ -190,3 +193,27 @@ def test_publish_refuses_bad_options_in_one_line_before_running_anything(publish
         main(argv)
     assert exit_info.value.code == 2 and match in capsys.readouterr().err.splitlines()[-1]
     assert calls == [] and not (repo / "runs").exists()
+
+
+def load_script(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_head_to_head_writes_the_paired_result_of_two_named_agents(tmp_path, capsys):
+    from fifthave.agents.tournament import agent_factory
+    from fifthave.train.values_curve import paired_head_to_head
+
+    head_to_head = load_script("head_to_head")
+    out = tmp_path / "h2h.json"
+    report = head_to_head.main(["random", "heuristic", "--games", "20", "--seed", "3", "--out", str(out)])
+    assert json.loads(out.read_text()) == report and json.loads(capsys.readouterr().out) == report
+    assert report["command"] == "scripts/head_to_head.py random heuristic --players 2 --board 5 --games 20 --seed 3"
+    direct = paired_head_to_head(("random", agent_factory("random")), ("heuristic", agent_factory("heuristic")),
+                                 2, 5, 20, 3, 1)
+    assert report["result"]["difference"] == round(direct["difference"], 4) > 0.3
+    assert report["result"]["games"] == 20 and report["result"]["deals"] == 10
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        head_to_head.main(["random", "nobody", "--games", "20"])
