@@ -56,8 +56,9 @@ MODELS = {model.name: model for model in (
           "(results/training/values_selfplay/README.md)"),
     Model("values-selfplay-2p", "training/values_selfplay/2p/values.npz", "candidate-values", 2, 5,
           "values-selfplay-4p's recipe for 2 players (1,000 first labelled games, ten expert-iteration rounds, the "
-          "last fit on the rounds' labels alone) with destination features and a labelling league weighted toward the "
-          "heuristic fields: plays every decision with no scripted agent (results/training/values_selfplay/README.md)"),
+          "last fit on the rounds' labels alone) with destination features and a labelling league that draws the "
+          "scripted anchors by the network's results against them (prioritized fictitious self-play): plays every "
+          "decision with no scripted agent (results/training/values_selfplay/README.md)"),
     Model("dmc-4p", "generations/4p/agent.npz", "action-values", 4, 5,
           "iterated Deep Monte-Carlo self-play, generation 10 of train/configs/generations_4p.json: plays every "
           "decision alone, but wins almost nothing against the scripted agents yet (results/generations/README.md)"),
