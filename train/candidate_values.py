@@ -166,7 +166,7 @@ def _play_labelled(job):
 
 
 # what the labelled games depend on (and, when not their defaults, advice, effects, seated_rollouts,
-# past_generations, pfsp_power and pfsp_window: see _check_store)
+# past_generations, generation_share, pfsp_power and pfsp_window: see _check_store)
 LABELLING_FIELDS = ("seed", "num_players", "board", "observation_layout", "groups", "opponents", "samples", "depth",
                     "games", "held_out_games", "dagger_games")
 CHUNK_GAMES = 50  # games per saved file of labels: an interrupted run loses at most this many
@@ -257,15 +257,21 @@ def league_results(paths):
 
 
 def league_weights(config, results, generations):
-    """Each league entry's probability of a seat under PFSP (``config.pfsp_power``): the entries of
-    ``config.opponents`` share their uniform part in proportion to ``pfsp_weights`` of the student's win share
-    against their name in ``results`` (``league_results``; a name not met: the fair share), and each of the
-    ``generations`` entries after them keeps its uniform probability."""
-    fair = 1 / config.num_players
-    rates = [results[name][0] / results[name][1] if name in results else fair for name in config.opponents]
+    """Each league entry's probability of a seat: the entries of ``config.opponents`` share their part in
+    proportion to ``pfsp_weights`` of the student's win share against their name in ``results``
+    (``league_results``; a name not met: the fair share; None: alike, before PFSP has results), and the
+    ``generations`` entries after them hold ``config.generation_share`` together (0: each an entry's uniform part)."""
+    if results is None:
+        scripted = np.full(len(config.opponents), 1 / len(config.opponents))
+    else:
+        fair = 1 / config.num_players
+        rates = [results[name][0] / results[name][1] if name in results else fair for name in config.opponents]
+        scripted = pfsp_weights(rates, config.pfsp_power, config.pfsp_min_weight)
+    if config.generation_share and generations:
+        share = config.generation_share
+        return np.concatenate([scripted * (1 - share), np.full(generations, share / generations)])
     entries = len(config.opponents) + generations
-    scripted = pfsp_weights(rates, config.pfsp_power, config.pfsp_min_weight) * len(config.opponents) / entries
-    return np.concatenate([scripted, np.full(generations, 1 / entries)])
+    return np.concatenate([scripted * len(config.opponents) / entries, np.full(generations, 1 / entries)])
 
 
 def pfsp_draws(config, paths, generations):
@@ -480,7 +486,7 @@ def _check_store(store, config):
     labelling = {k: v for k, v in dataclasses.asdict(config).items() if k in LABELLING_FIELDS}
     if not config.advice:  # recorded only when false: stores written before the option still match
         labelling["advice"] = False
-    for name in ("effects", "seated_rollouts", "past_generations", "pfsp_power"):  # likewise
+    for name in ("effects", "seated_rollouts", "past_generations", "generation_share", "pfsp_power"):  # likewise
         if getattr(config, name):
             labelling[name] = getattr(config, name)
     if config.pfsp_power:
@@ -497,8 +503,8 @@ def _check_store(store, config):
         atomic_write_text(path, json.dumps(labelling))
 
 
-NOT_FIT_FIELDS = ("run_dir", "workers", "eval_games", "eval_seed", "dagger_rounds", "replay_rounds", "pfsp_power",
-                  "pfsp_min_weight", "pfsp_window")
+NOT_FIT_FIELDS = ("run_dir", "workers", "eval_games", "eval_seed", "dagger_rounds", "replay_rounds", "generation_share",
+                  "pfsp_power", "pfsp_min_weight", "pfsp_window")
 """Settings no generation's weights depend on but through the labels they choose, which ``fit_key`` hashes (a run
 resumed with more rounds, or a window that leaves a fit's labels as they were, refits none of its generations)."""
 
@@ -621,6 +627,8 @@ def train_values(config):
             pfsp.append({"round": round_ + 1, **record})
             print(f"  PFSP, round {round_ + 1}, a seat's probability of each name: "
                   + ", ".join(f"{name} {p:.3f}" for name, p in record["drawn"].items()), flush=True)
+        elif config.generation_share and league:
+            weights = league_weights(config, None, len(league))
         seeds = [config.seed, 0xDA] + ([round_] if round_ else [])  # the first round's as before rounds existed
         tag = f"dagger_{first[:12]}"
         extra = collect(config, config.dagger_games, np.random.default_rng(seeds), store=store, tag=tag,

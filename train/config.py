@@ -416,6 +416,12 @@ class CandidateValuesSection:
     with the eight scripted anchors of ``candidate_values_league_4p.json`` (6 games, CPU per game): 0.23 s; 0.65 s
     with one generation added to them, 0.80 s with ``search`` added instead: a network or a search seat makes a
     labelled game several times dearer."""
+    generation_share: float = 0.0
+    """The share of the labelling league's draws that the run's generations (``past_generations``) hold together,
+    divided alike among those saved so far; the entries of ``opponents`` share the rest (alike, or by PFSP). 0: each
+    generation is one entry like each name of ``opponents`` (with 14 names and 3 generations, 18% of the seats: the
+    2-player PFSP run's generations then stop gaining on each other after round 3, and round 8 lost to round 7 head
+    to head while it rose against the heuristic, ``results/training/values_selfplay/README.md``)."""
     pfsp_power: float = 0.0
     """Prioritized fictitious self-play (AlphaStar's PFSP) in the labelling league. 0: every seat draws uniformly
     from ``opponents`` and the generations. Above 0, from the second DAgger round on, the entries of ``opponents``
@@ -734,6 +740,10 @@ class CandidateValueConfig:
         self.seated_rollouts = checks.boolean("seated_rollouts", self.seated_rollouts)
         check_league_names(self.opponents)
         self.past_generations = checks.integer("past_generations", self.past_generations, 0)
+        self.generation_share = checks.real("generation_share", self.generation_share, 0.0, 1.0)
+        if self.generation_share and not self.past_generations:
+            raise checks.InvalidValueError(f"generation_share {self.generation_share} needs past_generations above 0 "
+                                           "(the generations whose share it sets)")
         self.pfsp_power = checks.real("pfsp_power", self.pfsp_power, 0.0)
         self.pfsp_min_weight = checks.real("pfsp_min_weight", self.pfsp_min_weight, 0.0, 1.0, low_included=False)
         self.pfsp_window = checks.integer("pfsp_window", self.pfsp_window, 1)

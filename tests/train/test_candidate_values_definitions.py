@@ -4,6 +4,7 @@ arrays and files of labels, their refusals in full, how games' seeds are drawn, 
 seeds of the evaluation. Fast (fake games and networks, no search): the guard set of the mutation run of
 train/candidate_values.py (docs/mutation.md)."""
 
+import dataclasses
 import json
 import os
 import re
@@ -598,6 +599,27 @@ def test_league_results_count_each_seat_an_entry_held_and_league_weights_follow_
     raw = np.array([0.7 ** 2, 0.7 ** 2, 0.05, 0.75 ** 2])  # random always beaten: the floor
     assert np.allclose(weights, np.concatenate([raw / raw.sum() * 4 / 6, [1 / 6, 1 / 6]]))
     assert weights.sum() == pytest.approx(1.0)
+
+
+def test_a_generation_share_gives_the_generations_that_share_of_the_draws_with_or_without_pfsp():
+    config = CandidateValueConfig(**{**TINY, "opponents": ["heuristic", "heuristic", "random", "greedy"],
+                                     "past_generations": 3, "generation_share": 0.6})
+    assert np.allclose(cv.league_weights(config, None, 2), [0.1, 0.1, 0.1, 0.1, 0.3, 0.3])
+    assert np.allclose(cv.league_weights(config, None, 0), [0.25] * 4)  # no generation saved yet: no share to give
+    pfsp = dataclasses.replace(config, pfsp_power=2.0, pfsp_min_weight=0.05)
+    raw = np.array([0.7 ** 2, 0.7 ** 2, 0.05, 0.75 ** 2])
+    assert np.allclose(cv.league_weights(pfsp, {"heuristic": [0.6, 2], "random": [3.0, 3]}, 3),
+                       np.concatenate([raw / raw.sum() * 0.4, [0.2, 0.2, 0.2]]))
+    # without a share, the generations are entries like the names (the committed runs' draws, unchanged)
+    assert np.allclose(cv.league_weights(dataclasses.replace(config, generation_share=0.0), None, 2), 1 / 6)
+
+
+def test_a_generation_share_is_checked():
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ValueError, match=f"generation_share must be a number from 0.0 to 1.0, got {bad}"):
+            CandidateValueConfig(**{**TINY, "past_generations": 1, "generation_share": bad})
+    with pytest.raises(ValueError, match="generation_share 0.5 needs past_generations above 0"):
+        CandidateValueConfig(**{**TINY, "generation_share": 0.5})
 
 
 def test_pfsp_settings_are_checked():

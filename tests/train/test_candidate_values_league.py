@@ -238,6 +238,34 @@ def test_pfsp_draws_each_round_after_the_first_by_the_previous_rounds_results_an
     assert again["weights_sha256"] == report["weights_sha256"] and again["pfsp"] == report["pfsp"]
 
 
+def test_a_generation_share_seats_the_generations_that_often_from_the_first_round(tmp_path, monkeypatch):
+    import fifthave.train.candidate_values as cv
+
+    drawn = []  # the weights of each DAgger round's draws
+    original = cv.collect
+
+    def recording(config, games, rng, log=print, store=None, tag="labels", student=None, generations=(),
+                  weights=None):
+        if tag.startswith("dagger"):
+            drawn.append(np.asarray(weights).tolist())
+        return original(config, games, rng, log, store, tag, student, generations, weights)
+
+    monkeypatch.setattr(cv, "collect", recording)
+    # the whole share: every other seat of the DAgger games is one of the run's generations
+    config = CandidateValueConfig(**{**TINY, "opponents": ["random", "greedy"], "dagger_games": 2,
+                                     "dagger_rounds": 2, "past_generations": 2, "generation_share": 1.0,
+                                     "run_dir": str(tmp_path / "run")})
+    train_values(config)
+    assert drawn == [[0.0, 0.0, 1.0], [0.0, 0.0, 0.5, 0.5]]
+    store = tmp_path / "run" / "labels"
+    results = cv.league_results([str(path) for path in store.glob("dagger_*.npz")])
+    assert sum(seats for _, seats in results.values()) == 2 * 2 * 3  # two rounds of two games, three seats each
+    assert set(results) == {f"values:{tmp_path}/run/values_first.npz", f"values:{tmp_path}/run/values_round1.npz"}
+    assert json.loads((store / "config.json").read_text())["generation_share"] == 1.0
+    with pytest.raises(ValueError, match="holds labels of another config"):
+        train_values(dataclasses.replace(config, generation_share=0.5))
+
+
 def test_a_pfsp_window_draws_each_round_by_the_latest_rounds_games(tmp_path, monkeypatch):
     import fifthave.train.candidate_values as cv
 
