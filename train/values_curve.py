@@ -24,6 +24,10 @@ compute axis).
   holds against an unseen opponent of the same kind.
 - **Head to head**: up to ``num_players`` generations, spread from the first to the final, at one table
   (``h2h_games`` seat-rotated games); Bradley-Terry ratings on the Elo scale with intervals over deals.
+- **Every generation's rating**: one Bradley-Terry fit (Elo scale) to every game between generations above, the
+  pairs' and the one table's (its heuristic seats, if any, rated as a name of their own), with intervals
+  resampling whole deals (the pairs share their deals: the same seed), so that the rating per hour of compute
+  covers each generation, not only the ``num_players`` seated together.
 
 ``python -m fifthave.train.values_curve RUN_DIR --games 1000 --seed 2026 --workers 2 --out STEM`` writes
 ``STEM.json`` and ``STEM.md`` (default stem: ``RUN_DIR/curve``).
@@ -90,12 +94,13 @@ def field_row_and_shares(path, field, num_players, board, games, seed, workers):
     return score_field(result.records, num_players), deal_win_shares(result.records)
 
 
-def paired_head_to_head(baseline, candidate, num_players, board, games, seed, workers):
+def paired_head_to_head(baseline, candidate, num_players, board, games, seed, workers, played=None):
     """Two agents (``(label, factory)`` each) at the same tables, seats alternating between them and rotated
     (with 3 players also the mirror lineup, so that each holds as many seats as the other): the candidate's win
     share per seat minus the baseline's, paired by deal (``fifthave.agents.stats.paired_difference``; the deal
     is the cluster). A truncated game is a loss for both. Two copies of one deterministic agent (a network) differ
-    by 0 on every deal."""
+    by 0 on every deal. ``played``: a list to which each game's record is added with its seats' ``entries``
+    named by the two labels (for ``named_entries`` ratings over several pairs)."""
     pair = (baseline, candidate)
     lineups = [[k % 2 for k in range(num_players)]]
     if num_players % 2:
@@ -105,12 +110,30 @@ def paired_head_to_head(baseline, candidate, num_players, board, games, seed, wo
         result = run_tournament([pair[k] for k in lineup], num_players=num_players, board=board, games=games,
                                 seed=seed, workers=workers)
         truncated += sum(record["truncated"] for record in result.records)
+        if played is not None:
+            played += named_entries(result.records, [pair[k][0] for k in lineup])
         for entry, k in enumerate(lineup):
             for deal, share in deal_win_shares(result.records, entry).items():
                 shares[k].setdefault(deal, []).append(share)
     deals = sorted(shares[0])
     per_deal = [[float(np.mean(shares[k][d])) for d in deals] for k in (0, 1)]
     return {**paired_difference(*per_deal, seed=seed), "games": games * len(lineups), "truncated": truncated}
+
+
+def named_entries(records, labels):
+    """Tournament records with each seat's entry index replaced by its label in ``labels`` (the lineup's), so
+    that games of different lineups rate together (``bradley_terry_elo`` with each label its own name)."""
+    return [{**record, "entries": [labels[entry] for entry in record["entries"]]} for record in records]
+
+
+def every_generation_rated(games, labels, seed):
+    """``{label: {"elo", "elo_low", "elo_high"}}``: one Bradley-Terry fit to ``games`` (``named_entries`` records),
+    intervals resampling whole deals."""
+    names = {label: label for label in labels}
+    elo = bradley_terry_elo(labels, games, names)
+    intervals = bootstrap_elo(labels, games, names, resamples=100, seed=seed)
+    return {label: {"elo": round(elo[label], 1), "elo_low": round(intervals[label][0], 1),
+                    "elo_high": round(intervals[label][1], 1)} for label in labels}
 
 
 def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_games=None, log=print,
@@ -139,13 +162,16 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
     pairs = [(i - 1, i) for i in range(1, len(generations))]
     pairs += [(i, len(generations) - 1) for i in range(len(generations) - 2)]
 
-    def seated_together(baseline, candidate):
-        return paired_head_to_head(baseline, candidate, num_players, board, h2h_games or games, seed, workers)
+    between_generations = []  # every game of two or more generations: their ratings
+
+    def seated_together(baseline, candidate, played=None):
+        return paired_head_to_head(baseline, candidate, num_players, board, h2h_games or games, seed, workers,
+                                   played)
 
     generation_pairs = []
     for earlier, later in sorted(pairs):
         names = generations[earlier]["file"], generations[later]["file"]
-        d = seated_together(*(generation_entry(run_dir, name) for name in names))
+        d = seated_together(*(generation_entry(run_dir, name) for name in names), between_generations)
         generation_pairs.append({"earlier": names[0], "later": names[1], **d})
         log(f"{names[1]} against {names[0]} head to head: {d['difference']:+.3f}", flush=True)
     against_references = {}
@@ -164,6 +190,10 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
     identity = {entry: label for entry, (label, _) in enumerate(lineup)}
     elo = bradley_terry_elo(labels, result.records, identity)
     intervals = bootstrap_elo(labels, result.records, identity, resamples=100, seed=seed)
+    between_generations += named_entries(result.records, [label for label, _ in lineup])
+    rated = every_generation_rated(between_generations, [g["file"] for g in generations] + labels[len(chosen):], seed)
+    for g in generations:
+        g["rating"] = rated[g["file"]]
     head_to_head = {}
     for label in labels:  # the generations' own rows; the heuristics filling a table get a rating only
         row = score_field(result.records, num_players, chosen.index(label)) if label in chosen else {}
@@ -187,15 +217,20 @@ def format_markdown(result):
     """The curve as markdown tables."""
     fields = list(result["generations"][0]["fields"])
     fair = 1 / result["num_players"]
+    rated = all("rating" in g for g in result["generations"])  # curves written before 7 Dec 2026 have none
     lines = [f"Curve of `{result['run_dir']}`: {result['num_players']} players, {result['board']}-plot board, "
              f"{result['games']} seat-rotated games per generation and field, seed {result['seed']}; a truncated "
-             "game is a loss; intervals clustered by deal.", "",
-             "| generation | wall h | CPU h | " + " | ".join(f"vs {f} (fair {fair:.2f})" for f in fields) + " |",
-             "|---" * (3 + len(fields)) + "|"]
+             "game is a loss; intervals clustered by deal."
+             + (" Elo: one Bradley-Terry fit to every game between generations below." if rated else ""), "",
+             "| generation | wall h | CPU h | " + " | ".join(f"vs {f} (fair {fair:.2f})" for f in fields)
+             + (" | Elo [95% CI]" if rated else "") + " |",
+             "|---" * (3 + len(fields) + rated) + "|"]
     for g in result["generations"]:
         hours = ["" if g[k] is None else f"{g[k] / 3600:.2f}" for k in ("seconds", "cpu_seconds")]
         cells = [f"{r['win_rate']:.3f} [{r['win_ci_low']:.3f}, {r['win_ci_high']:.3f}]"
                  + (f", {r['truncated']} truncated" if r["truncated"] else "") for r in g["fields"].values()]
+        if rated:
+            cells.append("{elo:.0f} [{elo_low:.0f}, {elo_high:.0f}]".format(**g["rating"]))
         lines.append(f"| {g['file']} | " + " | ".join(hours + cells) + " |")
     lines += ["", f"Final against half the budget (`{result['half_budget']}`), paired by deal:"]
     for field, d in result["final_against_half"].items():

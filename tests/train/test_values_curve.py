@@ -43,7 +43,11 @@ def test_the_curve_rates_every_generation_the_run_saved_against_its_compute(run_
     assert "against_references" not in result  # none asked for: the curve's JSON as before they existed
     assert result["head_to_head"]["heuristic"]["win_rate"] is None
     assert all(r["elo_low"] <= r["elo_high"] for r in result["head_to_head"].values())
+    # every generation rated by one fit to the pairs' games and the table's
+    assert all(g["rating"]["elo_low"] <= g["rating"]["elo_high"] for g in result["generations"])
+    assert len({g["rating"]["elo"] for g in result["generations"]}) == 3
     text = values_curve.format_markdown(result)
+    assert "| Elo [95% CI] |" in text.splitlines()[2]  # the generations' table
     # the generations' rows, the one table's, and the pairs' (each names two)
     assert text.count("| values") == 3 + 3 + 2 * 3 and "Final against half the budget" in text
     assert "- head to head (the two at the same tables, 8 games" in text
@@ -83,6 +87,22 @@ def test_head_to_head_seats_two_agents_alike_and_pairs_their_shares_by_deal(run_
         # with 3 players the mirror lineup too: each agent holds as many seats as the other
         assert d["games"] == games * (1 if num_players == 2 else 2) and d["deals"] == games // num_players
         assert d["ci_low"] > 0.3 and d["candidate"] > d["baseline"]
+
+
+def test_every_generation_is_rated_from_the_games_of_all_pairs_even_two_that_never_met():
+    def game(deal, winner, loser):  # a 2-player game's record, seats named by their generations
+        return {"deal": deal, "entries": [winner, loser], "scores": [60, 40], "winners": [0], "cards_in_hand": [0, 0]}
+
+    # a beats b on 3 of 4 deals, b beats c on 3 of 4; a and c never meet: the chain still orders them
+    games = [game(d, "a", "b") if d else game(d, "b", "a") for d in range(4)]
+    games += [game(d, "b", "c") if d != 1 else game(d, "c", "b") for d in range(4)]
+    rated = values_curve.every_generation_rated(games, ["a", "b", "c"], seed=3)
+    assert rated["a"]["elo"] > rated["b"]["elo"] > rated["c"]["elo"]
+    assert rated["a"]["elo"] - rated["b"]["elo"] == pytest.approx(rated["b"]["elo"] - rated["c"]["elo"], abs=1)
+    assert all(r["elo_low"] <= r["elo_high"] for r in rated.values())
+    # a tournament's entry indices become the lineup's labels
+    record = {"deal": 0, "entries": [1, 0], "scores": [1, 2]}
+    assert values_curve.named_entries([record], ["x", "y"]) == [{**record, "entries": ["y", "x"]}]
 
 
 def test_half_the_budget_is_the_last_generation_saved_by_half_the_final_cpu_seconds():
