@@ -127,8 +127,8 @@ def named_entries(records, labels):
 
 
 def every_generation_rated(games, labels, seed):
-    """``{label: {"elo", "elo_low", "elo_high"}}``: one Bradley-Terry fit to ``games`` (``named_entries`` records),
-    intervals resampling whole deals."""
+    """``{label: {"elo", "elo_low", "elo_high"}}``: one Bradley-Terry fit to ``games`` (``named_entries`` records:
+    the one table's, or every game between generations), intervals resampling whole deals."""
     names = {label: label for label in labels}
     elo = bradley_terry_elo(labels, games, names)
     intervals = bootstrap_elo(labels, games, names, resamples=100, seed=seed)
@@ -187,10 +187,9 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
     labels = list(dict.fromkeys(label for label, _ in lineup))
     result = run_tournament(lineup, num_players=num_players, board=board, games=h2h_games or games, seed=seed,
                             workers=workers)
-    identity = {entry: label for entry, (label, _) in enumerate(lineup)}
-    elo = bradley_terry_elo(labels, result.records, identity)
-    intervals = bootstrap_elo(labels, result.records, identity, resamples=100, seed=seed)
-    between_generations += named_entries(result.records, [label for label, _ in lineup])
+    table = named_entries(result.records, [label for label, _ in lineup])
+    at_table = every_generation_rated(table, labels, seed)
+    between_generations += table
     rated = every_generation_rated(between_generations, [g["file"] for g in generations] + labels[len(chosen):], seed)
     for g in generations:
         g["rating"] = rated[g["file"]]
@@ -198,8 +197,7 @@ def curve(run_dir, games=1000, seed=2026, workers=1, fields=("heuristic",), h2h_
     for label in labels:  # the generations' own rows; the heuristics filling a table get a rating only
         row = score_field(result.records, num_players, chosen.index(label)) if label in chosen else {}
         head_to_head[label] = {**{k: row.get(k) for k in ("win_rate", "win_ci_low", "win_ci_high", "truncated")},
-                               "elo": round(elo[label], 1), "elo_low": round(intervals[label][0], 1),
-                               "elo_high": round(intervals[label][1], 1)}
+                               **at_table[label]}
     return {"run_dir": os.path.basename(os.path.normpath(run_dir)), "num_players": num_players, "board": board,
             "games": games, "h2h_games": h2h_games or games, "seed": seed, "generations": generations,
             "half_budget": half["file"], "final_against_half": against_half,
