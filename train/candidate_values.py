@@ -104,9 +104,10 @@ def play_labelled(config, seed, student=None, searcher=None, generations=(), wei
         elif s == seat and student:
             net, groups, layout, meta = load_values(student)  # not cached: a rerun may rewrite the file
             agent = LabellingValueAgent(net, groups, layout, config.samples, config.depth, meta.get("advice", True),
-                                        meta.get("effects", False), meta.get("destinations", False))
+                                        meta.get("effects", False), meta.get("destinations", False),
+                                        config.teacher_advice)
         elif s == seat and not config.advice:
-            agent = AdviceFreeSearchAgent(config.samples, config.depth)
+            agent = AdviceFreeSearchAgent(config.samples, config.depth, config.teacher_advice)
         elif s == seat:
             agent = SearchAgent(samples=config.samples, depth=config.depth, groups=config.groups)
         else:
@@ -165,7 +166,7 @@ def _play_labelled(job):
     return play_labelled(*job)
 
 
-# what the labelled games depend on (and, when not their defaults, advice, effects, seated_rollouts,
+# what the labelled games depend on (and, when not their defaults, advice, teacher_advice, effects, seated_rollouts,
 # past_generations, generation_share, pfsp_power and pfsp_window: see _check_store)
 LABELLING_FIELDS = ("seed", "num_players", "board", "observation_layout", "groups", "opponents", "samples", "depth",
                     "games", "held_out_games", "dagger_games")
@@ -486,7 +487,8 @@ def _check_store(store, config):
     labelling = {k: v for k, v in dataclasses.asdict(config).items() if k in LABELLING_FIELDS}
     if not config.advice:  # recorded only when false: stores written before the option still match
         labelling["advice"] = False
-    for name in ("effects", "seated_rollouts", "past_generations", "generation_share", "pfsp_power"):  # likewise
+    for name in ("teacher_advice", "effects", "seated_rollouts", "past_generations", "generation_share",
+                 "pfsp_power"):  # likewise
         if getattr(config, name):
             labelling[name] = getattr(config, name)
     if config.pfsp_power:
@@ -526,6 +528,8 @@ def fit_key(config, data):
     settings = {k: v for k, v in dataclasses.asdict(config).items() if k not in NOT_FIT_FIELDS}
     if not config.stall_bonus:  # then neither changes the fit: the keys of runs made before they existed hold
         del settings["stall_bonus"], settings["stall_turn"]
+    if not config.teacher_advice:  # likewise
+        del settings["teacher_advice"]
     digest.update(json.dumps(settings, sort_keys=True).encode())
     for array in data:
         digest.update(f"{array.dtype}{array.shape}".encode())

@@ -390,6 +390,13 @@ class CandidateValuesSection:
     groups outside ``played_groups`` (``values-4p``). False: no scripted agent at play time - the network plays
     every decision group (``groups`` must be all four), bids from ``fifthave.agents.learned.enumerated_bid_candidates``,
     and the search labels the same candidates (the search's rollouts still play the heuristic: labelling only)."""
+    teacher_advice: bool = False
+    """With ``advice`` false: whether the labelling search is advised by the HeuristicAgent as ``SearchAgent`` is
+    (``fifthave.train.values_agent.advised_search``): it also weighs the heuristic's choice and adds its prior (0.02)
+    to it, and labels the network's own candidates with those values, so the network keeps no scripted agent at
+    play time. Issue 35's probe (``results/training/values_selfplay/README.md``): against three search:32:2 the
+    advice-free search wins 0.148, its network 0.150, the advised search 0.268 (+0.120 [+0.030, +0.208] paired by
+    deal), at 9.4 against 13.4 ms a decision."""
     effects: bool = False
     """Whether each candidate's features also say what it does: ``fifthave.agents.learned.effect_features``, the
     search's evaluator and the seat's projected margin and VP right after it, on a determinization of the seat's
@@ -735,6 +742,10 @@ class CandidateValueConfig:
         self.observation_layout = _layout("observation_layout", self.observation_layout)
         check_value_groups(self.groups, self.played_groups)
         self.advice = check_advice(self.groups, self.played_groups, self.advice)
+        self.teacher_advice = checks.boolean("teacher_advice", self.teacher_advice)
+        if self.teacher_advice and self.advice:
+            raise checks.InvalidValueError("teacher_advice true needs advice false: an advised network's labelling "
+                                           "search already weighs the heuristic's choice")
         self.effects = checks.boolean("effects", self.effects)
         self.destinations = check_destinations(self.destinations, self.observation_layout)
         self.seated_rollouts = checks.boolean("seated_rollouts", self.seated_rollouts)

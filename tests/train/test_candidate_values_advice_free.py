@@ -1,5 +1,7 @@
 """The advice-free candidate-value agent (``advice: false``): every decision group played by the network, no
-scripted agent at play time, and the labelling that teaches it (issue 35)."""
+scripted agent at play time, and the labelling that teaches it, advice-free or advised by the heuristic
+(``teacher_advice``: the search weighs the heuristic's choice and its prior as ``SearchAgent`` does, the labels stay
+those of the network's own candidates) (issue 35)."""
 
 import dataclasses
 import functools
@@ -12,11 +14,13 @@ import torch
 
 from fifthave.agents import heuristic
 from fifthave.agents.learned import _BID, CandidateValueAgent, enumerated_bid_candidates
-from fifthave.agents.search import DECISION_GROUPS, SearchAgent
+from fifthave.agents.search import DECISION_GROUPS, DEFAULT_PRIOR, SearchAgent
 from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave.agents.view import StateView
+from fifthave.train import candidate_values as cv
 from fifthave.train.candidate_values import CandidateValueConfig, play_labelled, train_values
-from fifthave.train.values_agent import CandidateValueEnsemble, load_values, numpy_net, save_values
+from fifthave.train.values_agent import (AdviceFreeSearchAgent, CandidateValueEnsemble, LabellingValueAgent,
+                                         advised_search, load_values, numpy_net, save_values)
 from fifthave_env.engine import Game, GameConfig
 from fifthave_env.engine.actions import BID_PASS
 from fifthave_env.engine.game import BID_DECISION, CHOOSE_ACTION_DECISION, MOVE_DECISION
@@ -159,3 +163,134 @@ def test_dagger_rounds_each_label_the_latest_networks_games(tmp_path):
     assert len(labels) == 2  # two students, each named by its weights
     assert (tmp_path / "values_first.npz").exists() and (tmp_path / "values_round1.npz").exists()
     assert load_values(tmp_path / "values.npz")[3]["advice"] is False
+
+
+# ---- the advised teacher (teacher_advice) ----
+
+ADVISED = {**TINY, "teacher_advice": True}
+
+
+class View:
+    """The two things ``advised_search`` asks of a view besides what the stubs answer."""
+
+    decision = -1
+
+    def __init__(self, legal):
+        self.legal = legal
+
+    def is_legal(self, action):
+        return action in self.legal
+
+
+def stub_teacher(values, heuristic):
+    """An advised teacher whose search values the candidates ``values`` (by macro) and whose heuristic chooses
+    ``heuristic``; records what it searched."""
+    agent = AdviceFreeSearchAgent(samples=1, depth=0, teacher_advice=True)
+    agent.searched_with = []
+
+    def search(candidates, default):
+        agent.searched_with.append((list(candidates), default))
+        agent.last_search = (list(candidates), np.array([values[m] for m in candidates]), default)
+        return None
+
+    agent._search, agent._heuristic_choice = search, lambda view: heuristic
+    return agent
+
+
+def test_the_advised_search_adds_the_prior_to_the_heuristics_choice_and_labels_the_networks_candidates_only():
+    candidates = [(1,), (2,), (3,)]
+    # the heuristic's choice among the candidates: its prior wins a near-tie, and is in its label
+    agent = stub_teacher({(1,): 0.50, (2,): 0.51, (3,): 0.40}, (1,))
+    assert advised_search(agent, View([1, 2, 3]), candidates) == (1,)
+    assert agent.searched_with == [(candidates, ())]  # no prior inside the search: added once, here
+    listed, values, default = agent.last_search
+    assert listed == candidates and default == ()
+    assert np.allclose(values, [0.50 + DEFAULT_PRIOR, 0.51, 0.40])
+    # ... but not a clear loss
+    agent = stub_teacher({(1,): 0.40, (2,): 0.51, (3,): 0.40}, (1,))
+    assert advised_search(agent, View([1, 2, 3]), candidates) == (2,)
+    # a heuristic's bid outside the candidates is searched and may be played, but labels none of them
+    bid = (4, 9)
+    agent = stub_teacher({(1,): 0.50, (2,): 0.51, (3,): 0.40, bid: 0.50}, bid)
+    assert advised_search(agent, View([1, 2, 3, 4]), candidates) == bid
+    assert agent.searched_with == [([*candidates, bid], ())]
+    listed, values, _ = agent.last_search
+    assert listed == candidates and np.allclose(values, [0.50, 0.51, 0.40])
+    # ... and is not searched when its first action is not legal
+    agent = stub_teacher({(1,): 0.50, (2,): 0.51, (3,): 0.40}, bid)
+    assert advised_search(agent, View([1, 2, 3]), candidates) == (2,)
+    assert agent.searched_with == [(candidates, ())]
+
+
+def test_the_advised_teacher_builds_the_heuristic_and_plays_legal_games_in_every_configuration():
+    plain = AdviceFreeSearchAgent(samples=1, depth=1)
+    plain.reset(GameConfig(num_players=3), 0, np.random.default_rng(0))
+    assert not hasattr(plain, "default")  # the advice-free teacher consults no scripted agent
+    for players in (2, 3, 4):
+        for board in (5, 6):
+            teacher = ("teacher", functools.partial(AdviceFreeSearchAgent, samples=1, depth=1, teacher_advice=True))
+            result = run_tournament([teacher] + [("heuristic", agent_factory("heuristic"))] * (players - 1), num_players=players,
+                                    board=board, games=players, seed=players * 10 + board, workers=1)
+            assert len(result.records) == players and not any(r["truncated"] for r in result.records)
+
+
+def test_a_student_with_the_advised_teacher_needs_an_advice_free_network():
+    net = random_network()
+    with pytest.raises(ValueError, match="teacher_advice is for advice-free networks"):
+        LabellingValueAgent(net, ["bid", "board", "choose", "move"], 0, 1, 1, advice=True, teacher_advice=True)
+    student = LabellingValueAgent(net, ["bid", "board", "choose", "move"], 0, 1, 1, advice=False, teacher_advice=True)
+    student.reset(GameConfig(num_players=4), 1, np.random.default_rng(0))
+    assert student.default is not None and student.rollout is not None
+
+
+def test_advised_labels_are_the_advice_free_networks_candidates_and_differ_from_the_advice_free_ones(tmp_path,
+                                                                                                   monkeypatch):
+    config = CandidateValueConfig(**ADVISED)
+    observations, features, owners, targets = (np.asarray(a) for a in play_labelled(config, 5)[:4])
+    assert np.array_equal(np.asarray(play_labelled(config, 5)[3]), targets)  # reproducible
+    assert len(observations) > 0 and np.all(features[:, _BID + 8] == 0)  # the network never sees the advice
+    assert np.allclose(np.bincount(owners, weights=targets), 0, atol=1e-6)  # relative to the candidates' mean
+    plain = play_labelled(CandidateValueConfig(**TINY), 5)
+    assert len(plain[3]) != len(targets) or not np.allclose(plain[3], targets)
+    # the student (DAgger) is labelled by the advised search too
+    taught = play_labelled(config, 5, student=str(saved_network(tmp_path)))
+    assert len(taught[0]) > 0 and np.all(np.asarray(taught[1])[:, _BID + 8] == 0)
+    # the teacher's labels at a decision are its search's values, the prior on the heuristic's choice included
+    teacher = AdviceFreeSearchAgent(config.samples, config.depth, teacher_advice=True)
+    seen = []
+    real = SearchAgent._search
+
+    def recorded(self, candidates, default):
+        chosen = real(self, candidates, default)
+        seen.append(self.last_search[1].copy())
+        return chosen
+
+    monkeypatch.setattr(SearchAgent, "_search", recorded)
+    game = play_labelled(config, 5, searcher=teacher)
+    starts = np.flatnonzero(np.diff(np.r_[-1, np.asarray(game.owners)]))
+    assert len(seen) == len(starts)
+    prior_added = 0
+    for raw, start, end in zip(seen, starts, np.r_[starts[1:], len(game.owners)]):
+        label = np.asarray(game.targets[start:end])
+        differences = (label - (raw[:end - start] - raw[:end - start].mean()))
+        prior_added += not np.allclose(differences, differences[0])  # a prior on one candidate, not a shift
+    assert prior_added > 0
+
+
+def test_teacher_advice_is_checked_and_recorded_in_the_run_directory(tmp_path):
+    with pytest.raises(ValueError, match="teacher_advice true needs advice false"):
+        CandidateValueConfig(**{**ADVISED, "advice": True, "groups": ["bid"]})
+    with pytest.raises(ValueError, match="teacher_advice"):
+        CandidateValueConfig(**{**ADVISED, "teacher_advice": "yes"})
+    free, advised = tmp_path / "free", tmp_path / "advised"
+    free.mkdir()
+    advised.mkdir()
+    cv._check_store(str(advised), CandidateValueConfig(**ADVISED))
+    saved = json.loads((advised / "config.json").read_text())
+    assert saved["teacher_advice"] is True
+    cv._check_store(str(free), CandidateValueConfig(**TINY))
+    assert "teacher_advice" not in json.loads((free / "config.json").read_text())  # stores made before it match
+    for store, other in ((free, ADVISED), (advised, TINY)):  # neither run reuses the other's labels
+        with pytest.raises(ValueError, match="holds labels of another config"):
+            cv._check_store(str(store), CandidateValueConfig(**other))
+

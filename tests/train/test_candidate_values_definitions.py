@@ -444,18 +444,18 @@ class Recorded:
         self.config, self.seat, self.draw = config, seat, int(rng.integers(2**63))
 
 
-@pytest.mark.parametrize("student, meta, advice", [(None, None, True), (None, None, False),
-                                                   ("net.npz", {"advice": False}, False),
-                                                   ("net.npz", {"advice": False, "effects": True}, False),
-                                                   ("net.npz", {"advice": False, "effects": True,
-                                                                "destinations": True}, False),
-                                                   ("net.npz", {}, True)])  # a file from before the options
-def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_drawn_from_the_field(monkeypatch,
-                                                                                               student, meta, advice):
+@pytest.mark.parametrize("student, meta, advice, teacher", [
+    (None, None, True, False), (None, None, False, False), (None, None, False, True),
+    ("net.npz", {"advice": False}, False, False), ("net.npz", {"advice": False}, False, True),
+    ("net.npz", {"advice": False, "effects": True}, False, False),
+    ("net.npz", {"advice": False, "effects": True, "destinations": True}, False, False),
+    ("net.npz", {}, True, False)])  # a file from before the options
+def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_drawn_from_the_field(
+        monkeypatch, student, meta, advice, teacher):
     """play_labelled's draws, in order, from the game's seed: the game's generator, the searched seat, then per
     seat an opponent (from ``opponents``) and the agent's generator. The searched seat: the student as its file
     says (advice, true when the file does not say; effects and destinations, false when it does not say), else
-    the search of the config's advice."""
+    the search of the config's advice; either labelled by the search the config's ``teacher_advice`` says."""
     from fifthave.agents.search import DECISION_GROUPS
 
     games = []
@@ -468,9 +468,11 @@ def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_draw
     for name in ("a", "b"):
         monkeypatch.setitem(AGENT_FACTORIES, name, lambda name=name: Recorded(name))
     Recorded.made = []
-    groups = ["bid"] if advice or student else list(DECISION_GROUPS)
+    advised_network = (advice or bool(student)) and not teacher  # teacher_advice labels advice-free networks only
+    groups = ["bid"] if advised_network else list(DECISION_GROUPS)
     config = CandidateValueConfig(**{**TINY, "num_players": 3, "board": 6, "samples": 3, "depth": 7,
-                                     "groups": groups, "opponents": ["a", "b"], "advice": advice or bool(student)})
+                                     "groups": groups, "opponents": ["a", "b"], "advice": advised_network,
+                                     "teacher_advice": teacher})
     labelled = cv.play_labelled(config, 12, student)
     assert labelled[:4] == ([], [], [], []) and labelled.win_share == 0
     rng = np.random.default_rng(12)
@@ -486,11 +488,11 @@ def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_draw
             if student:
                 assert (agent.args, agent.kwargs) == (("student", "net of net.npz", ["bid"], 1, 3, 7, advice,
                                                        meta.get("effects", False),
-                                                       meta.get("destinations", False)), {})
+                                                       meta.get("destinations", False), teacher), {})
             elif advice:
                 assert (agent.args, agent.kwargs) == (("search",), dict(samples=3, depth=7, groups=["bid"]))
             else:
-                assert (agent.args, agent.kwargs) == (("advice-free search", 3, 7), {})
+                assert (agent.args, agent.kwargs) == (("advice-free search", 3, 7, teacher), {})
         else:
             assert agent.args == (("a", "b")[rng.integers(2)],)
         assert (agent.config, agent.seat) == (cfg, s)

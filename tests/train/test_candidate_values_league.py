@@ -173,12 +173,13 @@ def test_the_fit_key_holds_the_labels_and_the_fit_settings_but_not_the_run_direc
     assert fit_key(config, (data[0], np.zeros(4, np.int32))) != key
     assert fit_key(config, (data[0] * 2, data[1])) != key
     # a setting added later leaves the keys of earlier runs as they were while it is off (a resume of a committed
-    # run refits nothing): this is the key every version before ``stall_bonus`` gave
+    # run refits nothing): this is the key every version before ``stall_bonus`` (and ``teacher_advice``) gave
     assert key == "0c8c12ee79196114ac1fedc72d1ca9734c4e7470d31cf2b874908b3f458b2c90"
     assert fit_key(dataclasses.replace(config, stall_turn=90), data) == key
     assert fit_key(dataclasses.replace(config, stall_bonus=0.5), data) != key
     assert fit_key(dataclasses.replace(config, stall_bonus=0.5, stall_turn=90), data) != fit_key(
         dataclasses.replace(config, stall_bonus=0.5), data)
+    assert fit_key(dataclasses.replace(config, teacher_advice=True), data) != key  # and as before it while off
 
 
 def test_league_names_and_past_generations_are_checked():
