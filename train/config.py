@@ -394,9 +394,9 @@ class CandidateValuesSection:
     """With ``advice`` false: whether the labelling search is advised by the HeuristicAgent as ``SearchAgent`` is
     (``fifthave.train.values_agent.advised_search``): it also weighs the heuristic's choice and adds its prior (0.02)
     to it, and labels the network's own candidates with those values, so the network keeps no scripted agent at
-    play time. Issue 35's probe (``results/training/values_selfplay/README.md``): against three search:32:2 the
-    advice-free search wins 0.148, its network 0.150, the advised search 0.268 (+0.120 [+0.030, +0.208] paired by
-    deal), at 9.4 against 13.4 ms a decision."""
+    play time. Issue 35's probes (``results/training/values_selfplay/README.md``, 4 samples, depth 3, 200 games):
+    against three search:32:2 the advice-free search wins 0.148 (its network 0.150), this one 0.245 (+0.098 [+0.000,
+    +0.195] paired by deal); against three heuristics 0.755 and 0.845."""
     effects: bool = False
     """Whether each candidate's features also say what it does: ``fifthave.agents.learned.effect_features``, the
     search's evaluator and the seat's projected margin and VP right after it, on a determinization of the seat's
