@@ -252,7 +252,7 @@ class SearchAgent:
     def _heuristic_choice(self, view: SeatView | StateView) -> tuple[int, ...]:
         """The HeuristicAgent's choice at ``view``'s decision, as a candidate (a whole bid in an auction)."""
         if view.decision == G.BID_DECISION:
-            return self._bid_candidates(view)[1]
+            return self._heuristic_bid(view)
         return (self.default.act_view(view),)
 
     def drop_plan(self) -> None:
@@ -303,10 +303,7 @@ class SearchAgent:
 
     def _bid_candidates(self, view):
         """Whole bids for this bidding turn: (list of macros, the heuristic's macro)."""
-        self.default._pending = None
-        planned = self.default._plan_bid(view)
-        self.default._pending = None
-        default = self._bid_macro(planned)
+        default = self._heuristic_bid(view)
         candidates = [default, (BID_PASS,)]
         hand, table = view.hand, view.my_table_cards
         need = view.high_bid + 1 - sum(table[k] * (4 + k % 3) for k in range(len(table)))
@@ -323,6 +320,13 @@ class SearchAgent:
                     candidates.append(self._bid_macro(kinds))
         unique = list(dict.fromkeys(candidates))
         return [m for m in unique if view.is_legal(m[0])], default
+
+    def _heuristic_bid(self, view):
+        """The HeuristicAgent's whole bid for this bidding turn, as a macro."""
+        self.default._pending = None
+        planned = self.default._plan_bid(view)
+        self.default._pending = None
+        return self._bid_macro(planned)
 
     @staticmethod
     def _bid_macro(kinds):

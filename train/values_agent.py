@@ -78,7 +78,23 @@ def advised_search(agent, view, candidates):
     return searched[int(values.argmax())]
 
 
-class LabellingValueAgent(CandidateValueAgent):
+class _SearchingValueAgent(CandidateValueAgent):
+    """What both labelling agents share: rollouts (and, with ``teacher_advice``, the HeuristicAgent) for a search
+    that the advice-free player does not build, and the search ``teacher_advice`` chooses."""
+
+    def _prepare_search(self, config):
+        self.rollout = Rollout(self.rollout_factory, config)
+        if self.teacher_advice:
+            self._advised_by_heuristic()
+
+    def _labelling_search(self, view, candidates, default):
+        """The search's choice; it sets ``last_search``, whose values label the decision."""
+        if self.teacher_advice:
+            return advised_search(self, view, candidates)
+        return self._search(candidates, default)
+
+
+class LabellingValueAgent(_SearchingValueAgent):
     """Plays as ``CandidateValueAgent`` and searches every decision it decides, so that the search's values
     label the positions the network's own play reaches (DAgger: Ross, Gordon and Bagnell, 2011). With
     ``teacher_advice`` (advice-free networks only), the search is ``advised_search``."""
@@ -94,19 +110,14 @@ class LabellingValueAgent(CandidateValueAgent):
     def reset(self, config, seat, rng):
         super().reset(config, seat, rng)
         if not self.advice:  # the advice-free player builds no rollouts; the labelling search needs them
-            self.rollout = Rollout(self.rollout_factory, config)
-            if self.teacher_advice:
-                self._advised_by_heuristic()
+            self._prepare_search(config)
 
     def _choose(self, view, candidates, default):
-        if self.teacher_advice:
-            advised_search(self, view, candidates)  # sets last_search; its choice is not played
-        else:
-            self._search(candidates, default)
+        self._labelling_search(view, candidates, default)  # its choice is not played
         return super()._choose(view, candidates, default)
 
 
-class AdviceFreeSearchAgent(CandidateValueAgent):
+class AdviceFreeSearchAgent(_SearchingValueAgent):
     """The labelling search of an advice-free run: it searches every decision over the candidates an
     advice-free ``CandidateValueAgent`` weighs (``enumerated_bid_candidates``, every legal move) and plays the
     best on its samples, with no bonus for the heuristic's choice (there is none); its rollouts play the
@@ -120,14 +131,12 @@ class AdviceFreeSearchAgent(CandidateValueAgent):
 
     def reset(self, config, seat, rng):
         super().reset(config, seat, rng)
-        self.rollout = Rollout(self.rollout_factory, config)
-        if self.teacher_advice:
-            self._advised_by_heuristic()
+        self._prepare_search(config)
 
     def _choose(self, view, candidates, default):
         if self.sampler is None:
             raise ValueError(f"{self.name} searches: seat it with a runner that attaches a sampler")
-        return advised_search(self, view, candidates) if self.teacher_advice else self._search(candidates, default)
+        return self._labelling_search(view, candidates, default)
 
 
 def save_values(path, net, config, report):
