@@ -1,7 +1,10 @@
-"""Where a run's first fit and its labels choose to pass: on the held-out bid decisions of RUN (the searched seat's
-own games), how often the best-labelled candidate and the network's choice pass, and where they differ.
+"""Where a network and its labels choose to pass: on the bid decisions of RUN's label chunks matching PATTERN
+(``held_out_*``, the teacher's own games, unless given; ``dagger_*`` are games the network played), how often the
+best-labelled candidate and the network's choice pass, where they differ, the label value the network's choice gives
+up (regret), and the mean bid total of each when it bids.
 
-    python bid_choices.py RUN [NETWORK]     (NETWORK: an agent file of the run, values_first.npz unless given)"""
+    python bid_choices.py RUN [NETWORK] [PATTERN]     (NETWORK: an agent file of the run, values_first.npz unless given)"""
+import glob
 import os
 import sys
 
@@ -14,20 +17,28 @@ from fifthave.train.values_agent import load_values
 run = sys.argv[1]
 net, _, _, meta = load_values(os.path.join(run, sys.argv[2] if len(sys.argv) > 2 else "values_first.npz"))
 config = CandidateValueConfig(**meta["training"]["config"])
-with np.load(os.path.join(run, "labels", "held_out_0000.npz"), allow_pickle=False) as f:
-    observations, features, owners, targets = with_destinations(config, tuple(f[f"arr_{i}"] for i in range(4)))
 counts = dict.fromkeys(("bid decisions", "best label passes", "network passes", "network bids, label passes",
                         "network passes, label bids", "same candidate"), 0)
-for start, end in zip(*decision_bounds(owners)):
-    passes = features[start:end, _BID] == 1
-    if not passes.any() or end - start < 2:
-        continue
-    best = int(np.argmax(targets[start:end]))
-    chosen = int(np.argmax(net.values(observations[owners[start]], features[start:end])))
-    counts["bid decisions"] += 1
-    counts["best label passes"] += bool(passes[best])
-    counts["network passes"] += bool(passes[chosen])
-    counts["network bids, label passes"] += bool(passes[best] and not passes[chosen])
-    counts["network passes, label bids"] += bool(passes[chosen] and not passes[best])
-    counts["same candidate"] += best == chosen
+regrets, network_totals, label_totals = [], [], []
+for path in sorted(glob.glob(os.path.join(run, "labels", sys.argv[3] if len(sys.argv) > 3 else "held_out_*"))):
+    with np.load(path, allow_pickle=False) as f:
+        observations, features, owners, targets = with_destinations(config, tuple(f[f"arr_{i}"] for i in range(4)))
+    for start, end in zip(*decision_bounds(owners)):
+        passes = features[start:end, _BID] == 1
+        if not passes.any() or end - start < 2:
+            continue
+        best = int(np.argmax(targets[start:end]))
+        chosen = int(np.argmax(net.values(observations[owners[start]], features[start:end])))
+        counts["bid decisions"] += 1
+        counts["best label passes"] += bool(passes[best])
+        counts["network passes"] += bool(passes[chosen])
+        counts["network bids, label passes"] += bool(passes[best] and not passes[chosen])
+        counts["network passes, label bids"] += bool(passes[chosen] and not passes[best])
+        counts["same candidate"] += best == chosen
+        regrets.append(targets[start + best] - targets[start + chosen])
+        for index, totals in ((chosen, network_totals), (best, label_totals)):
+            if not passes[index]:
+                totals.append(30 * features[start + index, _BID + 2])  # the feature is the bid total / 30
 print(counts)
+print(f"mean regret {np.mean(regrets):.4f}; mean bid total: network {np.mean(network_totals):.2f}, "
+      f"best label {np.mean(label_totals):.2f}")
