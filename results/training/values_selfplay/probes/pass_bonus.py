@@ -3,27 +3,15 @@ PATTERN, the mean error of its pass and bid values (each less the decision's mea
 then, for a bonus added to the pass at play time, the label value its choice gives up (regret) and its passes.
 
     python pass_bonus.py RUN NETWORK PATTERN     (NETWORK: an agent file of the run; PATTERN: e.g. 'dagger_*')"""
-import glob
 import os
 import sys
 
 import numpy as np
 
-from fifthave.agents.learned import _BID
-from fifthave.train.candidate_values import CandidateValueConfig, decision_bounds, with_destinations
-from fifthave.train.values_agent import load_values
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bid_choices import bid_decisions  # noqa: E402
 
-run, network, pattern = sys.argv[1:4]
-net, _, _, meta = load_values(os.path.join(run, network))
-config = CandidateValueConfig(**meta["training"]["config"])
-decisions = []  # (network values, labels, which candidates pass) of each bid decision
-for path in sorted(glob.glob(os.path.join(run, "labels", pattern))):
-    with np.load(path, allow_pickle=False) as f:
-        observations, features, owners, targets = with_destinations(config, tuple(f[f"arr_{i}"] for i in range(4)))
-    for start, end in zip(*decision_bounds(owners)):
-        passes = features[start:end, _BID] == 1
-        if passes.any() and end - start >= 2:
-            decisions.append((net.values(observations[owners[start]], features[start:end]), targets[start:end], passes))
+decisions = [(values, labels, passes) for values, labels, _, passes in bid_decisions(*sys.argv[1:4])]
 errors = [values - values.mean() - (labels - labels.mean()) for values, labels, _ in decisions]
 print(f"{len(decisions)} bid decisions; mean centred error: pass "
       f"{np.mean([e[p].mean() for e, (_, _, p) in zip(errors, decisions)]):.4f}, "
