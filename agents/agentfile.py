@@ -21,7 +21,9 @@ may hold ``"advice": false``: the network plays every decision group with no scr
 ``"effects": true``: each candidate's features end with ``EFFECT_FEATURES`` columns of what it does on a
 determinization (``fifthave.agents.learned.effect_features``; absent: false, the older files), and
 ``"destinations": true``: then with ``DESTINATION_FEATURES`` columns read from the observation
-(``fifthave.agents.learned.destination_features``; observation layout 1 only; absent: false).
+(``fifthave.agents.learned.destination_features``; observation layout 1 only; absent: false), and
+``"bid_destinations": true``: the bid candidates' destination columns hold the auctioned location's (needs
+``"destinations": true``; absent: false, zeros there).
 
 ``np.load(path)`` lists and reads the arrays for inspection (``unzip -p PATH meta.json`` shows the metadata).
 
@@ -208,7 +210,8 @@ def check_meta(meta: Any, where: str) -> dict[str, tuple[int, ...]]:
             check_value_groups(meta.get("groups"), meta.get("played_groups"))
             check_advice(meta["groups"], meta.get("played_groups"), meta.get("advice", True))
             checks.boolean("effects", meta.get("effects", False))
-            check_destinations(meta.get("destinations", False), meta["observation_layout"])
+            check_bid_destinations(meta.get("bid_destinations", False),
+                                   check_destinations(meta.get("destinations", False), meta["observation_layout"]))
         except ValueError as error:
             raise AgentFileError(f"{where}: {error}") from None
     digest = meta.get("weights_sha256")
@@ -255,6 +258,16 @@ def check_destinations(destinations: Any, observation_layout: int) -> bool:
         raise checks.InvalidValueError(f"destinations need observation layout 1 (its derived views), got layout "
                                        f"{observation_layout}")
     return destinations
+
+
+def check_bid_destinations(bid_destinations: Any, destinations: bool) -> bool:
+    """``bid_destinations`` as a bool; ``ValueError`` unless a bool, or if true without ``destinations`` (it fills
+    the bid candidates' rows of the destination columns, which only ``destinations`` adds)."""
+    bid_destinations = checks.boolean("bid_destinations", bid_destinations)
+    if bid_destinations and not destinations:
+        raise checks.InvalidValueError("bid_destinations fill the destination columns of the bid candidates: they "
+                                       "need destinations true")
+    return bid_destinations
 
 
 # ---- the weights' digest ---------------------------------------------------------------------------

@@ -21,13 +21,14 @@ import numpy as np
 
 from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS, MOVE, NUM_ACTIONS
 from fifthave_env.engine.board import NUM_DISTRICTS, NUM_LOCATIONS
-from fifthave_env.engine.cards import NUM_KINDS
+from fifthave_env.engine.cards import NUM_COLORS, NUM_KINDS
 from fifthave_env.engine.game import BID_DECISION
 from fifthave_env.engine.game import GameConfig
 from fifthave_env.observation import OBS_SIZES, views
 
 from .agentfile import (AGENT_FILE, CANDIDATE_FEATURES, DESTINATION_FEATURES, MLP_KINDS, POLICY_KINDS, VALUE_PARTS,
-                        AgentFileError, check_advice, check_destinations, groups_played, read_agent_file)
+                        AgentFileError, check_advice, check_bid_destinations, check_destinations, groups_played,
+                        read_agent_file)
 from .base import Agent
 from .bidding import cheapest_raise, table_limit, table_total
 from .registry import AGENT_FACTORIES
@@ -415,31 +416,74 @@ def effect_features(root: Any, seat: int, candidates: Sequence[Sequence[int]]) -
     return np.column_stack([value - value.mean(), value - value.max(), rows[:, 1:]]).astype(np.float32)
 
 
-def destination_features(observation: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+def destination_features(observation: np.ndarray, candidates: np.ndarray, bids: bool = False) -> np.ndarray:
     """``DESTINATION_FEATURES`` columns per row of ``candidates`` (their features, first action one-hot first) at the
     decision whose observation (layout 1) is ``observation``: for a commissioner move, what the district it goes to
     holds - each seat's ``build_value`` there, this seat's lead and deficit, the skyscrapers of each owner (/5),
     both commissioners' markers, whether it is closed - or a flag for Central Park or City Hall; zeros for every
     other candidate. A move changes no score at once, so its effect features are flat; issue 35's probe
     (``results/training/values_selfplay/probes/destinations.py``) refitted the same labels with these columns:
-    +0.049 [+0.008, +0.091] in 3 players against two heuristics, paired by deal."""
+    +0.049 [+0.008, +0.091] in 3 players against two heuristics, paired by deal.
+
+    ``bids``: a bid candidate's row holds the auctioned location's the same way (the district's build values,
+    lead, deficit and skyscrapers, or the Central Park flag), and in the last three columns what the bid is worth
+    and what it meets: this seat's build value there (Central Park: its expected value) times the bid's building
+    limit (a pass: 0), whether the auction allows a building stop, and how far the seats still in could bid past
+    the bid's total in its colour (``_outbid_margin``). A bid, too, changes no score at once, and the auctioned
+    location's row is otherwise found only through its one-hot (issue 35: +0.058 [+0.033, +0.083] against three
+    heuristics for the same 4-player labels refitted with them, three fit seeds each way; ``bid_destinations``)."""
     x = np.zeros((len(candidates), DESTINATION_FEATURES), np.float32)
     first = candidates[:, :NUM_ACTIONS].argmax(axis=1)
     moves = np.flatnonzero((first >= MOVE) & (first < MOVE + 2 * NUM_LOCATIONS))
-    if len(moves):
-        v = views(observation)
-        for r in moves:
-            location = (int(first[r]) - MOVE) % NUM_LOCATIONS
-            if location >= NUM_DISTRICTS:
-                x[r, location - NUM_DISTRICTS] = 1.0  # Central Park, City Hall
-                continue
-            x[r, 2:6] = v["build_value"][location]
-            x[r, 6] = v["district_lead"][location]
-            x[r, 7] = v["district_deficit"][location]
-            x[r, 8:13] = v["district_skyscrapers"][location] / 5
-            x[r, 13:15] = v["markers"][:, location]
-            x[r, 15] = v["district_closed"][location]
+    bidding = np.flatnonzero((first >= BID_ADD) & (first <= BID_PASS)) if bids else ()
+    if not len(moves) and not len(bidding):
+        return x
+    v = views(observation)
+    for r in moves:
+        location = (int(first[r]) - MOVE) % NUM_LOCATIONS
+        if location >= NUM_DISTRICTS:
+            x[r, location - NUM_DISTRICTS] = 1.0  # Central Park, City Hall
+            continue
+        x[r, 2:6] = v["build_value"][location]
+        x[r, 6] = v["district_lead"][location]
+        x[r, 7] = v["district_deficit"][location]
+        x[r, 8:13] = v["district_skyscrapers"][location] / 5
+        x[r, 13:15] = v["markers"][:, location]
+        x[r, 15] = v["district_closed"][location]
+    auctioned = np.flatnonzero(v["auction_location"])
+    if len(bidding) and len(auctioned):
+        location = int(auctioned[0])
+        limit = candidates[bidding, _BID + 4:_BID + 7] @ np.arange(1, 4, dtype=np.float32)  # one-hot 1..3; pass 0
+        if location >= NUM_DISTRICTS:  # Central Park
+            x[bidding, 0] = 1.0
+            x[bidding, 13] = v["central_park_value"][0] * limit
+        else:
+            x[bidding, 2:6] = v["build_value"][location]
+            x[bidding, 6] = v["district_lead"][location]
+            x[bidding, 7] = v["district_deficit"][location]
+            x[bidding, 8:13] = v["district_skyscrapers"][location] / 5
+            x[bidding, 13] = v["build_value"][location][0] * limit
+        x[bidding, 14] = v["auction_full"][0]
+        x[bidding, 15] = [_outbid_margin(v, candidates[r]) for r in bidding]
     return x
+
+
+def _outbid_margin(v: Mapping[str, np.ndarray], candidate: np.ndarray) -> float:
+    """How far the other seats still in the auction could bid past this bid candidate's total, at most, in its
+    colour (their ``max_bid``: the cards known, 6 points for each unknown card; /50); 0 for a pass."""
+    if candidate[BID_PASS]:
+        return 0.0
+    laid = v["auction_color"][0]
+    added = candidate[NUM_ACTIONS:NUM_ACTIONS + 3 * NUM_COLORS].reshape(NUM_COLORS, 3).sum(axis=1)
+    if laid.any():
+        colour = int(laid.argmax())
+    elif added.any():
+        colour = int(added.argmax())
+    else:
+        return 0.0  # no colour laid and none added: not a bid that can stand
+    reach = v["max_bid"][1:, colour][v["auction_passed"][1:] == 0]
+    total = candidate[_BID + 2] * 30 / 50  # the bid's total after it (/30 in the candidate features)
+    return float(reach.max() - total) if len(reach) else float(-total)
 
 
 def enumerated_bid_candidates(view: Any) -> list[tuple[int, ...]]:
@@ -524,6 +568,11 @@ class NumpyValueNet:
     instead of 1 ms with two cores loaded 3-4 times over), so products of many candidates go a few rows at a time."""
 
     def values(self, observation: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """The ensemble's value of each candidate: the mean of ``member_values``."""
+        return self.member_values(observation, candidates).mean(axis=0)
+
+    def member_values(self, observation: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """Each member's value of each candidate (members x candidates), scaled as the labels."""
         members, hidden_width = self.state_weights.shape[:2]
         count = len(candidates)
         nz = np.flatnonzero(observation)
@@ -540,7 +589,7 @@ class NumpyValueNet:
         head_rows = max(1, self.PRODUCT_SIZE // self.head_weights[0].size)
         head = np.concatenate([np.maximum(hidden[:, i:i + head_rows] @ self.head_weights + self.head_bias, 0)
                                for i in range(0, count, head_rows)], axis=1)
-        return ((head @ self.output_weights)[:, :, 0] + self.output_bias).mean(axis=0)
+        return (head @ self.output_weights)[:, :, 0] + self.output_bias
 
 
 class CandidateValueAgent(SearchAgent):
@@ -553,14 +602,15 @@ class CandidateValueAgent(SearchAgent):
     "heuristic's candidate" feature always 0 (no HeuristicAgent is built). ``effects``: each candidate's
     features also hold ``effect_features`` on a determinization drawn from the sampler every fifthave runner
     attaches (what the seat may know only); such an agent refuses to act without one. ``destinations``: they
-    end with ``destination_features`` too (read from the observation, layout 1)."""
+    end with ``destination_features`` too (read from the observation, layout 1); ``bid_destinations``: theirs with
+    ``bids`` (the bid candidates' rows filled too)."""
 
     reads_view = False  # its network reads the observation: runners call ``act``
 
     def __init__(self, net: "NumpyValueNet", groups: Sequence[str], observation_layout: int = 0, prior: float = 0.0,
                  name: str = "values", trained_for: tuple[int, int] | None = None,
                  other_games: str = "error", advice: bool = True, effects: bool = False,
-                 destinations: bool = False) -> None:
+                 destinations: bool = False, bid_destinations: bool = False) -> None:
         super().__init__(rollouts=1, depth=0, prior=prior, name=name, groups=groups)
         if other_games not in OTHER_GAMES:
             raise ValueError(f"other_games must be one of {OTHER_GAMES}, got {other_games!r}")
@@ -570,6 +620,7 @@ class CandidateValueAgent(SearchAgent):
         self.trained_for, self.other_games = trained_for, other_games
         self.advice, self.effects = advice, effects
         self.destinations = check_destinations(destinations, observation_layout)
+        self.bid_destinations = check_bid_destinations(bid_destinations, self.destinations)
         self.needs_sampler = effects  # a rollout of the search attaches one too (fifthave.agents.search.Rollout)
         self.decided = self.deviated = 0  # decisions its network chose, and those not the heuristic's choice
 
@@ -629,7 +680,8 @@ class CandidateValueAgent(SearchAgent):
                                       axis=1)
         observation = np.asarray(observation, dtype=np.float32)
         if self.destinations:
-            features = np.concatenate([features, destination_features(observation, features)], axis=1)
+            features = np.concatenate([features, destination_features(observation, features, self.bid_destinations)],
+                                      axis=1)
         values = self.net.values(observation, features) / VALUE_SCALE
         return values + self.prior * features[:, _BID + 8]
 
@@ -656,7 +708,8 @@ def agent_from_file(meta: Mapping[str, Any], network: Any, deterministic: bool =
     return CandidateValueAgent(network, groups_played(meta["groups"], meta.get("played_groups")),
                                meta["observation_layout"], name=name, trained_for=(meta["num_players"], meta["board"]),
                                other_games=other_games, advice=meta.get("advice", True),
-                               effects=meta.get("effects", False), destinations=meta.get("destinations", False))
+                               effects=meta.get("effects", False), destinations=meta.get("destinations", False),
+                               bid_destinations=meta.get("bid_destinations", False))
 
 
 def checkpoint_agent_file(directory: str | os.PathLike[str]) -> str:

@@ -105,7 +105,7 @@ def play_labelled(config, seed, student=None, searcher=None, generations=(), wei
             net, groups, layout, meta = load_values(student)  # not cached: a rerun may rewrite the file
             agent = LabellingValueAgent(net, groups, layout, config.samples, config.depth, meta.get("advice", True),
                                         meta.get("effects", False), meta.get("destinations", False),
-                                        config.teacher_advice)
+                                        config.teacher_advice, meta.get("bid_destinations", False))
         elif s == seat and not config.advice:
             agent = AdviceFreeSearchAgent(config.samples, config.depth, config.teacher_advice)
         elif s == seat:
@@ -354,11 +354,13 @@ def with_tie_bonus(owners, targets, bonus):
 
 def with_destinations(config, data):
     """``data`` (labels as stored) as the network reads them: with ``config.destinations`` each candidate's features
-    followed by its ``destination_features``, computed from the decision's observation; else ``data`` itself."""
+    followed by its ``destination_features`` (with ``config.bid_destinations``, the bids' rows too), computed from the
+    decision's observation; else ``data`` itself."""
     if not config.destinations:
         return data
     observations, features, owners, targets = data
-    extra = [destination_features(observations[owners[a]], features[a:b]) for a, b in zip(*decision_bounds(owners))]
+    extra = [destination_features(observations[owners[a]], features[a:b], config.bid_destinations)
+             for a, b in zip(*decision_bounds(owners))]
     extra = np.concatenate(extra) if extra else np.zeros((0, DESTINATION_FEATURES), np.float32)
     return observations, np.concatenate([features, extra], axis=1), owners, targets
 
@@ -530,6 +532,8 @@ def fit_key(config, data):
         del settings["stall_bonus"], settings["stall_turn"]
     if not config.teacher_advice:  # likewise
         del settings["teacher_advice"]
+    if not config.bid_destinations:  # likewise
+        del settings["bid_destinations"]
     digest.update(json.dumps(settings, sort_keys=True).encode())
     for array in data:
         digest.update(f"{array.dtype}{array.shape}".encode())

@@ -56,6 +56,7 @@ def write_values(path, net, config, report=None, name="values", versions=None):
             "played_groups": config.get("played_groups"), "advice": config.get("advice", True),
             **({"effects": True} if config.get("effects") else {}),  # absent in the older files
             **({"destinations": True} if config.get("destinations") else {}),
+            **({"bid_destinations": True} if config.get("bid_destinations") else {}),
             "architecture": {"input": OBS_SIZES[layout],
                              "candidate_features": candidate_width(config.get("effects"), config.get("destinations")),
                              **architecture},

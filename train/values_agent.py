@@ -100,8 +100,9 @@ class LabellingValueAgent(_SearchingValueAgent):
     ``teacher_advice`` (advice-free networks only), the search is ``advised_search``."""
 
     def __init__(self, net, groups, observation_layout, samples, depth, advice=True, effects=False,
-                 destinations=False, teacher_advice=False):
-        super().__init__(net, groups, observation_layout, advice=advice, effects=effects, destinations=destinations)
+                 destinations=False, teacher_advice=False, bid_destinations=False):
+        super().__init__(net, groups, observation_layout, advice=advice, effects=effects, destinations=destinations,
+                         bid_destinations=bid_destinations)
         if teacher_advice and advice:
             raise ValueError("teacher_advice is for advice-free networks (advice=False): an advised network's "
                              "search already weighs the heuristic's choice")

@@ -180,6 +180,8 @@ def test_the_fit_key_holds_the_labels_and_the_fit_settings_but_not_the_run_direc
     assert fit_key(dataclasses.replace(config, stall_bonus=0.5, stall_turn=90), data) != fit_key(
         dataclasses.replace(config, stall_bonus=0.5), data)
     assert fit_key(dataclasses.replace(config, teacher_advice=True), data) != key  # and as before it while off
+    moves_only = dataclasses.replace(config, observation_layout=1, destinations=True)
+    assert fit_key(dataclasses.replace(moves_only, bid_destinations=True), data) != fit_key(moves_only, data)
 
 
 def test_league_names_and_past_generations_are_checked():

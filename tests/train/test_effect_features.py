@@ -2,6 +2,7 @@
 determinization of the seat's own view, in labelling, in the agent file and at play time; and with destination
 features (``destinations: true``): what a commissioner move's district holds, read from the observation."""
 
+import collections
 import dataclasses
 import functools
 import json
@@ -16,16 +17,20 @@ import torch
 
 from fifthave.agents.agentfile import (CANDIDATE_FEATURES, DESTINATION_FEATURES, EFFECT_FEATURES, AgentFileError,
                                        read_agent_file)
-from fifthave.agents.learned import NumpyValueNet, destination_features, effect_features
+from fifthave.agents.bidding import table_limit, table_total
+from fifthave.agents.learned import (NumpyValueNet, candidate_features, destination_features, effect_features,
+                                     enumerated_bid_candidates)
 from fifthave.agents.search import DECISION_GROUPS, projected_scores, projected_value
 from fifthave.agents.tournament import agent_factory, run_tournament
 from fifthave.agents.view import SeatView
 from fifthave.train.candidate_values import CandidateValueConfig, play_labelled, train_values, with_destinations
 from fifthave.train.values_agent import CandidateValueEnsemble, load_values, save_values
 from fifthave_env.engine import Game, GameConfig
-from fifthave_env.engine.actions import MOVE
+from fifthave_env.engine.actions import BID_ADD, BID_CONFIRM, BID_PASS, MOVE
+from fifthave_env.engine.cards import KIND_COLOR, NUM_COLORS
 from fifthave_env.engine.board import CENTRAL_PARK, CITY_HALL, NUM_DISTRICTS, NUM_LOCATIONS
 from fifthave_env.engine.determinize import SeatSampler
+from fifthave_env.engine.game import BID_DECISION
 from fifthave_env.observation import OBS_SIZES, Observer, views
 from fifthave_env.random_agent import RandomAgent
 
@@ -321,6 +326,52 @@ def test_destination_features_hold_what_a_moves_district_holds_and_zeros_elsewhe
     assert moves_seen >= set(range(NUM_DISTRICTS)) | {CENTRAL_PARK}  # every district and Central Park checked
 
 
+def bid_positions(games=12):
+    """(observation, view, advice-free bid candidates, their candidate features) at bidding turns of random games."""
+    for game, seat, _ in positions(games):
+        if game.decision != BID_DECISION:
+            continue
+        observation = Observer(game.config).observe(game, seat)
+        view = SeatView(observation, game.action_mask(), game.config)
+        candidates = enumerated_bid_candidates(view)
+        if len(candidates) > 1:
+            yield observation, view, candidates, np.stack([candidate_features(view, m, ()) for m in candidates])
+
+
+def test_bid_destination_features_hold_the_auctioned_locations_row_and_what_each_bid_is_worth():
+    seen = collections.Counter()
+    for observation, view, candidates, features in bid_positions():
+        assert not destination_features(observation, features).any()  # without ``bids``: no move, all zero
+        x = destination_features(observation, features, bids=True)
+        v = views(observation)
+        location = int(np.flatnonzero(v["auction_location"])[0])
+        for macro, row in zip(candidates, x):
+            seen["Central Park" if location == CENTRAL_PARK else "district", macro[0] == BID_PASS] += 1
+            cards = list(view.my_table_cards)
+            for action in macro:
+                if BID_ADD <= action < BID_CONFIRM:
+                    cards[action - BID_ADD] += 1
+            limit = 0 if macro[0] == BID_PASS else table_limit(cards)
+            if location == CENTRAL_PARK:
+                assert row[0] == 1.0 and not row[1:13].any()
+                assert row[13] == pytest.approx(v["central_park_value"][0] * limit)
+            else:
+                assert row[:2].tolist() == [0.0, 0.0]
+                assert np.array_equal(row[2:6], v["build_value"][location])
+                assert row[6] == v["district_lead"][location] and row[7] == v["district_deficit"][location]
+                assert np.array_equal(row[8:13], v["district_skyscrapers"][location] / 5)
+                assert row[13] == pytest.approx(v["build_value"][location][0] * limit)
+            assert row[14] == v["auction_full"][0]
+            if macro[0] == BID_PASS:
+                assert row[15] == 0.0
+                continue
+            colour = view.my_bid_color if view.my_bid_color >= 0 else next(
+                KIND_COLOR[a - BID_ADD] for a in macro if BID_ADD <= a < BID_ADD + 3 * NUM_COLORS)
+            reach = max((v["max_bid"][q, colour] for q in range(1, 4) if not v["auction_passed"][q]), default=0.0)
+            assert row[15] == pytest.approx(reach - table_total(cards) / 50, abs=1e-6)
+    assert all(seen[place, passing] for place in ("district", "Central Park") for passing in (True, False)), seen
+
+
 DESTINATIONS = {**TINY, "observation_layout": 1, "destinations": True}
 
 
@@ -329,6 +380,10 @@ def test_destinations_need_layout_1_and_a_bool():
         CandidateValueConfig(**{**DESTINATIONS, "observation_layout": 0})
     with pytest.raises(ValueError, match="destinations must be True or False, got 'yes'"):
         CandidateValueConfig(**{**DESTINATIONS, "destinations": "yes"})
+    with pytest.raises(ValueError, match="bid_destinations fill the destination columns .* need destinations true"):
+        CandidateValueConfig(**{**DESTINATIONS, "destinations": False, "bid_destinations": True})
+    with pytest.raises(ValueError, match="bid_destinations must be True or False, got 1"):
+        CandidateValueConfig(**{**DESTINATIONS, "bid_destinations": 1})
 
 
 def test_a_run_with_destinations_reuses_the_first_labels_of_one_without_and_its_agent_plays_them(tmp_path):
@@ -365,6 +420,45 @@ def test_a_run_with_destinations_reuses_the_first_labels_of_one_without_and_its_
     assert moved  # some decision had a move with its district's columns
 
 
+def test_a_bid_destinations_fit_reads_the_same_stored_labels_and_its_agent_file_says_so(tmp_path):
+    plain = CandidateValueConfig(**{**DESTINATIONS, "games": 3, "dagger_games": 0, "run_dir": str(tmp_path / "run")})
+    first = train_values(plain)
+    labels = sorted(os.listdir(tmp_path / "run" / "labels"))
+    bids = dataclasses.replace(plain, bid_destinations=True)
+    report = train_values(bids)
+    assert sorted(os.listdir(tmp_path / "run" / "labels")) == labels  # no game labelled again
+    assert report["fit_key"] != first["fit_key"] and report["weights_sha256"] != first["weights_sha256"]
+    path = tmp_path / "run" / "values.npz"
+    meta = read_agent_file(path)[0]
+    assert meta["bid_destinations"] is True and meta["destinations"] is True
+    assert "bid_destinations" not in read_agent_file(_write_plain(plain, tmp_path))[0]  # absent while off
+    data = play_labelled(plain, 5)
+    observations, owners = np.asarray(data[0]), np.asarray(data[2])
+    features = np.asarray(data[1]).reshape(len(owners), -1)
+    widened = with_destinations(bids, (observations, features, owners, np.asarray(data[3])))[1]
+    bid_rows = 0
+    for d, observation in enumerate(observations):
+        rows = owners == d
+        expected = destination_features(observation, features[rows], bids=True)
+        assert np.array_equal(widened[rows][:, features.shape[1]:], expected)
+        bid_rows += bool(expected.any() and not destination_features(observation, features[rows]).any())
+    assert bid_rows  # some decision was a bid with the auction's columns
+    agent = agent_factory(str(path))()
+    assert agent.bid_destinations
+    result = run_tournament([agent_factory(str(path))] + [RandomAgent] * 3, games=4, seed=3)  # an illegal move raises
+    assert result.table[0]["seat_games"] == 4
+    with pytest.raises(AgentFileError, match="bid_destinations must be True or False, got 'yes'"):
+        read_agent_file(_rewritten(path, tmp_path, lambda meta: meta.update(bid_destinations="yes")))
+
+
+def _write_plain(config, tmp_path):
+    path = tmp_path / "plain.npz"
+    torch.manual_seed(0)
+    save_values(path, CandidateValueEnsemble(OBS_SIZES[1], 16, 1, effects=True, destinations=True),
+                dataclasses.asdict(config), {})
+    return path
+
+
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_a_destinations_agent_plays_only_legal_moves(tmp_path, num_players):
     config = CandidateValueConfig(**{**DESTINATIONS, "num_players": num_players})
@@ -379,6 +473,9 @@ def test_a_destinations_agent_plays_only_legal_moves(tmp_path, num_players):
         read_agent_file(_rewritten(path, tmp_path, lambda meta: meta["architecture"].update(candidate_features=180)))
     with pytest.raises(AgentFileError, match="destinations need observation layout 1"):
         read_agent_file(_rewritten(path, tmp_path, lambda meta: meta.update(observation_layout=0)))
+    with pytest.raises(AgentFileError, match="bid_destinations fill .* need destinations true"):
+        read_agent_file(_rewritten(path, tmp_path, lambda meta: meta.update(
+            bid_destinations=True, destinations=False, architecture={**meta["architecture"], "candidate_features": 180})))
 
 
 def test_refit_values_refits_and_judges_a_run_with_destinations(tmp_path, monkeypatch):
