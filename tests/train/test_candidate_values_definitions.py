@@ -449,6 +449,7 @@ class Recorded:
     ("net.npz", {"advice": False}, False, False), ("net.npz", {"advice": False}, False, True),
     ("net.npz", {"advice": False, "effects": True}, False, False),
     ("net.npz", {"advice": False, "effects": True, "destinations": True}, False, False),
+    ("net.npz", {"advice": False, "effects": True, "destinations": True, "bid_destinations": True}, False, False),
     ("net.npz", {}, True, False)])  # a file from before the options
 def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_drawn_from_the_field(
         monkeypatch, student, meta, advice, teacher):
@@ -488,7 +489,8 @@ def test_a_labelled_game_seats_the_search_or_the_student_once_and_opponents_draw
             if student:
                 assert (agent.args, agent.kwargs) == (("student", "net of net.npz", ["bid"], 1, 3, 7, advice,
                                                        meta.get("effects", False),
-                                                       meta.get("destinations", False), teacher), {})
+                                                       meta.get("destinations", False), teacher,
+                                                       meta.get("bid_destinations", False)), {})
             elif advice:
                 assert (agent.args, agent.kwargs) == (("search",), dict(samples=3, depth=7, groups=["bid"]))
             else:
