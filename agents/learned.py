@@ -444,10 +444,7 @@ def destination_features(observation: np.ndarray, candidates: np.ndarray, bids: 
         if location >= NUM_DISTRICTS:
             x[r, location - NUM_DISTRICTS] = 1.0  # Central Park, City Hall
             continue
-        x[r, 2:6] = v["build_value"][location]
-        x[r, 6] = v["district_lead"][location]
-        x[r, 7] = v["district_deficit"][location]
-        x[r, 8:13] = v["district_skyscrapers"][location] / 5
+        _district_columns(x, r, v, location)
         x[r, 13:15] = v["markers"][:, location]
         x[r, 15] = v["district_closed"][location]
     auctioned = np.flatnonzero(v["auction_location"])
@@ -458,14 +455,20 @@ def destination_features(observation: np.ndarray, candidates: np.ndarray, bids: 
             x[bidding, 0] = 1.0
             x[bidding, 13] = v["central_park_value"][0] * limit
         else:
-            x[bidding, 2:6] = v["build_value"][location]
-            x[bidding, 6] = v["district_lead"][location]
-            x[bidding, 7] = v["district_deficit"][location]
-            x[bidding, 8:13] = v["district_skyscrapers"][location] / 5
+            _district_columns(x, bidding, v, location)
             x[bidding, 13] = v["build_value"][location][0] * limit
         x[bidding, 14] = v["auction_full"][0]
         x[bidding, 15] = [_outbid_margin(v, candidates[r]) for r in bidding]
     return x
+
+
+def _district_columns(x: np.ndarray, rows: Any, v: Mapping[str, np.ndarray], location: int) -> None:
+    """Columns 2-12 of ``x``'s ``rows``: what district ``location`` holds (each seat's build value, this seat's lead
+    and deficit, each owner's skyscrapers /5), the part a move's and a bid's rows share."""
+    x[rows, 2:6] = v["build_value"][location]
+    x[rows, 6] = v["district_lead"][location]
+    x[rows, 7] = v["district_deficit"][location]
+    x[rows, 8:13] = v["district_skyscrapers"][location] / 5
 
 
 def _outbid_margin(v: Mapping[str, np.ndarray], candidate: np.ndarray) -> float:
