@@ -447,8 +447,8 @@ def destination_features(observation: np.ndarray, candidates: np.ndarray, bids: 
         _district_columns(x, r, v, location)
         x[r, 13:15] = v["markers"][:, location]
         x[r, 15] = v["district_closed"][location]
-    auctioned = np.flatnonzero(v["auction_location"])
-    if len(bidding) and len(auctioned):
+    auctioned = np.flatnonzero(v["auction_location"]) if len(bidding) else ()
+    if len(auctioned):
         location = int(auctioned[0])
         limit = candidates[bidding, _BID + 4:_BID + 7] @ np.arange(1, 4, dtype=np.float32)  # one-hot 1..3; pass 0
         if location >= NUM_DISTRICTS:  # Central Park
