@@ -447,7 +447,7 @@ def destination_features(observation: np.ndarray, candidates: np.ndarray, bids: 
         _district_columns(x, r, v, location)
         x[r, 13:15] = v["markers"][:, location]
         x[r, 15] = v["district_closed"][location]
-    auctioned = np.flatnonzero(v["auction_location"]) if len(bidding) else ()
+    auctioned = np.flatnonzero(v["auction_location"]) if len(bidding) else np.zeros(0, np.int64)
     if len(auctioned):
         location = int(auctioned[0])
         limit = candidates[bidding, _BID + 4:_BID + 7] @ np.arange(1, 4, dtype=np.float32)  # one-hot 1..3; pass 0
